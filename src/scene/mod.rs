@@ -1,0 +1,263 @@
+//! dqview's own scene model: nodes, skinned meshes, skins, materials and keyframes.
+//!
+//! Loaders (glTF, built-in rigs) convert into these types once, at load time;
+//! nothing downstream sees the gltf crate.
+
+mod error;
+
+pub use error::SceneError;
+
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+
+use crate::influences::Influences;
+
+/// A loaded file: node hierarchy, meshes, skins, materials and animations.
+#[derive(Clone, Debug, Default)]
+pub struct Scene {
+    /// Where the scene came from (a path or `builtin:NAME`), for messages.
+    pub source: String,
+    /// All nodes; indices are stable and match the file's.
+    pub nodes: Vec<Node>,
+    /// Root nodes of the scene that is shown (the file's default scene, else scene 0, else every parentless node).
+    pub roots: Vec<usize>,
+    /// Meshes, referenced by `Node::mesh`.
+    pub meshes: Vec<Mesh>,
+    /// Skins, referenced by `Node::skin`.
+    pub skins: Vec<Skin>,
+    /// Materials, referenced by `Primitive::material`.
+    pub materials: Vec<Material>,
+    /// Decoded textures, referenced by `Material::base_color_texture`.
+    pub textures: Vec<Texture>,
+    /// Animations as keyframe data; `anim` samples them.
+    pub animations: Vec<Animation>,
+    /// Things that were odd but loadable (sanitised numbers, unsupported extensions, ...).
+    pub warnings: Vec<String>,
+}
+
+/// One node of the hierarchy.
+#[derive(Clone, Debug, Default)]
+pub struct Node {
+    /// The node's name, or `node N` when the file has none.
+    pub name: String,
+    /// Parent node index, `None` for roots.
+    pub parent: Option<usize>,
+    /// Child node indices in file order.
+    pub children: Vec<usize>,
+    /// Rest transform relative to the parent.
+    pub transform: NodeTransform,
+    /// Mesh drawn at this node.
+    pub mesh: Option<usize>,
+    /// Skin that deforms this node's mesh.
+    pub skin: Option<usize>,
+}
+
+/// A node's local transform as the file stores it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NodeTransform {
+    /// Translation, rotation, scale (the only form animations may target).
+    Trs(Trs),
+    /// A full matrix, which may carry shear; `parent_from_local`.
+    Matrix(Mat4),
+}
+
+impl Default for NodeTransform {
+    fn default() -> Self {
+        Self::Trs(Trs::IDENTITY)
+    }
+}
+
+impl NodeTransform {
+    /// The local matrix, `parent_from_local`.
+    #[must_use]
+    pub fn to_mat4(&self) -> Mat4 {
+        match self {
+            Self::Trs(trs) => trs.to_mat4(),
+            Self::Matrix(m) => *m,
+        }
+    }
+}
+
+/// Translation, rotation and scale, applied as T * R * S.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Trs {
+    /// Translation in the parent's units.
+    pub translation: Vec3,
+    /// Unit rotation quaternion.
+    pub rotation: Quat,
+    /// Per-axis scale.
+    pub scale: Vec3,
+}
+
+impl Default for Trs {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl Trs {
+    /// No translation, no rotation, unit scale.
+    pub const IDENTITY: Self = Self {
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+        scale: Vec3::ONE,
+    };
+
+    /// The matrix T * R * S.
+    #[must_use]
+    pub fn to_mat4(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+}
+
+/// A mesh: a list of primitives drawn together.
+#[derive(Clone, Debug, Default)]
+pub struct Mesh {
+    /// The mesh's name, or `mesh N`.
+    pub name: String,
+    /// Triangle primitives (other topologies are dropped with a warning).
+    pub primitives: Vec<Primitive>,
+    /// Default morph target weights (read and reported; not rendered yet).
+    pub morph_weights: Vec<f32>,
+}
+
+/// A triangle list with its vertex attributes, in the mesh's bind space.
+#[derive(Clone, Debug, Default)]
+pub struct Primitive {
+    /// Vertex positions.
+    pub positions: Vec<Vec3>,
+    /// Unit vertex normals (computed smooth when the file has none).
+    pub normals: Vec<Vec3>,
+    /// Tangents with handedness in w, when the file has them.
+    pub tangents: Option<Vec<Vec4>>,
+    /// First texture coordinate set.
+    pub uvs: Option<Vec<Vec2>>,
+    /// Triangle list indices (generated 0..n when the file has none).
+    pub indices: Vec<u32>,
+    /// Joint influences, for primitives of skinned meshes with JOINTS_n/WEIGHTS_n.
+    pub influences: Option<Influences>,
+    /// Material index.
+    pub material: Option<usize>,
+    /// Number of morph targets (read and reported; not rendered yet).
+    pub morph_targets: usize,
+}
+
+/// A skin: the joints that deform a mesh and their inverse bind matrices.
+#[derive(Clone, Debug, Default)]
+pub struct Skin {
+    /// The skin's name, or `skin N`.
+    pub name: String,
+    /// Node index of each joint; `Influence::joint` indexes this list.
+    pub joints: Vec<usize>,
+    /// Per joint, `joint_from_bind`: the inverse of the joint's global matrix at bind time.
+    pub inverse_bind: Vec<Mat4>,
+    /// Suggested skeleton root node.
+    pub skeleton: Option<usize>,
+}
+
+/// A base-colour material.
+#[derive(Clone, Debug)]
+pub struct Material {
+    /// The material's name, or `material N`.
+    pub name: String,
+    /// Linear RGBA base colour factor.
+    pub base_color_factor: Vec4,
+    /// Index into `Scene::textures`.
+    pub base_color_texture: Option<usize>,
+    /// Whether back faces are drawn.
+    pub double_sided: bool,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Self {
+            name: String::from("default"),
+            base_color_factor: Vec4::ONE,
+            base_color_texture: None,
+            double_sided: false,
+        }
+    }
+}
+
+/// A decoded texture as 8-bit sRGB RGBA.
+#[derive(Clone, Debug, Default)]
+pub struct Texture {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Row-major RGBA8 pixels, `width * height * 4` bytes.
+    pub rgba8: Vec<u8>,
+}
+
+/// Keyframe data of one animation as stored in the file.
+#[derive(Clone, Debug, Default)]
+pub struct Animation {
+    /// The animation's name, or `clip N`.
+    pub name: String,
+    /// Channels, each driving one property of one node.
+    pub channels: Vec<Channel>,
+}
+
+/// One animated property of one node.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    /// Target node index.
+    pub node: usize,
+    /// Which property is driven.
+    pub property: Property,
+    /// How values between keys are found.
+    pub interpolation: Interpolation,
+    /// Key times in seconds, strictly increasing.
+    pub times_s: Vec<f32>,
+    /// Output values, flat. Per key: `components` floats (STEP, LINEAR) or
+    /// `3 * components` floats as (in-tangent, value, out-tangent) (CUBICSPLINE).
+    pub values: Vec<f32>,
+}
+
+impl Channel {
+    /// Floats per value: 3 (translation, scale), 4 (rotation xyzw) or the morph target count.
+    #[must_use]
+    pub fn components(&self) -> usize {
+        match self.property {
+            Property::Translation | Property::Scale => 3,
+            Property::Rotation => 4,
+            Property::MorphWeights(n) => n,
+        }
+    }
+}
+
+/// The property a channel animates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Property {
+    /// Node translation.
+    Translation,
+    /// Node rotation (quaternion xyzw).
+    Rotation,
+    /// Node scale.
+    Scale,
+    /// Morph target weights; the count of targets.
+    MorphWeights(usize),
+}
+
+/// Keyframe interpolation, as glTF defines it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interpolation {
+    /// Hold the previous key's value.
+    Step,
+    /// Linear (slerp for rotations, shortest arc).
+    Linear,
+    /// Cubic Hermite with in/out tangents.
+    CubicSpline,
+}
+
+impl Interpolation {
+    /// The glTF name of the mode.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Step => "STEP",
+            Self::Linear => "LINEAR",
+            Self::CubicSpline => "CUBICSPLINE",
+        }
+    }
+}
