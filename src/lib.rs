@@ -3,7 +3,9 @@
 //! Data flows down this list; a module only uses the ones above it.
 //! - [`dq`]: dual quaternions, blending, rigid/scale splitting (glam only).
 //! - [`influences`]: per-vertex joint influences in load-time convention.
-//! - [`scene`]: dqview's scene model and the glTF loader.
+//! - [`scene`]: dqview's scene model, the glTF loader and GLB writer.
+//! - [`builtin`]: rigs made by code (`builtin:twist`, `builtin:elbow`, `builtin:arm`).
+//! - [`model`]: opening a model by path or built-in name.
 //! - [`anim`]: clip sampling, poses, joint overrides.
 //! - [`skin`]: joint palettes and the CPU reference skinning.
 //! - [`cli`]: the command line.
@@ -11,4 +13,8 @@
 pub mod dq;
 pub mod influences;
 pub mod scene;
+pub mod builtin;
+pub mod model;
+pub mod anim;
 pub mod skin;
+pub mod cli;

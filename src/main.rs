@@ -1,1 +1,15 @@
-fn main() {}
+//! The dqview binary: parse the command line and hand over to the library.
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = dqview::cli::Cli::parse();
+    match dqview::cli::run(cli) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("dqview: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

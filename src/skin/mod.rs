@@ -4,9 +4,11 @@
 
 mod cpu;
 mod palette;
+mod posed;
 
 pub use cpu::{Betas, SkinMesh, SkinnedVertices, skin_vertex, skin_vertices};
 pub use palette::{GpuDualQuat, JointPalette};
+pub use posed::{PosedPrimitive, bounds, skin_scene};
 
 /// How joint transforms are blended per vertex.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -1,0 +1,137 @@
+//! Joint overrides: twist, bend and roll angles applied on top of the sampled pose.
+
+use std::collections::BTreeMap;
+
+use glam::{Quat, Vec3};
+
+use super::pose::to_trs;
+use crate::scene::{NodeTransform, Scene};
+
+/// Extra rotation of one joint, in degrees, in the joint's local frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct JointAngles {
+    /// About the bone's own axis (joint to first child joint; local +Y for leaves).
+    pub twist_deg: f32,
+    /// About the axis perpendicular to the bone nearest to local +Z.
+    pub bend_deg: f32,
+    /// About the third axis, bone axis x bend axis.
+    pub roll_deg: f32,
+}
+
+impl JointAngles {
+    /// Whether all three angles are zero.
+    #[must_use]
+    pub fn is_zero(&self) -> bool {
+        self.twist_deg == 0.0 && self.bend_deg == 0.0 && self.roll_deg == 0.0
+    }
+}
+
+/// Per-joint angle overrides, keyed by node index.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JointOverrides {
+    /// Angles per node index; zero entries may be present and do nothing.
+    pub angles: BTreeMap<usize, JointAngles>,
+}
+
+impl JointOverrides {
+    /// No overrides.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the angles of node `node`, removing the entry when all are zero.
+    pub fn set(&mut self, node: usize, angles: JointAngles) {
+        if angles.is_zero() {
+            self.angles.remove(&node);
+        } else {
+            self.angles.insert(node, angles);
+        }
+    }
+
+    /// The angles of node `node` (zero when none).
+    #[must_use]
+    pub fn get(&self, node: usize) -> JointAngles {
+        self.angles.get(&node).copied().unwrap_or_default()
+    }
+
+    /// Removes every override.
+    pub fn clear(&mut self) {
+        self.angles.clear();
+    }
+
+    /// Applies the overrides to local transforms: rotation <- rotation * bend * roll * twist.
+    ///
+    /// Non-finite angles are ignored.
+    pub fn apply(&self, scene: &Scene, local: &mut [NodeTransform]) {
+        for (&node, angles) in &self.angles {
+            if angles.is_zero() {
+                continue;
+            }
+            let Some(current) = local.get(node).copied() else {
+                continue;
+            };
+            let frame = BoneFrame::of(scene, node);
+            let delta = frame.rotation(angles);
+            let mut trs = to_trs(current);
+            trs.rotation = (trs.rotation * delta).normalize();
+            if let Some(slot) = local.get_mut(node) {
+                *slot = NodeTransform::Trs(trs);
+            }
+        }
+    }
+}
+
+/// A joint's twist, bend and roll axes in its own local frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoneFrame {
+    /// The bone axis (twist).
+    pub twist_axis: Vec3,
+    /// Perpendicular to the bone, nearest to local +Z (bend).
+    pub bend_axis: Vec3,
+    /// `twist_axis x bend_axis` (roll).
+    pub roll_axis: Vec3,
+}
+
+impl BoneFrame {
+    /// The frame of node `node`: twist towards its first child joint, else local +Y.
+    #[must_use]
+    pub fn of(scene: &Scene, node: usize) -> Self {
+        let twist_axis = first_child_joint(scene, node)
+            .and_then(|c| scene.nodes.get(c))
+            .map(|c| to_trs(c.transform).translation)
+            .and_then(Vec3::try_normalize)
+            .unwrap_or(Vec3::Y);
+        let bend_axis = (Vec3::Z - twist_axis * twist_axis.dot(Vec3::Z))
+            .try_normalize()
+            .unwrap_or_else(|| (Vec3::X - twist_axis * twist_axis.dot(Vec3::X)).normalize_or(Vec3::X));
+        Self {
+            twist_axis,
+            bend_axis,
+            roll_axis: twist_axis.cross(bend_axis),
+        }
+    }
+
+    /// The combined rotation bend * roll * twist for `angles`; identity for non-finite angles.
+    #[must_use]
+    pub fn rotation(&self, angles: &JointAngles) -> Quat {
+        let rot = |axis: Vec3, deg: f32| {
+            if deg.is_finite() {
+                Quat::from_axis_angle(axis, deg.to_radians())
+            } else {
+                Quat::IDENTITY
+            }
+        };
+        rot(self.bend_axis, angles.bend_deg) * rot(self.roll_axis, angles.roll_deg) * rot(self.twist_axis, angles.twist_deg)
+    }
+}
+
+/// The first child of `node` that is a joint of some skin (else its first child at all).
+fn first_child_joint(scene: &Scene, node: usize) -> Option<usize> {
+    let children = &scene.nodes.get(node)?.children;
+    children
+        .iter()
+        .copied()
+        .find(|c| scene.skins.iter().any(|s| s.joints.contains(c)))
+        .or_else(|| children.first().copied())
+}

@@ -1,0 +1,86 @@
+//! The command line: argument definitions and dispatch to the library.
+
+mod export;
+mod inspect;
+mod pose_args;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+pub use pose_args::PoseArgs;
+
+/// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
+#[derive(Debug, Parser)]
+#[command(name = "dqview", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Model to open when no subcommand is given: a .gltf/.glb path or builtin:NAME.
+    #[arg(value_name = "MODEL")]
+    pub model: Option<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print what a model contains: meshes, skins, joints, influences, clips, bounds.
+    Inspect {
+        /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
+        #[arg(value_name = "MODEL")]
+        model: Option<String>,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the posed mesh in world space as OBJ (skinned on the CPU reference).
+    Export {
+        /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
+        #[arg(value_name = "MODEL")]
+        model: Option<String>,
+        /// Output file (.obj).
+        #[arg(long, value_name = "FILE.obj")]
+        out: PathBuf,
+        /// Pose options.
+        #[command(flatten)]
+        pose: PoseArgs,
+    },
+    /// Write a built-in rig (twist, elbow, arm) as a .glb file.
+    Builtin {
+        /// Rig name: twist, elbow or arm.
+        name: String,
+        /// Output file (.glb).
+        #[arg(long, value_name = "FILE.glb")]
+        out: PathBuf,
+    },
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Some(Command::Inspect { model, json }) => inspect::run(&model_or_default(model), json),
+        Some(Command::Export { model, out, pose }) => export::run(&model_or_default(model), &out, &pose),
+        Some(Command::Builtin { name, out }) => {
+            let bytes = crate::builtin::builtin_glb(&name)?;
+            std::fs::write(&out, bytes).with_context(|| format!("cannot write {}", out.display()))?;
+            println!("wrote builtin:{name} to {}", out.display());
+            Ok(())
+        }
+        None => {
+            // The viewer window comes with the renderer; until then, describe the model.
+            inspect::run(&model_or_default(cli.model), false)
+        }
+    }
+}
+
+/// The model named, or the default built-in rig.
+fn model_or_default(model: Option<String>) -> String {
+    model.unwrap_or_else(|| crate::model::DEFAULT_MODEL.to_string())
+}
+
+/// Loads a model with an error message that names it.
+fn load(model: &str) -> Result<crate::scene::Scene> {
+    crate::model::load_model(model).with_context(|| format!("cannot load {model}"))
+}

@@ -1,0 +1,111 @@
+//! Skinning every mesh of a scene at a pose, in world space.
+
+use glam::{Mat4, Vec3};
+
+use super::{Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices};
+use crate::anim::Pose;
+use crate::scene::Scene;
+
+/// One primitive of one mesh node, posed in world space.
+#[derive(Clone, Debug, Default)]
+pub struct PosedPrimitive {
+    /// Node that draws the mesh.
+    pub node: usize,
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index within the mesh.
+    pub primitive: usize,
+    /// Whether the primitive was skinned (else moved rigidly by the node's global matrix).
+    pub skinned: bool,
+    /// World-space vertices.
+    pub vertices: SkinnedVertices,
+}
+
+/// Poses every primitive of every mesh node, ordered by node index then primitive index.
+///
+/// Skinned primitives (node with a skin, primitive with influences) are skinned
+/// with `mode` as glTF defines it (the mesh node's own transform is ignored);
+/// other primitives are moved by their node's global matrix.
+#[must_use]
+pub fn skin_scene(scene: &Scene, pose: &Pose, mode: SkinningMode, betas: Betas<'_>) -> Vec<PosedPrimitive> {
+    let mut out = Vec::new();
+    let mut matrices = Vec::new();
+    let mut palettes: Vec<Option<JointPalette>> = vec![None; scene.skins.len()];
+    for (node_index, node) in scene.nodes.iter().enumerate() {
+        let Some(mesh_index) = node.mesh else { continue };
+        let Some(mesh) = scene.meshes.get(mesh_index) else { continue };
+        for (prim_index, prim) in mesh.primitives.iter().enumerate() {
+            let mut posed = PosedPrimitive {
+                node: node_index,
+                mesh: mesh_index,
+                primitive: prim_index,
+                ..PosedPrimitive::default()
+            };
+            match (node.skin, &prim.influences) {
+                (Some(skin), Some(influences)) if skin < scene.skins.len() => {
+                    let palette = palettes[skin].get_or_insert_with(|| {
+                        pose.skinning_matrices(scene, skin, &mut matrices);
+                        JointPalette::from_matrices(&matrices)
+                    });
+                    let skin_mesh = SkinMesh {
+                        positions: &prim.positions,
+                        normals: &prim.normals,
+                        tangents: prim.tangents.as_deref().unwrap_or(&[]),
+                        influences,
+                    };
+                    skin_vertices(palette, &skin_mesh, mode, betas, &mut posed.vertices);
+                    posed.skinned = true;
+                }
+                _ => {
+                    let world = pose.global.get(node_index).copied().unwrap_or(Mat4::IDENTITY);
+                    rigid(world, prim, &mut posed.vertices);
+                }
+            }
+            out.push(posed);
+        }
+    }
+    out
+}
+
+/// Moves a primitive by one matrix (normals by its inverse transpose).
+fn rigid(world: Mat4, prim: &crate::scene::Primitive, out: &mut SkinnedVertices) {
+    let normal_matrix = glam::Mat3::from_mat4(world).inverse().transpose();
+    out.positions = prim.positions.iter().map(|&p| world.transform_point3(p)).collect();
+    out.normals = prim
+        .normals
+        .iter()
+        .map(|&n| (normal_matrix * n).try_normalize().unwrap_or(n))
+        .collect();
+    out.tangents = prim
+        .tangents
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .map(|t| {
+            let d = world.transform_vector3(t.truncate()).try_normalize().unwrap_or(t.truncate());
+            d.extend(t.w)
+        })
+        .collect();
+    for p in &mut out.positions {
+        if !p.is_finite() {
+            *p = Vec3::ZERO;
+        }
+    }
+    for n in &mut out.normals {
+        if !n.is_finite() {
+            *n = Vec3::Y;
+        }
+    }
+}
+
+/// Axis-aligned bounds (min, max) of all posed vertices; `None` when there are none.
+#[must_use]
+pub fn bounds(posed: &[PosedPrimitive]) -> Option<(Vec3, Vec3)> {
+    posed
+        .iter()
+        .flat_map(|p| p.vertices.positions.iter())
+        .fold(None, |acc, &p| match acc {
+            None => Some((p, p)),
+            Some((lo, hi)) => Some((lo.min(p), hi.max(p))),
+        })
+}
