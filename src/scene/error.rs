@@ -22,4 +22,7 @@ pub enum SceneError {
     /// The data is structurally wrong in a way the gltf crate did not catch.
     #[error("{0}")]
     Invalid(String),
+    /// The scene cannot be written as GLB (dangling index, mismatched lengths, too many joints, ...).
+    #[error("cannot write GLB: {0}")]
+    Write(String),
 }

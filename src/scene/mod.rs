@@ -1,11 +1,13 @@
 //! dqview's own scene model: nodes, skinned meshes, skins, materials and keyframes.
 //!
 //! Loaders (glTF, built-in rigs) convert into these types once, at load time;
-//! nothing downstream sees the gltf crate.
+//! nothing downstream sees the gltf crate. [`write_glb`] goes the other way.
 
 mod error;
+mod glb_write;
 
 pub use error::SceneError;
+pub use glb_write::{MAX_SKIN_JOINTS, write_glb};
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 

@@ -1,47 +1,10 @@
-//! Shared helpers for the integration tests: locating the shared test data.
-
+//! Shared helpers for the integration tests.
+//!
+//! Each test crate uses a different subset, hence the blanket `dead_code` allowance.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+mod data;
+mod scenes;
 
-/// The folder named by environment variable `var`, or `None` after a loud skip message.
-///
-/// `.ci/run` sets every `DQVIEW_*` folder and `DQVIEW_REQUIRE_DATA=1`; there a
-/// missing variable or folder fails the test instead of skipping it.
-pub fn data_dir(var: &str, test: &str) -> Option<PathBuf> {
-    let required = std::env::var_os("DQVIEW_REQUIRE_DATA").is_some();
-    match std::env::var_os(var).map(PathBuf::from) {
-        Some(dir) if dir.is_dir() => Some(dir),
-        other => {
-            let why = match other {
-                Some(dir) => format!("{var}={} is not a folder", dir.display()),
-                None => format!("{var} is not set"),
-            };
-            assert!(!required, "{test}: {why}, and DQVIEW_REQUIRE_DATA is set");
-            eprintln!("SKIPPED {test}: {why} (run `bash .ci/run`, which sets it)");
-            None
-        }
-    }
-}
-
-/// Positions of each `o` group of an OBJ file, in file order.
-pub fn obj_groups(text: &str) -> Vec<(String, Vec<glam::Vec3>)> {
-    let mut groups: Vec<(String, Vec<glam::Vec3>)> = Vec::new();
-    for line in text.lines() {
-        let mut parts = line.split_whitespace();
-        match parts.next() {
-            Some("o") | Some("g") => groups.push((parts.collect::<Vec<_>>().join(" "), Vec::new())),
-            Some("v") => {
-                let xyz: Vec<f32> = parts.take(3).map(|x| x.parse().expect("number in v line")).collect();
-                if groups.is_empty() {
-                    groups.push((String::new(), Vec::new()));
-                }
-                if let Some(g) = groups.last_mut() {
-                    g.1.push(glam::Vec3::new(xyz[0], xyz[1], xyz[2]));
-                }
-            }
-            _ => {}
-        }
-    }
-    groups
-}
+pub use data::*;
+pub use scenes::*;

@@ -1,0 +1,437 @@
+//! Scene comparison, a minimal GLB reader, rest-pose globals.
+//!
+//! Each test crate uses a different subset, hence the blanket `dead_code` allowance.
+
+use dqview::influences::Influences;
+use dqview::scene::{
+    Animation, Channel, Interpolation, Material, Mesh, Node, NodeTransform, Primitive, Property,
+    Scene, Skin, Texture, Trs,
+};
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+
+/// Asserts two float slices have equal length and agree within `tol`, naming the first difference.
+pub fn assert_floats_close(a: &[f32], b: &[f32], tol: f32, what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths differ");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (x - y).abs() <= tol,
+            "{what}[{i}]: {x} vs {y} (difference {}, tolerance {tol})",
+            (x - y).abs()
+        );
+    }
+}
+
+fn flat3(v: &[Vec3]) -> Vec<f32> {
+    v.iter().flat_map(|v| v.to_array()).collect()
+}
+
+fn flat4(v: &[Vec4]) -> Vec<f32> {
+    v.iter().flat_map(|v| v.to_array()).collect()
+}
+
+fn flat2(v: &[Vec2]) -> Vec<f32> {
+    v.iter().flat_map(|v| v.to_array()).collect()
+}
+
+fn flat_mat(v: &[Mat4]) -> Vec<f32> {
+    v.iter().flat_map(|m| m.to_cols_array()).collect()
+}
+
+/// Asserts two scenes agree field by field (floats within `tol`); `source` and `warnings` are ignored.
+///
+/// Intended for round trips (`write_glb` then a loader). Influences are compared
+/// per vertex in their sorted order, joint by joint.
+pub fn assert_scenes_match(a: &Scene, b: &Scene, tol: f32) {
+    assert_eq!(a.nodes.len(), b.nodes.len(), "node count");
+    for (i, (na, nb)) in a.nodes.iter().zip(&b.nodes).enumerate() {
+        assert_eq!(na.name, nb.name, "node {i} name");
+        assert_eq!(na.parent, nb.parent, "node {i} parent");
+        assert_eq!(na.children, nb.children, "node {i} children");
+        assert_eq!(na.mesh, nb.mesh, "node {i} mesh");
+        assert_eq!(na.skin, nb.skin, "node {i} skin");
+        match (&na.transform, &nb.transform) {
+            (NodeTransform::Trs(ta), NodeTransform::Trs(tb)) => {
+                let what = format!("node {i} TRS");
+                assert_floats_close(&trs_floats(ta), &trs_floats(tb), tol, &what);
+            }
+            (NodeTransform::Matrix(ma), NodeTransform::Matrix(mb)) => {
+                let what = format!("node {i} matrix");
+                assert_floats_close(&ma.to_cols_array(), &mb.to_cols_array(), tol, &what);
+            }
+            (ta, tb) => panic!("node {i} transform kinds differ: {ta:?} vs {tb:?}"),
+        }
+    }
+    assert_eq!(a.roots, b.roots, "roots");
+
+    assert_eq!(a.meshes.len(), b.meshes.len(), "mesh count");
+    for (m, (ma, mb)) in a.meshes.iter().zip(&b.meshes).enumerate() {
+        assert_eq!(ma.name, mb.name, "mesh {m} name");
+        let what = format!("mesh {m} morph weights");
+        assert_floats_close(&ma.morph_weights, &mb.morph_weights, tol, &what);
+        assert_eq!(
+            ma.primitives.len(),
+            mb.primitives.len(),
+            "mesh {m} primitives"
+        );
+        for (p, (pa, pb)) in ma.primitives.iter().zip(&mb.primitives).enumerate() {
+            assert_primitives_match(pa, pb, tol, &format!("mesh {m} primitive {p}"));
+        }
+    }
+
+    assert_eq!(a.skins.len(), b.skins.len(), "skin count");
+    for (s, (sa, sb)) in a.skins.iter().zip(&b.skins).enumerate() {
+        assert_eq!(sa.name, sb.name, "skin {s} name");
+        assert_eq!(sa.joints, sb.joints, "skin {s} joints");
+        assert_eq!(sa.skeleton, sb.skeleton, "skin {s} skeleton");
+        let what = format!("skin {s} inverse bind");
+        assert_floats_close(
+            &flat_mat(&sa.inverse_bind),
+            &flat_mat(&sb.inverse_bind),
+            tol,
+            &what,
+        );
+    }
+
+    assert_eq!(a.materials.len(), b.materials.len(), "material count");
+    for (i, (ma, mb)) in a.materials.iter().zip(&b.materials).enumerate() {
+        assert_eq!(ma.name, mb.name, "material {i} name");
+        let what = format!("material {i} base colour");
+        assert_floats_close(
+            &ma.base_color_factor.to_array(),
+            &mb.base_color_factor.to_array(),
+            tol,
+            &what,
+        );
+        assert_eq!(
+            ma.base_color_texture, mb.base_color_texture,
+            "material {i} texture"
+        );
+        assert_eq!(
+            ma.double_sided, mb.double_sided,
+            "material {i} double sided"
+        );
+    }
+
+    assert_eq!(a.textures.len(), b.textures.len(), "texture count");
+    for (i, (ta, tb)) in a.textures.iter().zip(&b.textures).enumerate() {
+        assert_eq!(
+            (ta.width, ta.height),
+            (tb.width, tb.height),
+            "texture {i} size"
+        );
+        assert!(ta.rgba8 == tb.rgba8, "texture {i} pixels differ");
+    }
+
+    assert_eq!(a.animations.len(), b.animations.len(), "animation count");
+    for (i, (aa, ab)) in a.animations.iter().zip(&b.animations).enumerate() {
+        assert_eq!(aa.name, ab.name, "animation {i} name");
+        assert_eq!(
+            aa.channels.len(),
+            ab.channels.len(),
+            "animation {i} channels"
+        );
+        for (c, (ca, cb)) in aa.channels.iter().zip(&ab.channels).enumerate() {
+            let at = format!("animation {i} channel {c}");
+            assert_eq!(ca.node, cb.node, "{at} node");
+            assert_eq!(ca.property, cb.property, "{at} property");
+            assert_eq!(ca.interpolation, cb.interpolation, "{at} interpolation");
+            assert_floats_close(&ca.times_s, &cb.times_s, tol, &format!("{at} times"));
+            assert_floats_close(&ca.values, &cb.values, tol, &format!("{at} values"));
+        }
+    }
+}
+
+fn trs_floats(t: &Trs) -> Vec<f32> {
+    let mut v = t.translation.to_array().to_vec();
+    v.extend(t.rotation.to_array());
+    v.extend(t.scale.to_array());
+    v
+}
+
+fn assert_primitives_match(a: &Primitive, b: &Primitive, tol: f32, at: &str) {
+    assert_floats_close(
+        &flat3(&a.positions),
+        &flat3(&b.positions),
+        tol,
+        &format!("{at} positions"),
+    );
+    assert_floats_close(
+        &flat3(&a.normals),
+        &flat3(&b.normals),
+        tol,
+        &format!("{at} normals"),
+    );
+    match (&a.tangents, &b.tangents) {
+        (Some(ta), Some(tb)) => {
+            assert_floats_close(&flat4(ta), &flat4(tb), tol, &format!("{at} tangents"));
+        }
+        (None, None) => {}
+        _ => panic!("{at}: tangents present in only one scene"),
+    }
+    match (&a.uvs, &b.uvs) {
+        (Some(ua), Some(ub)) => {
+            assert_floats_close(&flat2(ua), &flat2(ub), tol, &format!("{at} uvs"));
+        }
+        (None, None) => {}
+        _ => panic!("{at}: uvs present in only one scene"),
+    }
+    assert_eq!(a.indices, b.indices, "{at} indices");
+    assert_eq!(a.material, b.material, "{at} material");
+    assert_eq!(a.morph_targets, b.morph_targets, "{at} morph targets");
+    match (&a.influences, &b.influences) {
+        (Some(ia), Some(ib)) => assert_influences_match(ia, ib, tol, at),
+        (None, None) => {}
+        _ => panic!("{at}: influences present in only one scene"),
+    }
+}
+
+fn assert_influences_match(a: &Influences, b: &Influences, tol: f32, at: &str) {
+    assert_eq!(a.vertex_count(), b.vertex_count(), "{at} influence rows");
+    for (v, (ra, rb)) in a.iter().zip(b.iter()).enumerate() {
+        assert_eq!(ra.len(), rb.len(), "{at} vertex {v} influence count");
+        for (ia, ib) in ra.iter().zip(rb) {
+            assert_eq!(ia.joint, ib.joint, "{at} vertex {v} joints");
+            assert!(
+                (ia.weight - ib.weight).abs() <= tol,
+                "{at} vertex {v} weight {} vs {}",
+                ia.weight,
+                ib.weight
+            );
+        }
+    }
+}
+
+/// `world_from_node` of every node at rest: `global = parent_global * local`, walking up parents.
+pub fn global_matrices(scene: &Scene) -> Vec<Mat4> {
+    fn global(nodes: &[Node], i: usize, depth: usize) -> Mat4 {
+        assert!(depth <= nodes.len(), "cycle through node {i}");
+        let node = &nodes[i];
+        let local = node.transform.to_mat4();
+        match node.parent {
+            Some(p) => global(nodes, p, depth + 1) * local,
+            None => local,
+        }
+    }
+    (0..scene.nodes.len())
+        .map(|i| global(&scene.nodes, i, 0))
+        .collect()
+}
+
+/// Reads a GLB into a [`Scene`] with the gltf crate: a stand-in for dqview's loader in round trips.
+///
+/// Reads only what `write_glb` writes; indices match the file's. Panics on anything unexpected.
+pub fn scene_from_glb(glb: &[u8]) -> Scene {
+    let (doc, buffers, images) = gltf::import_slice(glb).expect("gltf import");
+    let get = |b: gltf::Buffer<'_>| buffers.get(b.index()).map(|d| &d.0[..]);
+
+    let mut nodes: Vec<Node> = doc
+        .nodes()
+        .map(|n| Node {
+            name: n.name().unwrap_or_default().to_owned(),
+            parent: None,
+            children: n.children().map(|c| c.index()).collect(),
+            transform: match n.transform() {
+                gltf::scene::Transform::Matrix { matrix } => {
+                    NodeTransform::Matrix(Mat4::from_cols_array_2d(&matrix))
+                }
+                gltf::scene::Transform::Decomposed {
+                    translation,
+                    rotation,
+                    scale,
+                } => NodeTransform::Trs(Trs {
+                    translation: Vec3::from(translation),
+                    rotation: Quat::from_array(rotation),
+                    scale: Vec3::from(scale),
+                }),
+            },
+            mesh: n.mesh().map(|m| m.index()),
+            skin: n.skin().map(|s| s.index()),
+        })
+        .collect();
+    for i in 0..nodes.len() {
+        for c in nodes[i].children.clone() {
+            nodes[c].parent = Some(i);
+        }
+    }
+    let roots = match doc.default_scene().or_else(|| doc.scenes().next()) {
+        Some(s) => s.nodes().map(|n| n.index()).collect(),
+        None => (0..nodes.len())
+            .filter(|&i| nodes[i].parent.is_none())
+            .collect(),
+    };
+
+    let meshes = doc
+        .meshes()
+        .map(|m| Mesh {
+            name: m.name().unwrap_or_default().to_owned(),
+            morph_weights: m.weights().unwrap_or_default().to_vec(),
+            primitives: m
+                .primitives()
+                .map(|p| {
+                    assert_eq!(p.mode(), gltf::mesh::Mode::Triangles);
+                    let r = p.reader(get);
+                    let mut sets = Vec::new();
+                    while let (Some(j), Some(w)) = (
+                        r.read_joints(sets.len() as u32),
+                        r.read_weights(sets.len() as u32),
+                    ) {
+                        sets.push((j.into_u16().collect(), w.into_f32().collect()));
+                    }
+                    Primitive {
+                        positions: r
+                            .read_positions()
+                            .expect("POSITION")
+                            .map(Vec3::from)
+                            .collect(),
+                        normals: r
+                            .read_normals()
+                            .map(|n| n.map(Vec3::from).collect())
+                            .unwrap_or_default(),
+                        tangents: r.read_tangents().map(|t| t.map(Vec4::from).collect()),
+                        uvs: r
+                            .read_tex_coords(0)
+                            .map(|t| t.into_f32().map(Vec2::from).collect()),
+                        indices: r.read_indices().expect("indices").into_u32().collect(),
+                        influences: (!sets.is_empty())
+                            .then(|| Influences::from_sets(&sets).expect("set lengths")),
+                        material: p.material().index(),
+                        morph_targets: p.morph_targets().len(),
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+
+    let skins = doc
+        .skins()
+        .map(|s| Skin {
+            name: s.name().unwrap_or_default().to_owned(),
+            joints: s.joints().map(|j| j.index()).collect(),
+            inverse_bind: s
+                .reader(get)
+                .read_inverse_bind_matrices()
+                .map(|m| m.map(|m| Mat4::from_cols_array_2d(&m)).collect())
+                .unwrap_or_default(),
+            skeleton: s.skeleton().map(|n| n.index()),
+        })
+        .collect();
+
+    let materials = doc
+        .materials()
+        .filter(|m| m.index().is_some())
+        .map(|m| {
+            let pbr = m.pbr_metallic_roughness();
+            Material {
+                name: m.name().unwrap_or_default().to_owned(),
+                base_color_factor: Vec4::from(pbr.base_color_factor()),
+                base_color_texture: pbr.base_color_texture().map(|t| t.texture().index()),
+                double_sided: m.double_sided(),
+            }
+        })
+        .collect();
+
+    let textures = doc
+        .textures()
+        .map(|t| {
+            let image = &images[t.source().index()];
+            assert_eq!(image.format, gltf::image::Format::R8G8B8A8);
+            Texture {
+                width: image.width,
+                height: image.height,
+                rgba8: image.pixels.clone(),
+            }
+        })
+        .collect();
+
+    let animations = doc
+        .animations()
+        .map(|a| Animation {
+            name: a.name().unwrap_or_default().to_owned(),
+            channels: a
+                .channels()
+                .map(|c| {
+                    let target = c.target().node();
+                    let r = c.reader(get);
+                    let times_s = r.read_inputs().expect("inputs").collect();
+                    let (property, values): (Property, Vec<f32>) =
+                        match r.read_outputs().expect("outputs") {
+                            gltf::animation::util::ReadOutputs::Translations(t) => {
+                                (Property::Translation, t.flatten().collect())
+                            }
+                            gltf::animation::util::ReadOutputs::Rotations(q) => {
+                                (Property::Rotation, q.into_f32().flatten().collect())
+                            }
+                            gltf::animation::util::ReadOutputs::Scales(s) => {
+                                (Property::Scale, s.flatten().collect())
+                            }
+                            gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => {
+                                let targets = target
+                                    .mesh()
+                                    .and_then(|m| m.primitives().next())
+                                    .map_or(0, |p| p.morph_targets().len());
+                                (Property::MorphWeights(targets), w.into_f32().collect())
+                            }
+                        };
+                    Channel {
+                        node: target.index(),
+                        property,
+                        interpolation: match c.sampler().interpolation() {
+                            gltf::animation::Interpolation::Step => Interpolation::Step,
+                            gltf::animation::Interpolation::Linear => Interpolation::Linear,
+                            gltf::animation::Interpolation::CubicSpline => {
+                                Interpolation::CubicSpline
+                            }
+                        },
+                        times_s,
+                        values,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+
+    Scene {
+        source: String::from("glb"),
+        nodes,
+        roots,
+        meshes,
+        skins,
+        materials,
+        textures,
+        animations,
+        warnings: Vec::new(),
+    }
+}
+
+/// Reads a little-endian u32 at byte `at`.
+pub fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// Checks the GLB container: header, chunk types, lengths, 4-byte alignment and padding bytes.
+///
+/// Returns the JSON chunk's text (padding included) and the BIN chunk's bytes, if any.
+pub fn check_glb_container(glb: &[u8]) -> (String, Option<Vec<u8>>) {
+    assert!(glb.len() >= 20, "GLB too short");
+    assert_eq!(&glb[0..4], b"glTF", "magic");
+    assert_eq!(u32_at(glb, 4), 2, "version");
+    assert_eq!(u32_at(glb, 8) as usize, glb.len(), "total length");
+    assert_eq!(glb.len() % 4, 0, "total length aligned");
+    let json_len = u32_at(glb, 12) as usize;
+    assert_eq!(json_len % 4, 0, "JSON chunk aligned");
+    assert_eq!(&glb[16..20], b"JSON", "first chunk is JSON");
+    let json = String::from_utf8(glb[20..20 + json_len].to_vec()).expect("UTF-8 JSON");
+    // Only spaces may follow the JSON text.
+    let trimmed = json.trim_end_matches(' ');
+    assert!(trimmed.ends_with('}'), "JSON chunk padding is not spaces");
+    serde_json::from_str::<serde_json::Value>(trimmed).expect("JSON chunk parses");
+    let rest = &glb[20 + json_len..];
+    if rest.is_empty() {
+        return (json, None);
+    }
+    let bin_len = u32_at(rest, 0) as usize;
+    assert_eq!(bin_len % 4, 0, "BIN chunk aligned");
+    assert_eq!(&rest[4..8], b"BIN\0", "second chunk is BIN");
+    assert_eq!(rest.len(), 8 + bin_len, "nothing after the BIN chunk");
+    (json, Some(rest[8..].to_vec()))
+}
