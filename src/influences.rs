@@ -26,6 +26,9 @@ pub struct Influences {
     invalid_weights: usize,
 }
 
+/// One fixed glTF-style set of four influences per vertex: (joints, weights).
+pub type FixedSet = (Vec<[u16; 4]>, Vec<[f32; 4]>);
+
 /// Weight below which an influence is treated as absent.
 pub const MIN_WEIGHT: f32 = 1e-7;
 
@@ -82,7 +85,7 @@ impl Influences {
     ///
     /// Every set must hold one entry per vertex; returns `None` when lengths disagree.
     #[must_use]
-    pub fn from_sets(sets: &[(Vec<[u16; 4]>, Vec<[f32; 4]>)]) -> Option<Self> {
+    pub fn from_sets(sets: &[FixedSet]) -> Option<Self> {
         let vertex_count = sets.first().map_or(0, |(j, _)| j.len());
         if sets
             .iter()
@@ -176,7 +179,7 @@ impl Influences {
     /// `sets` sets hold up to `4 * sets` influences; heavier ones are kept, and a
     /// vertex that loses influences is renormalised over the ones that remain.
     #[must_use]
-    pub fn to_fixed_sets(&self, sets: usize) -> Vec<(Vec<[u16; 4]>, Vec<[f32; 4]>)> {
+    pub fn to_fixed_sets(&self, sets: usize) -> Vec<FixedSet> {
         let n = self.vertex_count();
         let mut out = vec![(vec![[0u16; 4]; n], vec![[0f32; 4]; n]); sets];
         for (v, row) in self.iter().enumerate() {

@@ -79,7 +79,7 @@ pub fn sample_channel(channel: &Channel, time_s: f32, out: &mut Vec<f32>) -> boo
 /// Times before the first key or after the last clamp to that key with s = 0.
 fn locate(times: &[f32], t: f32) -> (usize, f32, f32) {
     let last = times.len() - 1;
-    if !(t > times[0]) {
+    if t.is_nan() || t <= times[0] {
         return (0, 0.0, 0.0);
     }
     if t >= times[last] {
