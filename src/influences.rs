@@ -4,6 +4,9 @@
 //! weights dropped and the rest renormalised to sum 1. Influence 0 is then the
 //! heaviest, which makes it a sound pivot for the dual quaternion sign test.
 
+/// One glTF JOINTS_n/WEIGHTS_n set: four joints and four weights per vertex.
+pub type FixedSet = (Vec<[u16; 4]>, Vec<[f32; 4]>);
+
 /// One joint's influence on a vertex: a joint index into the skin and a weight.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Influence {
@@ -82,7 +85,7 @@ impl Influences {
     ///
     /// Every set must hold one entry per vertex; returns `None` when lengths disagree.
     #[must_use]
-    pub fn from_sets(sets: &[(Vec<[u16; 4]>, Vec<[f32; 4]>)]) -> Option<Self> {
+    pub fn from_sets(sets: &[FixedSet]) -> Option<Self> {
         let vertex_count = sets.first().map_or(0, |(j, _)| j.len());
         if sets
             .iter()
@@ -176,7 +179,7 @@ impl Influences {
     /// `sets` sets hold up to `4 * sets` influences; heavier ones are kept, and a
     /// vertex that loses influences is renormalised over the ones that remain.
     #[must_use]
-    pub fn to_fixed_sets(&self, sets: usize) -> Vec<(Vec<[u16; 4]>, Vec<[f32; 4]>)> {
+    pub fn to_fixed_sets(&self, sets: usize) -> Vec<FixedSet> {
         let n = self.vertex_count();
         let mut out = vec![(vec![[0u16; 4]; n], vec![[0f32; 4]; n]); sets];
         for (v, row) in self.iter().enumerate() {

@@ -28,7 +28,7 @@ pub fn blend(items: impl IntoIterator<Item = (DualQuat, f32)>) -> DualQuat {
         dual += q.dual * w;
     }
     let len = real.length();
-    if !(len.is_finite() && len > 1e-6) || !dual.is_finite() {
+    if !(len.is_finite() && len > 1e-6 && dual.is_finite()) {
         return pivot.normalize();
     }
     DualQuat::from_parts(real, dual).normalize()

@@ -136,7 +136,7 @@ impl DualQuat {
     #[must_use]
     pub fn normalize(self) -> Self {
         let len = self.real.length();
-        if !(len.is_finite() && len > 1e-12) || !self.dual.is_finite() {
+        if !(len.is_finite() && len > 1e-12 && self.dual.is_finite()) {
             return Self::IDENTITY;
         }
         let inv = 1.0 / len;

@@ -59,7 +59,8 @@ pub fn split_rigid(m: Mat4) -> RigidSplit {
 /// The proper rotation nearest to `a` (polar factor with the sign of det moved out).
 fn rotation_of(a: Mat3) -> Mat3 {
     let norm = frobenius(a);
-    if !(norm > 1e-20) {
+    // Also catches NaN.
+    if norm.is_nan() || norm <= 1e-20 {
         return Mat3::IDENTITY;
     }
     let det = a.determinant();
