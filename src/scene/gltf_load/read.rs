@@ -1,0 +1,125 @@
+//! Typed reads of checked accessors through gltf's readers and their conversions.
+//!
+//! Only [`Valid`] accessors are read, so gltf's slice arithmetic stays in bounds.
+//! An accessor without a buffer view reads as zeros (then sparse values, if any).
+
+use gltf::accessor::{DataType, Item, Iter};
+use gltf::animation::util::{MorphTargetWeights, Rotations};
+use gltf::mesh::util::{ReadIndices, ReadJoints, ReadTexCoords, ReadWeights};
+
+use super::accessor::Valid;
+use super::source::Data;
+use crate::scene::SceneError;
+
+impl<'a> Data<'a> {
+    /// Reads `acc` as elements of `T` and converts them with `convert`; zeros when unbacked.
+    fn typed<T: Item, O: Clone>(
+        &self,
+        acc: &Valid<'a>,
+        zero: O,
+        convert: impl FnOnce(Iter<'a, T>) -> Vec<O>,
+    ) -> Result<Vec<O>, SceneError> {
+        // gltf only debug-asserts this; a mismatch would misread every element.
+        if std::mem::size_of::<T>() != acc.elem_size {
+            return Err(SceneError::Invalid(format!(
+                "accessor {}: read with the wrong element size (loader bug)",
+                acc.index
+            )));
+        }
+        let buffers = self.buffers;
+        let get = move |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
+        let out = match Iter::<T>::new(acc.inner.clone(), get) {
+            Some(iter) => convert(iter),
+            None => vec![zero; acc.count],
+        };
+        if out.len() != acc.count {
+            return Err(SceneError::AccessorInvalid {
+                accessor: acc.index,
+                reason: format!("read {} elements instead of {}", out.len(), acc.count),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Error for a component type the caller's `Format` should have excluded.
+    fn unexpected(acc: &Valid<'a>) -> SceneError {
+        SceneError::Invalid(format!(
+            "accessor {}: unexpected component type {:?} (loader bug)",
+            acc.index, acc.data_type
+        ))
+    }
+
+    /// Reads float elements of any fixed shape (`f32`, `[f32; 3]`, `[[f32; 4]; 4]`, ...).
+    pub fn read<T: Item + Copy>(&self, acc: &Valid<'a>) -> Result<Vec<T>, SceneError> {
+        self.typed(acc, T::zero(), |it| it.collect())
+    }
+
+    /// Reads vertex indices (U8, U16, U32) as `u32`.
+    pub fn read_indices(&self, acc: &Valid<'a>) -> Result<Vec<u32>, SceneError> {
+        let all = |r: ReadIndices<'a>| r.into_u32().collect();
+        match acc.data_type {
+            DataType::U8 => self.typed(acc, 0, |it| all(ReadIndices::U8(it))),
+            DataType::U16 => self.typed(acc, 0, |it| all(ReadIndices::U16(it))),
+            DataType::U32 => self.typed(acc, 0, |it| all(ReadIndices::U32(it))),
+            _ => Err(Self::unexpected(acc)),
+        }
+    }
+
+    /// Reads JOINTS_n (U8, U16) as `[u16; 4]`.
+    pub fn read_joints(&self, acc: &Valid<'a>) -> Result<Vec<[u16; 4]>, SceneError> {
+        let all = |r: ReadJoints<'a>| r.into_u16().collect();
+        match acc.data_type {
+            DataType::U8 => self.typed(acc, [0; 4], |it| all(ReadJoints::U8(it))),
+            DataType::U16 => self.typed(acc, [0; 4], |it| all(ReadJoints::U16(it))),
+            _ => Err(Self::unexpected(acc)),
+        }
+    }
+
+    /// Reads WEIGHTS_n (normalised U8, U16, or F32) as `[f32; 4]`.
+    pub fn read_weights(&self, acc: &Valid<'a>) -> Result<Vec<[f32; 4]>, SceneError> {
+        let all = |r: ReadWeights<'a>| r.into_f32().collect();
+        match acc.data_type {
+            DataType::U8 => self.typed(acc, [0.0; 4], |it| all(ReadWeights::U8(it))),
+            DataType::U16 => self.typed(acc, [0.0; 4], |it| all(ReadWeights::U16(it))),
+            DataType::F32 => self.typed(acc, [0.0; 4], |it| all(ReadWeights::F32(it))),
+            _ => Err(Self::unexpected(acc)),
+        }
+    }
+
+    /// Reads TEXCOORD_n (normalised U8, U16, or F32) as `[f32; 2]`.
+    pub fn read_tex_coords(&self, acc: &Valid<'a>) -> Result<Vec<[f32; 2]>, SceneError> {
+        let all = |r: ReadTexCoords<'a>| r.into_f32().collect();
+        match acc.data_type {
+            DataType::U8 => self.typed(acc, [0.0; 2], |it| all(ReadTexCoords::U8(it))),
+            DataType::U16 => self.typed(acc, [0.0; 2], |it| all(ReadTexCoords::U16(it))),
+            DataType::F32 => self.typed(acc, [0.0; 2], |it| all(ReadTexCoords::F32(it))),
+            _ => Err(Self::unexpected(acc)),
+        }
+    }
+
+    /// Reads rotation keys (normalised I8, U8, I16, U16, or F32) as `[f32; 4]` xyzw.
+    pub fn read_rotations(&self, acc: &Valid<'a>) -> Result<Vec<[f32; 4]>, SceneError> {
+        let all = |r: Rotations<'a>| r.into_f32().collect();
+        match acc.data_type {
+            DataType::I8 => self.typed(acc, [0.0; 4], |it| all(Rotations::I8(it))),
+            DataType::U8 => self.typed(acc, [0.0; 4], |it| all(Rotations::U8(it))),
+            DataType::I16 => self.typed(acc, [0.0; 4], |it| all(Rotations::I16(it))),
+            DataType::U16 => self.typed(acc, [0.0; 4], |it| all(Rotations::U16(it))),
+            DataType::F32 => self.typed(acc, [0.0; 4], |it| all(Rotations::F32(it))),
+            _ => Err(Self::unexpected(acc)),
+        }
+    }
+
+    /// Reads morph target weight keys (normalised I8, U8, I16, U16, or F32) as `f32`.
+    pub fn read_morph_weights(&self, acc: &Valid<'a>) -> Result<Vec<f32>, SceneError> {
+        let all = |r: MorphTargetWeights<'a>| r.into_f32().collect();
+        match acc.data_type {
+            DataType::I8 => self.typed(acc, 0.0, |it| all(MorphTargetWeights::I8(it))),
+            DataType::U8 => self.typed(acc, 0.0, |it| all(MorphTargetWeights::U8(it))),
+            DataType::I16 => self.typed(acc, 0.0, |it| all(MorphTargetWeights::I16(it))),
+            DataType::U16 => self.typed(acc, 0.0, |it| all(MorphTargetWeights::U16(it))),
+            DataType::F32 => self.typed(acc, 0.0, |it| all(MorphTargetWeights::F32(it))),
+            _ => Err(Self::unexpected(acc)),
+        }
+    }
+}
