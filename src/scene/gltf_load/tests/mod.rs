@@ -1,0 +1,6 @@
+//! Unit tests of the glTF loader on tiny files built in code.
+
+mod errors;
+mod fixtures;
+mod geometry;
+mod scene;
