@@ -35,10 +35,26 @@ pub(super) const VEC3_F32: Format = Format {
     dims: Dimensions::Vec3,
     types: &[DataType::F32],
 };
-/// VEC4 floats: tangents.
-pub(super) const VEC4_F32: Format = Format {
+/// POSITION: floats, or integers under KHR_mesh_quantization.
+pub(super) const POSITIONS: Format = Format {
+    dims: Dimensions::Vec3,
+    types: &[
+        DataType::F32,
+        DataType::I8,
+        DataType::U8,
+        DataType::I16,
+        DataType::U16,
+    ],
+};
+/// NORMAL: floats, or normalised signed integers under KHR_mesh_quantization.
+pub(super) const NORMALS: Format = Format {
+    dims: Dimensions::Vec3,
+    types: &[DataType::F32, DataType::I8, DataType::I16],
+};
+/// TANGENT: floats, or normalised signed integers under KHR_mesh_quantization.
+pub(super) const TANGENTS: Format = Format {
     dims: Dimensions::Vec4,
-    types: &[DataType::F32],
+    types: &[DataType::F32, DataType::I8, DataType::I16],
 };
 /// SCALAR floats: key times.
 pub(super) const SCALAR_F32: Format = Format {
@@ -55,10 +71,16 @@ pub(super) const INDICES: Format = Format {
     dims: Dimensions::Scalar,
     types: &[DataType::U8, DataType::U16, DataType::U32],
 };
-/// TEXCOORD_n.
+/// TEXCOORD_n (signed integers only under KHR_mesh_quantization).
 pub(super) const TEX_COORDS: Format = Format {
     dims: Dimensions::Vec2,
-    types: &[DataType::U8, DataType::U16, DataType::F32],
+    types: &[
+        DataType::F32,
+        DataType::U8,
+        DataType::U16,
+        DataType::I8,
+        DataType::I16,
+    ],
 };
 /// JOINTS_n.
 pub(super) const JOINTS: Format = Format {
@@ -104,6 +126,8 @@ pub(super) struct Valid<'a> {
     pub data_type: DataType,
     /// Bytes per element.
     pub elem_size: usize,
+    /// Whether integer components map to [0, 1] or [-1, 1].
+    pub normalized: bool,
     /// gltf's handle, for its readers.
     pub inner: gltf::Accessor<'a>,
 }
@@ -178,6 +202,7 @@ impl<'a> Data<'a> {
             count,
             data_type,
             elem_size,
+            normalized: json.normalized,
             inner,
         })
     }

@@ -62,10 +62,11 @@ fn load_channel(
             count: json.nodes.len(),
         })?;
     let Checked::Valid(path) = channel.target.path else {
-        return Err(SceneError::UnknownEnumValue {
-            referrer: here,
-            field: "target.path",
-        });
+        // Extensions define other paths (KHR_animation_pointer's "pointer"); none drive node TRS.
+        warnings.push(format!(
+            "{here}: target path is not translation, rotation, scale or weights; dropped"
+        ));
+        return Ok(None);
     };
     let Checked::Valid(mode) = sampler.interpolation else {
         return Err(SceneError::UnknownEnumValue {

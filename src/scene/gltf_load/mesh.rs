@@ -102,10 +102,14 @@ fn load_primitive(
         return Ok(None);
     };
     let position = position.value();
-    let acc = data.accessor(position, &accessor::VEC3_F32, &|| {
+    let acc = data.accessor(position, &accessor::POSITIONS, &|| {
         format!("POSITION of {here}")
     })?;
-    let mut positions: Vec<Vec3> = data.read(&acc)?.into_iter().map(Vec3::from_array).collect();
+    let mut positions: Vec<Vec3> = data
+        .read_floats(&acc)?
+        .into_iter()
+        .map(Vec3::from_array)
+        .collect();
     let vertices = positions.len();
     let replaced = repair_positions(&mut positions);
     if replaced > 0 {
@@ -118,10 +122,13 @@ fn load_primitive(
         vertex_attribute(data, m, p, prim, vertices, semantic, format)
     };
 
-    let normals = match attribute(Semantic::Normals, &accessor::VEC3_F32)? {
+    let normals = match attribute(Semantic::Normals, &accessor::NORMALS)? {
         Some(acc) => {
-            let mut normals: Vec<Vec3> =
-                data.read(&acc)?.into_iter().map(Vec3::from_array).collect();
+            let mut normals: Vec<Vec3> = data
+                .read_floats(&acc)?
+                .into_iter()
+                .map(Vec3::from_array)
+                .collect();
             let repaired = repair_normals(&mut normals, &positions, &indices);
             if repaired > 0 {
                 warnings.push(format!(
@@ -132,13 +139,18 @@ fn load_primitive(
         }
         None => smooth_normals(&positions, &indices),
     };
-    let tangents = match attribute(Semantic::Tangents, &accessor::VEC4_F32)? {
-        Some(acc) => Some(data.read(&acc)?.into_iter().map(Vec4::from_array).collect()),
+    let tangents = match attribute(Semantic::Tangents, &accessor::TANGENTS)? {
+        Some(acc) => Some(
+            data.read_floats(&acc)?
+                .into_iter()
+                .map(Vec4::from_array)
+                .collect(),
+        ),
         None => None,
     };
     let uvs = match attribute(Semantic::TexCoords(0), &accessor::TEX_COORDS)? {
         Some(acc) => Some(
-            data.read_tex_coords(&acc)?
+            data.read_floats(&acc)?
                 .into_iter()
                 .map(Vec2::from_array)
                 .collect(),

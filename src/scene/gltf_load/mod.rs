@@ -6,7 +6,8 @@
 //! reads it: bad files give a [`SceneError`] naming the object, never a panic
 //! or an allocation sized by an unchecked count.
 //!
-//! One job per file: [`source`] (container, buffers, URIs), [`accessor`]
+//! One job per file: [`source`] (container, buffers, URIs), [`repair`]
+//! (second-chance JSON parsing), [`accessor`]
 //! (bounds checks), [`read`] (typed reads), [`nodes`], [`mesh`], [`normals`],
 //! [`topology`], [`skin`], [`material`], [`texture`], [`animation`].
 
@@ -17,6 +18,7 @@ mod mesh;
 mod nodes;
 mod normals;
 mod read;
+mod repair;
 mod skin;
 mod source;
 mod texture;
@@ -31,6 +33,9 @@ use mesh::JointUse;
 use source::Data;
 
 use crate::scene::{Mesh, Node, Scene, SceneError, Skin};
+
+/// Required extensions that are honoured, so need no warning.
+const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization"];
 
 /// Loads a `.gltf` file (external buffers and images resolved next to it) or a `.glb` file.
 pub fn load_gltf_path(path: &Path) -> Result<Scene, SceneError> {
@@ -52,11 +57,19 @@ pub fn load_gltf_slice(
     base_dir: Option<&Path>,
     source: &str,
 ) -> Result<Scene, SceneError> {
-    let gltf::Gltf { document, blob } = source::parse(bytes)?;
-    let mut warnings: Vec<String> = document
+    let (gltf::Gltf { document, blob }, mut warnings) = source::parse(bytes)?;
+    let mut unsupported: Vec<&str> = document
         .extensions_required()
-        .map(|ext| format!("extension {ext} is required by the file but not supported; ignored"))
+        .filter(|ext| !SUPPORTED_EXTENSIONS.contains(ext))
         .collect();
+    // A file may list an extension twice; warn once.
+    unsupported.sort_unstable();
+    unsupported.dedup();
+    warnings.extend(
+        unsupported.iter().map(|ext| {
+            format!("extension {ext} is required by the file but not supported; ignored")
+        }),
+    );
     let buffers = source::load_buffers(&document, blob, base_dir)?;
     let data = Data {
         doc: &document,

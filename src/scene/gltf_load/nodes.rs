@@ -183,8 +183,13 @@ pub(super) fn roots(
 ) -> Result<Vec<usize>, SceneError> {
     let mut chosen = json.scene.map(|s| s.value());
     if let Some(s) = chosen.filter(|&s| s >= json.scenes.len()) {
+        let fallback = if json.scenes.is_empty() {
+            "every parentless node"
+        } else {
+            "scene 0"
+        };
         warnings.push(format!(
-            "default scene {s} does not exist ({} scenes); using scene 0",
+            "default scene {s} does not exist ({} scenes); showing {fallback}",
             json.scenes.len()
         ));
         chosen = None;

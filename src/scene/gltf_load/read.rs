@@ -5,7 +5,7 @@
 
 use gltf::accessor::{DataType, Item, Iter};
 use gltf::animation::util::{MorphTargetWeights, Rotations};
-use gltf::mesh::util::{ReadIndices, ReadJoints, ReadTexCoords, ReadWeights};
+use gltf::mesh::util::{ReadIndices, ReadJoints, ReadWeights};
 
 use super::accessor::Valid;
 use super::source::Data;
@@ -86,15 +86,43 @@ impl<'a> Data<'a> {
         }
     }
 
-    /// Reads TEXCOORD_n (normalised U8, U16, or F32) as `[f32; 2]`.
-    pub fn read_tex_coords(&self, acc: &Valid<'a>) -> Result<Vec<[f32; 2]>, SceneError> {
-        let all = |r: ReadTexCoords<'a>| r.into_f32().collect();
+    /// Reads N-component vertex data of any component type as floats.
+    ///
+    /// Integers (KHR_mesh_quantization, or core normalised TEXCOORD) are mapped
+    /// to [0, 1] or [-1, 1] when the accessor is `normalized`, else converted as is.
+    pub fn read_floats<const N: usize>(&self, acc: &Valid<'a>) -> Result<Vec<[f32; N]>, SceneError>
+    where
+        [f32; N]: Item,
+        [i8; N]: Item,
+        [u8; N]: Item,
+        [i16; N]: Item,
+        [u16; N]: Item,
+        [u32; N]: Item,
+    {
+        let norm = acc.normalized;
+        // glTF 2.0 spec, 3.11: the normalisation of each integer type.
         match acc.data_type {
-            DataType::U8 => self.typed(acc, [0.0; 2], |it| all(ReadTexCoords::U8(it))),
-            DataType::U16 => self.typed(acc, [0.0; 2], |it| all(ReadTexCoords::U16(it))),
-            DataType::F32 => self.typed(acc, [0.0; 2], |it| all(ReadTexCoords::F32(it))),
-            _ => Err(Self::unexpected(acc)),
+            DataType::F32 => self.floats::<f32, N>(acc, |x| x),
+            DataType::I8 => self.floats::<i8, N>(acc, |x| scaled(f32::from(x), norm, 127.0)),
+            DataType::U8 => self.floats::<u8, N>(acc, |x| scaled(f32::from(x), norm, 255.0)),
+            DataType::I16 => self.floats::<i16, N>(acc, |x| scaled(f32::from(x), norm, 32767.0)),
+            DataType::U16 => self.floats::<u16, N>(acc, |x| scaled(f32::from(x), norm, 65535.0)),
+            DataType::U32 => self.floats::<u32, N>(acc, |x| x as f32),
         }
+    }
+
+    /// Reads `[T; N]` elements and converts each component with `convert`.
+    fn floats<T: Copy, const N: usize>(
+        &self,
+        acc: &Valid<'a>,
+        convert: impl Fn(T) -> f32,
+    ) -> Result<Vec<[f32; N]>, SceneError>
+    where
+        [T; N]: Item,
+    {
+        self.typed(acc, [0.0; N], |it: Iter<'a, [T; N]>| {
+            it.map(|v| v.map(&convert)).collect()
+        })
     }
 
     /// Reads rotation keys (normalised I8, U8, I16, U16, or F32) as `[f32; 4]` xyzw.
@@ -122,4 +150,9 @@ impl<'a> Data<'a> {
             _ => Err(Self::unexpected(acc)),
         }
     }
+}
+
+/// An integer component as a float: divided by the type's maximum (and clamped to -1) when normalised.
+fn scaled(x: f32, normalized: bool, max: f32) -> f32 {
+    if normalized { (x / max).max(-1.0) } else { x }
 }

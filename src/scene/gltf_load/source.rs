@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use gltf::json::Root;
 
+use super::repair;
 use crate::scene::SceneError;
 
 /// Size of the GLB file header: magic, version, total length.
@@ -26,16 +27,25 @@ pub(super) struct Data<'a> {
     pub base_dir: Option<&'a Path>,
 }
 
-/// Parses a `.gltf` (JSON) or `.glb` file without gltf's validation.
-pub(super) fn parse(bytes: &[u8]) -> Result<gltf::Gltf, SceneError> {
-    if bytes.starts_with(b"glTF") {
-        check_glb_header(bytes)?;
+/// Parses a `.gltf` (JSON) or `.glb` file without gltf's validation; returns warnings about repairs.
+pub(super) fn parse(bytes: &[u8]) -> Result<(gltf::Gltf, Vec<String>), SceneError> {
+    let bytes = if bytes.starts_with(b"glTF") {
+        // Bytes after the declared length are not part of the GLB (the validator only warns).
+        bytes.get(..check_glb_header(bytes)?).unwrap_or(bytes)
+    } else {
+        bytes
+    };
+    match gltf::Gltf::from_slice_without_validation(bytes) {
+        Ok(gltf) => Ok((gltf, Vec::new())),
+        Err(gltf::Error::Deserialize(first)) => {
+            repair::reparse(bytes).ok_or(SceneError::Gltf(gltf::Error::Deserialize(first)))
+        }
+        Err(e) => Err(e.into()),
     }
-    Ok(gltf::Gltf::from_slice_without_validation(bytes)?)
 }
 
-/// Checks the GLB total length before gltf subtracts the header size from it.
-fn check_glb_header(bytes: &[u8]) -> Result<(), SceneError> {
+/// Checks the GLB total length before gltf subtracts the header size from it; returns that length.
+fn check_glb_header(bytes: &[u8]) -> Result<usize, SceneError> {
     let Some(length) = bytes.get(8..GLB_HEADER_BYTES) else {
         return Err(SceneError::GlbLength {
             declared: 0,
@@ -50,7 +60,7 @@ fn check_glb_header(bytes: &[u8]) -> Result<(), SceneError> {
             actual: bytes.len(),
         });
     }
-    Ok(())
+    Ok(declared as usize)
 }
 
 /// Loads every buffer: the GLB BIN chunk, data URIs and files relative to `base_dir`.
