@@ -216,6 +216,12 @@ pub enum SceneError {
         /// Output elements expected.
         expected: usize,
     },
+    /// The file would decode to far more data than its buffers hold (one accessor reused very often).
+    #[error("the file decodes to more than {limit} bytes of vertex, skin and key data; refused")]
+    DecodeBudget {
+        /// The budget in bytes: a multiple of the buffer bytes, with a floor.
+        limit: u64,
+    },
     /// An enumerated field holds a value glTF does not define.
     #[error("{referrer}: `{field}` has a value glTF does not define")]
     UnknownEnumValue {

@@ -6,7 +6,7 @@ use glam::Vec4;
 use gltf::json::texture::Info;
 
 use super::source::Data;
-use super::texture::load_image;
+use super::texture::{MAX_TOTAL_TEXTURE_BYTES, load_image};
 use crate::scene::{Material, SceneError, Texture};
 
 /// Decoded images: image index -> slot in the texture list, or `None` when decoding failed.
@@ -16,6 +16,8 @@ struct Decoded {
     textures: Vec<Texture>,
     /// Which slot each image went to.
     by_image: HashMap<usize, Option<usize>>,
+    /// RGBA8 bytes decoded so far.
+    bytes: u64,
 }
 
 /// Converts every material and decodes the images their base colour textures use.
@@ -98,8 +100,10 @@ fn base_color_texture(
     if let Some(&slot) = decoded.by_image.get(&image) {
         return Ok(slot);
     }
-    let slot = match load_image(data, image) {
+    let budget = MAX_TOTAL_TEXTURE_BYTES.saturating_sub(decoded.bytes);
+    let slot = match load_image(data, image, budget) {
         Ok(texture) => {
+            decoded.bytes += texture.rgba8.len() as u64;
             decoded.textures.push(texture);
             Some(decoded.textures.len() - 1)
         }

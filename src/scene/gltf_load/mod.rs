@@ -71,12 +71,7 @@ pub fn load_gltf_slice(
         }),
     );
     let buffers = source::load_buffers(&document, blob, base_dir)?;
-    let data = Data {
-        doc: &document,
-        json: document.as_json(),
-        buffers: &buffers,
-        base_dir,
-    };
+    let data = Data::new(&document, &buffers, base_dir);
     let nodes = nodes::load_nodes(data.json, &mut warnings)?;
     let roots = nodes::roots(data.json, &nodes, &mut warnings)?;
     let (meshes, joint_uses) = mesh::load_meshes(&data, &mut warnings)?;

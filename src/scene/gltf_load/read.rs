@@ -26,6 +26,7 @@ impl<'a> Data<'a> {
                 acc.index
             )));
         }
+        self.charge((acc.count as u64).saturating_mul(std::mem::size_of::<O>() as u64))?;
         let buffers = self.buffers;
         let get = move |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
         let out = match Iter::<T>::new(acc.inner.clone(), get) {

@@ -5,6 +5,7 @@
 //! bytes come from. Relative URIs are resolved here; `data:` and `file:` URIs go
 //! through `gltf::buffer::Data`, whose parser has no panicking path for them.
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 use gltf::json::Root;
@@ -25,7 +26,14 @@ pub(super) struct Data<'a> {
     pub buffers: &'a [Vec<u8>],
     /// Folder that relative URIs are resolved against; `None` refuses them.
     pub base_dir: Option<&'a Path>,
+    /// Bytes of vertex, index, skin and key data decoded so far.
+    pub decoded: Cell<u64>,
 }
+
+/// Decoded data may reach this many times the buffer bytes (conversions widen, accessors are shared).
+const DECODE_FACTOR: u64 = 64;
+/// Decoded data may always reach this much, whatever the buffers (zero-filled accessors have none).
+const DECODE_FLOOR_BYTES: u64 = 256 << 20;
 
 /// Parses a `.gltf` (JSON) or `.glb` file without gltf's validation; returns warnings about repairs.
 pub(super) fn parse(bytes: &[u8]) -> Result<(gltf::Gltf, Vec<String>), SceneError> {
@@ -138,6 +146,36 @@ fn percent_decode(uri: &str) -> Result<String, String> {
 }
 
 impl<'a> Data<'a> {
+    /// Wraps a document and its loaded buffers.
+    pub fn new(
+        doc: &'a gltf::Document,
+        buffers: &'a [Vec<u8>],
+        base_dir: Option<&'a Path>,
+    ) -> Self {
+        Self {
+            doc,
+            json: doc.as_json(),
+            buffers,
+            base_dir,
+            decoded: Cell::new(0),
+        }
+    }
+
+    /// Counts `bytes` more of decoded data against the file's budget.
+    ///
+    /// Each accessor is bounded by its bytes, but many primitives or channels may
+    /// reuse one accessor; the budget stops a small file decoding to terabytes.
+    pub fn charge(&self, bytes: u64) -> Result<(), SceneError> {
+        let input: u64 = self.buffers.iter().map(|b| b.len() as u64).sum();
+        let limit = input.saturating_mul(DECODE_FACTOR).max(DECODE_FLOOR_BYTES);
+        let total = self.decoded.get().saturating_add(bytes);
+        if total > limit {
+            return Err(SceneError::DecodeBudget { limit });
+        }
+        self.decoded.set(total);
+        Ok(())
+    }
+
     /// The bytes of buffer view `view`, checked against the loaded buffer.
     pub fn view_bytes(
         &self,
@@ -200,6 +238,23 @@ mod tests {
         assert_eq!(percent_decode("100%").unwrap(), "100%");
         assert_eq!(percent_decode("%zz").unwrap(), "%zz");
         assert!(percent_decode("%FF.bin").is_err());
+    }
+
+    #[test]
+    fn decoding_is_budgeted() {
+        let gltf =
+            gltf::Gltf::from_slice_without_validation(br#"{"asset":{"version":"2.0"}}"#).unwrap();
+        let buffers = vec![vec![0u8; 8 << 20]];
+        let data = Data::new(&gltf.document, &buffers, None);
+        // 64 times 8 MiB of buffers.
+        assert!(data.charge(500 << 20).is_ok());
+        assert!(data.charge(12 << 20).is_ok());
+        assert!(
+            matches!(data.charge(1), Err(SceneError::DecodeBudget { limit }) if limit == 512 << 20)
+        );
+        let no_buffers = Data::new(&gltf.document, &[], None);
+        assert!(no_buffers.charge(DECODE_FLOOR_BYTES).is_ok());
+        assert!(no_buffers.charge(1).is_err());
     }
 
     #[test]

@@ -11,8 +11,11 @@ use crate::scene::Texture;
 /// Largest accepted texture side in pixels; bigger images are skipped with a warning.
 pub(super) const MAX_TEXTURE_SIDE: u32 = 16384;
 
-/// Decodes image `image` of the file to RGBA8; the error text becomes a load warning.
-pub(super) fn load_image(data: &Data<'_>, image: usize) -> Result<Texture, String> {
+/// Most RGBA8 bytes all textures of one file may decode to (two maximal textures).
+pub(super) const MAX_TOTAL_TEXTURE_BYTES: u64 = 2 << 30;
+
+/// Decodes image `image` of the file to RGBA8 within `budget` bytes; the error text becomes a load warning.
+pub(super) fn load_image(data: &Data<'_>, image: usize, budget: u64) -> Result<Texture, String> {
     let json = data
         .json
         .images
@@ -26,11 +29,14 @@ pub(super) fn load_image(data: &Data<'_>, image: usize) -> Result<Texture, Strin
         (None, Some(uri)) => Cow::Owned(read_uri(uri, data.base_dir)?),
         (None, None) => return Err("has neither a bufferView nor a uri".to_owned()),
     };
-    decode_rgba8(&bytes)
+    decode_rgba8(&bytes, budget)
 }
 
 /// Decodes PNG or JPEG bytes (format found from the bytes) to RGBA8, refusing oversized images.
-pub(super) fn decode_rgba8(bytes: &[u8]) -> Result<Texture, String> {
+///
+/// `budget` is how many RGBA8 bytes may still be decoded for this file: small
+/// compressed images can claim huge sizes, so sizes are checked before decoding.
+pub(super) fn decode_rgba8(bytes: &[u8], budget: u64) -> Result<Texture, String> {
     let reader = || {
         ImageReader::new(Cursor::new(bytes))
             .with_guessed_format()
@@ -41,6 +47,12 @@ pub(super) fn decode_rgba8(bytes: &[u8]) -> Result<Texture, String> {
     if width > MAX_TEXTURE_SIDE || height > MAX_TEXTURE_SIDE {
         return Err(format!(
             "{width}x{height} pixels is larger than {MAX_TEXTURE_SIDE}x{MAX_TEXTURE_SIDE}"
+        ));
+    }
+    let rgba_bytes = u64::from(width) * u64::from(height) * 4;
+    if rgba_bytes > budget {
+        return Err(format!(
+            "{width}x{height} pixels would exceed the file's {MAX_TOTAL_TEXTURE_BYTES}-byte texture budget"
         ));
     }
     let mut limits = Limits::default();
@@ -56,4 +68,30 @@ pub(super) fn decode_rgba8(bytes: &[u8]) -> Result<Texture, String> {
         height: rgba.height(),
         rgba8: rgba.into_raw(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png(width: u32, height: u32) -> Vec<u8> {
+        let img = image::RgbaImage::new(width, height);
+        let mut out = Cursor::new(Vec::new());
+        img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn sizes_are_checked_before_decoding() {
+        let small = png(2, 2);
+        assert_eq!(decode_rgba8(&small, 16).unwrap().rgba8.len(), 16);
+        assert!(decode_rgba8(&small, 15).unwrap_err().contains("budget"));
+        let wide = png(MAX_TEXTURE_SIDE + 1, 1);
+        assert!(
+            decode_rgba8(&wide, u64::MAX)
+                .unwrap_err()
+                .contains("larger than")
+        );
+        assert!(decode_rgba8(b"GIF89a", u64::MAX).is_err());
+    }
 }

@@ -240,3 +240,28 @@ fn morph_weight_channels_use_the_target_count() {
     assert_eq!(channels[0].values, vec![0.0, 1.0, 1.0, 0.0]);
     assert!(scene.warnings.iter().any(|w| w.contains("channel 1")));
 }
+
+#[test]
+fn oversized_images_are_skipped_with_a_warning() {
+    let mut f = Fixture::default();
+    let wide = image::RgbaImage::new(16385, 1);
+    let mut png = std::io::Cursor::new(Vec::new());
+    wide.write_to(&mut png, image::ImageFormat::Png).unwrap();
+    let view = f.view(&png.into_inner());
+    let root = json!({
+        "images": [{"bufferView": view, "mimeType": "image/png"}],
+        "textures": [{"source": 0}],
+        "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}],
+    });
+    let scene = load(&f.gltf(root)).unwrap();
+    assert!(scene.textures.is_empty());
+    assert_eq!(scene.materials[0].base_color_texture, None);
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("16385x1 pixels is larger than 16384x16384")),
+        "{:?}",
+        scene.warnings
+    );
+}
