@@ -7,9 +7,9 @@
 //! or an allocation sized by an unchecked count.
 //!
 //! One job per file: [`source`] (container, buffers, URIs), [`repair`]
-//! (second-chance JSON parsing), [`accessor`]
-//! (bounds checks), [`read`] (typed reads), [`nodes`], [`mesh`], [`normals`],
-//! [`topology`], [`skin`], [`material`], [`texture`], [`animation`].
+//! (second-chance JSON parsing), [`accessor`] (bounds checks), [`read`] (typed
+//! reads), [`nodes`], [`mesh`], [`normals`], [`topology`], [`skin`],
+//! [`material`], [`texture`], [`animation`].
 
 mod accessor;
 mod animation;

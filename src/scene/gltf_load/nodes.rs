@@ -158,9 +158,9 @@ fn check_acyclic(nodes: &[Node]) -> Result<(), SceneError> {
     for start in 0..nodes.len() {
         let mut at = Some(start);
         while let Some(i) = at {
-            match marks.get(i).copied() {
-                Some(Mark::New) => {
-                    marks[i] = Mark::OnWalk;
+            match marks.get_mut(i) {
+                Some(mark @ Mark::New) => {
+                    *mark = Mark::OnWalk;
                     walk.push(i);
                     at = nodes.get(i).and_then(|n| n.parent);
                 }
@@ -169,7 +169,9 @@ fn check_acyclic(nodes: &[Node]) -> Result<(), SceneError> {
             }
         }
         for i in walk.drain(..) {
-            marks[i] = Mark::Done;
+            if let Some(mark) = marks.get_mut(i) {
+                *mark = Mark::Done;
+            }
         }
     }
     Ok(())

@@ -11,7 +11,10 @@ use glam::Vec3;
 pub(super) fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
     let mut sums = vec![Vec3::ZERO; positions.len()];
     for tri in indices.chunks_exact(3) {
-        let corners = [tri[0], tri[1], tri[2]].map(|i| i as usize);
+        let &[i, j, k] = tri else {
+            continue;
+        };
+        let corners = [i, j, k].map(|i| i as usize);
         let [Some(a), Some(b), Some(c)] = corners.map(|i| positions.get(i).copied()) else {
             continue;
         };

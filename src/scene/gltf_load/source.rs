@@ -1,9 +1,9 @@
 //! Raw input: parsing the JSON or GLB container, loading buffers and reading URIs.
 //!
-//! gltf's own `import_buffers` is not used: it panics on a relative URI whose
-//! percent-escapes do not decode to UTF-8, and it cannot be told where a file's
-//! bytes come from. Relative URIs are resolved here; `data:` and `file:` URIs go
-//! through `gltf::buffer::Data`, whose parser has no panicking path for them.
+//! gltf's own `import_buffers` is not used: it panics (an `unwrap` in gltf
+//! 1.4.1) on a relative URI whose percent-escapes do not decode to UTF-8.
+//! Relative URIs are resolved here; `data:` and `file:` URIs go through
+//! `gltf::buffer::Data`, whose parser has no panicking path for them.
 
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
