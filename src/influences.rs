@@ -4,6 +4,9 @@
 //! weights dropped and the rest renormalised to sum 1. Influence 0 is then the
 //! heaviest, which makes it a sound pivot for the dual quaternion sign test.
 
+/// One glTF JOINTS_n/WEIGHTS_n set: four joints and four weights per vertex.
+pub type FixedSet = (Vec<[u16; 4]>, Vec<[f32; 4]>);
+
 /// One joint's influence on a vertex: a joint index into the skin and a weight.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Influence {
@@ -25,9 +28,6 @@ pub struct Influences {
     /// Weights that were negative, NaN or infinite and were treated as zero.
     invalid_weights: usize,
 }
-
-/// One fixed glTF-style set of four influences per vertex: (joints, weights).
-pub type FixedSet = (Vec<[u16; 4]>, Vec<[f32; 4]>);
 
 /// Weight below which an influence is treated as absent.
 pub const MIN_WEIGHT: f32 = 1e-7;

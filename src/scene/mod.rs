@@ -5,9 +5,11 @@
 
 mod error;
 mod glb_write;
+mod gltf_load;
 
 pub use error::SceneError;
 pub use glb_write::{MAX_SKIN_JOINTS, write_glb};
+pub use gltf_load::{load_gltf_path, load_gltf_slice};
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
@@ -209,7 +211,7 @@ pub struct Channel {
     pub property: Property,
     /// How values between keys are found.
     pub interpolation: Interpolation,
-    /// Key times in seconds, strictly increasing.
+    /// Key times in seconds, non-decreasing (the loader clamps times that go backwards).
     pub times_s: Vec<f32>,
     /// Output values, flat. Per key: `components` floats (STEP, LINEAR) or
     /// `3 * components` floats as (in-tangent, value, out-tangent) (CUBICSPLINE).

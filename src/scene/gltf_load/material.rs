@@ -1,0 +1,119 @@
+//! Materials: base colour factor and texture, double-sidedness.
+
+use std::collections::HashMap;
+
+use glam::Vec4;
+use gltf::json::texture::Info;
+
+use super::source::Data;
+use super::texture::{MAX_TOTAL_TEXTURE_BYTES, load_image};
+use crate::scene::{Material, SceneError, Texture};
+
+/// Decoded images: image index -> slot in the texture list, or `None` when decoding failed.
+#[derive(Default)]
+struct Decoded {
+    /// Textures in `Scene::textures` order.
+    textures: Vec<Texture>,
+    /// Which slot each image went to.
+    by_image: HashMap<usize, Option<usize>>,
+    /// RGBA8 bytes decoded so far.
+    bytes: u64,
+}
+
+/// Converts every material and decodes the images their base colour textures use.
+///
+/// Each image is decoded once, however many materials use it. An image that
+/// cannot be decoded is a warning: the material is then drawn without it.
+pub(super) fn load_materials(
+    data: &Data<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Material>, Vec<Texture>), SceneError> {
+    let mut materials = Vec::with_capacity(data.json.materials.len());
+    let mut decoded = Decoded::default();
+    for (i, material) in data.json.materials.iter().enumerate() {
+        let pbr = &material.pbr_metallic_roughness;
+        let mut factor = Vec4::from_array(pbr.base_color_factor.0);
+        if !factor.is_finite() {
+            warnings.push(format!(
+                "material {i}: non-finite base colour factor; set to white"
+            ));
+            factor = Vec4::ONE;
+        }
+        let base_color_texture = match &pbr.base_color_texture {
+            Some(info) => base_color_texture(data, i, info, &mut decoded, warnings)?,
+            None => None,
+        };
+        materials.push(Material {
+            name: material
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("material {i}")),
+            base_color_factor: factor,
+            base_color_texture,
+            double_sided: material.double_sided,
+        });
+    }
+    Ok((materials, decoded.textures))
+}
+
+/// Resolves material `i`'s base colour texture to a slot in the texture list, decoding its image if new.
+fn base_color_texture(
+    data: &Data<'_>,
+    i: usize,
+    info: &Info,
+    decoded: &mut Decoded,
+    warnings: &mut Vec<String>,
+) -> Result<Option<usize>, SceneError> {
+    let json = data.json;
+    let t = info.index.value();
+    let texture = json
+        .textures
+        .get(t)
+        .ok_or_else(|| SceneError::IndexOutOfRange {
+            referrer: format!("material {i} (baseColorTexture)"),
+            kind: "texture",
+            index: t,
+            count: json.textures.len(),
+        })?;
+    let image = texture.source.value();
+    // gltf-json's stand-in for an absent `source`, which glTF allows (an extension may supply one).
+    if image == u32::MAX as usize {
+        warnings.push(format!(
+            "texture {t} has no core image source (extension-only, e.g. EXT_texture_webp); material {i} has no base colour texture"
+        ));
+        return Ok(None);
+    }
+    if image >= json.images.len() {
+        return Err(SceneError::IndexOutOfRange {
+            referrer: format!("texture {t} (source)"),
+            kind: "image",
+            index: image,
+            count: json.images.len(),
+        });
+    }
+    if info.tex_coord != 0 {
+        warnings.push(format!(
+            "material {i}: base colour texture uses TEXCOORD_{}; dqview reads TEXCOORD_0",
+            info.tex_coord
+        ));
+    }
+    if let Some(&slot) = decoded.by_image.get(&image) {
+        return Ok(slot);
+    }
+    let budget = MAX_TOTAL_TEXTURE_BYTES.saturating_sub(decoded.bytes);
+    let slot = match load_image(data, image, budget) {
+        Ok(texture) => {
+            decoded.bytes += texture.rgba8.len() as u64;
+            decoded.textures.push(texture);
+            Some(decoded.textures.len() - 1)
+        }
+        Err(reason) => {
+            warnings.push(format!(
+                "image {image}: {reason}; materials using it have no base colour texture"
+            ));
+            None
+        }
+    };
+    decoded.by_image.insert(image, slot);
+    Ok(slot)
+}

@@ -1,0 +1,352 @@
+//! Meshes: triangle primitives with positions, normals, tangents, UVs, indices and joint influences.
+
+use glam::{Vec2, Vec3, Vec4};
+use gltf::json::mesh::Primitive as JsonPrimitive;
+use gltf::json::validation::Checked;
+use gltf::mesh::{Mode, Semantic};
+
+use super::accessor::{self, Format, Valid};
+use super::normals::{repair_normals, smooth_normals};
+use super::source::Data;
+use super::topology::triangle_list;
+use crate::influences::Influences;
+use crate::scene::{Mesh, Primitive, SceneError};
+
+/// The largest weighted joint index of one JOINTS_n accessor, checked against skins once nodes are known.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct JointUse {
+    /// Primitive index within the mesh, as in the file.
+    pub primitive: usize,
+    /// The JOINTS_n accessor.
+    pub accessor: usize,
+    /// Largest joint index with a positive weight.
+    pub max_joint: u16,
+}
+
+/// Converts every mesh; returns the meshes and, per mesh, the joint indices its primitives use.
+pub(super) fn load_meshes(
+    data: &Data<'_>,
+    warnings: &mut Vec<String>,
+) -> Result<(Vec<Mesh>, Vec<Vec<JointUse>>), SceneError> {
+    let mut meshes = Vec::with_capacity(data.json.meshes.len());
+    let mut joint_uses = Vec::with_capacity(data.json.meshes.len());
+    for (m, mesh) in data.json.meshes.iter().enumerate() {
+        let mut primitives = Vec::with_capacity(mesh.primitives.len());
+        let mut uses = Vec::new();
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            if let Some((primitive, prim_uses)) = load_primitive(data, m, p, prim, warnings)? {
+                primitives.push(primitive);
+                uses.extend(prim_uses);
+            }
+        }
+        let targets = morph_target_count(mesh);
+        let morph_weights = match &mesh.weights {
+            Some(w) => {
+                if w.len() != targets {
+                    warnings.push(format!(
+                        "mesh {m}: {} default morph weights for {targets} morph targets",
+                        w.len()
+                    ));
+                }
+                w.iter()
+                    .map(|&x| if x.is_finite() { x } else { 0.0 })
+                    .collect()
+            }
+            None => vec![0.0; targets],
+        };
+        meshes.push(Mesh {
+            name: mesh.name.clone().unwrap_or_else(|| format!("mesh {m}")),
+            primitives,
+            morph_weights,
+        });
+        joint_uses.push(uses);
+    }
+    Ok((meshes, joint_uses))
+}
+
+/// Morph targets of a mesh (glTF requires every primitive to have the same number; the largest is taken).
+pub(super) fn morph_target_count(mesh: &gltf::json::Mesh) -> usize {
+    mesh.primitives
+        .iter()
+        .map(|p| p.targets.as_ref().map_or(0, Vec::len))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Converts one primitive, or returns `None` (with a warning) for one that is not drawn.
+fn load_primitive(
+    data: &Data<'_>,
+    m: usize,
+    p: usize,
+    prim: &JsonPrimitive,
+    warnings: &mut Vec<String>,
+) -> Result<Option<(Primitive, Vec<JointUse>)>, SceneError> {
+    let here = format!("mesh {m} primitive {p}");
+    let Checked::Valid(mode) = prim.mode else {
+        return Err(SceneError::UnknownEnumValue {
+            referrer: here,
+            field: "mode",
+        });
+    };
+    if matches!(
+        mode,
+        Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
+    ) {
+        warnings.push(format!(
+            "{here}: {mode:?} primitives are not drawn; dropped"
+        ));
+        return Ok(None);
+    }
+    let Some(position) = prim.attributes.get(&Checked::Valid(Semantic::Positions)) else {
+        warnings.push(format!("{here}: no POSITION attribute; dropped"));
+        return Ok(None);
+    };
+    let position = position.value();
+    let acc = data.accessor(position, &accessor::POSITIONS, &|| {
+        format!("POSITION of {here}")
+    })?;
+    let mut positions: Vec<Vec3> = data
+        .read_floats(&acc)?
+        .into_iter()
+        .map(Vec3::from_array)
+        .collect();
+    let vertices = positions.len();
+    let replaced = repair_positions(&mut positions);
+    if replaced > 0 {
+        warnings.push(format!(
+            "{here}: {replaced} positions had non-finite coordinates; set to 0"
+        ));
+    }
+    let indices = load_indices(data, m, p, prim, mode, vertices, warnings)?;
+    let attribute = |semantic: Semantic, format: &Format| {
+        vertex_attribute(data, m, p, prim, vertices, semantic, format)
+    };
+
+    let normals = match attribute(Semantic::Normals, &accessor::NORMALS)? {
+        Some(acc) => {
+            let mut normals: Vec<Vec3> = data
+                .read_floats(&acc)?
+                .into_iter()
+                .map(Vec3::from_array)
+                .collect();
+            let repaired = repair_normals(&mut normals, &positions, &indices);
+            if repaired > 0 {
+                warnings.push(format!(
+                    "{here}: {repaired} normals were non-finite or zero; recomputed"
+                ));
+            }
+            normals
+        }
+        None => smooth_normals(&positions, &indices),
+    };
+    let tangents = match attribute(Semantic::Tangents, &accessor::TANGENTS)? {
+        Some(acc) => Some(
+            data.read_floats(&acc)?
+                .into_iter()
+                .map(Vec4::from_array)
+                .collect(),
+        ),
+        None => None,
+    };
+    let uvs = match attribute(Semantic::TexCoords(0), &accessor::TEX_COORDS)? {
+        Some(acc) => Some(
+            data.read_floats(&acc)?
+                .into_iter()
+                .map(Vec2::from_array)
+                .collect(),
+        ),
+        None => None,
+    };
+    let (influences, joint_uses) = load_influences(data, m, p, prim, vertices, warnings)?;
+    let material = match prim.material.map(|i| i.value()) {
+        Some(i) if i >= data.json.materials.len() => {
+            return Err(SceneError::IndexOutOfRange {
+                referrer: format!("{here} (material)"),
+                kind: "material",
+                index: i,
+                count: data.json.materials.len(),
+            });
+        }
+        other => other,
+    };
+    let primitive = Primitive {
+        positions,
+        normals,
+        tangents,
+        uvs,
+        indices,
+        influences,
+        material,
+        morph_targets: prim.targets.as_ref().map_or(0, Vec::len),
+    };
+    Ok(Some((primitive, joint_uses)))
+}
+
+/// Sets non-finite coordinates to zero; returns how many positions changed.
+fn repair_positions(positions: &mut [Vec3]) -> usize {
+    let mut changed = 0;
+    for v in positions.iter_mut().filter(|v| !v.is_finite()) {
+        *v = Vec3::select(v.is_finite_mask(), *v, Vec3::ZERO);
+        changed += 1;
+    }
+    changed
+}
+
+/// Reads (or generates) indices, checks them against the vertex count and makes a triangle list.
+fn load_indices(
+    data: &Data<'_>,
+    m: usize,
+    p: usize,
+    prim: &JsonPrimitive,
+    mode: Mode,
+    vertices: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<u32>, SceneError> {
+    let mut indices = match prim.indices.map(|i| i.value()) {
+        Some(index) => {
+            let acc = data.accessor(index, &accessor::INDICES, &|| {
+                format!("indices of mesh {m} primitive {p}")
+            })?;
+            let indices = data.read_indices(&acc)?;
+            if let Some(&bad) = indices.iter().find(|&&i| i as usize >= vertices) {
+                return Err(SceneError::VertexIndexOutOfRange {
+                    mesh: m,
+                    primitive: p,
+                    accessor: index,
+                    index: bad,
+                    vertices,
+                });
+            }
+            indices
+        }
+        None => {
+            let count = u32::try_from(vertices).map_err(|_| {
+                SceneError::Invalid(format!(
+                    "mesh {m} primitive {p}: too many vertices ({vertices})"
+                ))
+            })?;
+            (0..count).collect()
+        }
+    };
+    if mode == Mode::Triangles && !indices.len().is_multiple_of(3) {
+        warnings.push(format!(
+            "mesh {m} primitive {p}: {} indices is not a whole number of triangles; the last {} dropped",
+            indices.len(),
+            indices.len() % 3
+        ));
+        indices.truncate(indices.len() - indices.len() % 3);
+    }
+    Ok(triangle_list(mode, indices))
+}
+
+/// Checks the accessor of a per-vertex attribute, if present: its format and its count.
+fn vertex_attribute<'a>(
+    data: &Data<'a>,
+    m: usize,
+    p: usize,
+    prim: &JsonPrimitive,
+    vertices: usize,
+    semantic: Semantic,
+    format: &Format,
+) -> Result<Option<Valid<'a>>, SceneError> {
+    let name = semantic.to_string();
+    let Some(index) = prim.attributes.get(&Checked::Valid(semantic)) else {
+        return Ok(None);
+    };
+    let acc = data.accessor(index.value(), format, &|| {
+        format!("{name} of mesh {m} primitive {p}")
+    })?;
+    if acc.count != vertices {
+        return Err(SceneError::AttributeCountMismatch {
+            mesh: m,
+            primitive: p,
+            attribute: name,
+            accessor: acc.index,
+            count: acc.count,
+            vertices,
+        });
+    }
+    Ok(Some(acc))
+}
+
+/// Reads every JOINTS_n/WEIGHTS_n pair (n = 0, 1, ... while both exist) into sorted, normalised influences.
+fn load_influences(
+    data: &Data<'_>,
+    m: usize,
+    p: usize,
+    prim: &JsonPrimitive,
+    vertices: usize,
+    warnings: &mut Vec<String>,
+) -> Result<(Option<Influences>, Vec<JointUse>), SceneError> {
+    let mut sets = Vec::new();
+    let mut uses = Vec::new();
+    // Each set needs its own attribute keys, so this ends after at most `attributes.len()` rounds.
+    for set in 0u32.. {
+        let joints = vertex_attribute(
+            data,
+            m,
+            p,
+            prim,
+            vertices,
+            Semantic::Joints(set),
+            &accessor::JOINTS,
+        )?;
+        let weights = vertex_attribute(
+            data,
+            m,
+            p,
+            prim,
+            vertices,
+            Semantic::Weights(set),
+            &accessor::WEIGHTS,
+        )?;
+        let (joints_acc, weights_acc) = match (joints, weights) {
+            (Some(j), Some(w)) => (j, w),
+            (None, None) => break,
+            _ => {
+                warnings.push(format!(
+                    "mesh {m} primitive {p}: JOINTS_{set} and WEIGHTS_{set} do not come as a pair; sets from {set} on ignored"
+                ));
+                break;
+            }
+        };
+        let joints = data.read_joints(&joints_acc)?;
+        let weights = data.read_weights(&weights_acc)?;
+        let max_joint = joints
+            .iter()
+            .zip(&weights)
+            .flat_map(|(j, w)| j.iter().zip(w))
+            .filter(|(_, w)| w.is_finite() && **w > 0.0)
+            .map(|(j, _)| *j)
+            .max();
+        if let Some(max_joint) = max_joint {
+            uses.push(JointUse {
+                primitive: p,
+                accessor: joints_acc.index,
+                max_joint,
+            });
+        }
+        sets.push((joints, weights));
+    }
+    if sets.is_empty() {
+        return Ok((None, uses));
+    }
+    let influences = Influences::from_sets(&sets).ok_or_else(|| {
+        SceneError::Invalid(format!(
+            "mesh {m} primitive {p}: JOINTS/WEIGHTS sets differ in length"
+        ))
+    })?;
+    if influences.invalid_weights() > 0 {
+        warnings.push(format!(
+            "mesh {m} primitive {p}: {} weights were negative or non-finite; ignored",
+            influences.invalid_weights()
+        ));
+    }
+    if influences.unweighted_vertices() > 0 {
+        warnings.push(format!(
+            "mesh {m} primitive {p}: {} vertices have no positive weight; they stay in bind pose",
+            influences.unweighted_vertices()
+        ));
+    }
+    Ok((Some(influences), uses))
+}

@@ -1,0 +1,130 @@
+//! glTF 2.0 loading: converts a `.gltf` or `.glb` file into a [`Scene`] once, at load time.
+//!
+//! The file is parsed without gltf's validation, so files that require
+//! extensions dqview ignores still load (with a warning). In exchange every
+//! reference, enum value and byte range is checked here before gltf resolves or
+//! reads it: bad files give a [`SceneError`] naming the object, never a panic
+//! or an allocation sized by an unchecked count.
+//!
+//! One job per file: [`source`] (container, buffers, URIs), [`repair`]
+//! (second-chance JSON parsing), [`accessor`] (bounds checks), [`read`] (typed
+//! reads), [`nodes`], [`mesh`], [`normals`], [`topology`], [`skin`],
+//! [`material`], [`texture`], [`animation`].
+
+mod accessor;
+mod animation;
+mod material;
+mod mesh;
+mod nodes;
+mod normals;
+mod read;
+mod repair;
+mod skin;
+mod source;
+mod texture;
+mod topology;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+
+use mesh::JointUse;
+use source::Data;
+
+use crate::scene::{Mesh, Node, Scene, SceneError, Skin};
+
+/// Required extensions that are honoured, so need no warning.
+const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization"];
+
+/// Loads a `.gltf` file (external buffers and images resolved next to it) or a `.glb` file.
+pub fn load_gltf_path(path: &Path) -> Result<Scene, SceneError> {
+    let bytes = std::fs::read(path).map_err(|source| SceneError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let base_dir = path.parent().unwrap_or_else(|| Path::new("."));
+    load_gltf_slice(&bytes, Some(base_dir), &path.display().to_string())
+}
+
+/// Loads glTF (JSON or GLB) from bytes.
+///
+/// Relative URIs are resolved against `base_dir`; with `None` they are an
+/// error (data URIs and the GLB BIN chunk always work). `source` becomes
+/// [`Scene::source`].
+pub fn load_gltf_slice(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    source: &str,
+) -> Result<Scene, SceneError> {
+    let (gltf::Gltf { document, blob }, mut warnings) = source::parse(bytes)?;
+    let mut unsupported: Vec<&str> = document
+        .extensions_required()
+        .filter(|ext| !SUPPORTED_EXTENSIONS.contains(ext))
+        .collect();
+    // A file may list an extension twice; warn once.
+    unsupported.sort_unstable();
+    unsupported.dedup();
+    warnings.extend(
+        unsupported.iter().map(|ext| {
+            format!("extension {ext} is required by the file but not supported; ignored")
+        }),
+    );
+    let buffers = source::load_buffers(&document, blob, base_dir)?;
+    let data = Data::new(&document, &buffers, base_dir);
+    let nodes = nodes::load_nodes(data.json, &mut warnings)?;
+    let roots = nodes::roots(data.json, &nodes, &mut warnings)?;
+    let (meshes, joint_uses) = mesh::load_meshes(&data, &mut warnings)?;
+    let skins = skin::load_skins(&data, &mut warnings)?;
+    check_skinned_meshes(&nodes, &meshes, &skins, &joint_uses, &mut warnings)?;
+    let (materials, textures) = material::load_materials(&data, &mut warnings)?;
+    let animations = animation::load_animations(&data, &mut warnings)?;
+    Ok(Scene {
+        source: source.to_owned(),
+        nodes,
+        roots,
+        meshes,
+        skins,
+        materials,
+        textures,
+        animations,
+        warnings,
+    })
+}
+
+/// Checks that every node's skin has a joint for each weighted joint index of the node's mesh.
+fn check_skinned_meshes(
+    nodes: &[Node],
+    meshes: &[Mesh],
+    skins: &[Skin],
+    joint_uses: &[Vec<JointUse>],
+    warnings: &mut Vec<String>,
+) -> Result<(), SceneError> {
+    for (n, node) in nodes.iter().enumerate() {
+        let (Some(m), Some(s)) = (node.mesh, node.skin) else {
+            continue;
+        };
+        let joints = skins.get(s).map_or(0, |skin| skin.joints.len());
+        let uses = joint_uses.get(m).map_or(&[][..], Vec::as_slice);
+        if let Some(bad) = uses.iter().find(|u| usize::from(u.max_joint) >= joints) {
+            return Err(SceneError::JointIndexOutOfRange {
+                mesh: m,
+                primitive: bad.primitive,
+                accessor: bad.accessor,
+                joint: bad.max_joint,
+                joints,
+                skin: s,
+                node: n,
+            });
+        }
+        let unskinned = meshes
+            .get(m)
+            .is_some_and(|mesh| mesh.primitives.iter().all(|p| p.influences.is_none()));
+        if unskinned {
+            warnings.push(format!(
+                "node {n} has skin {s} but mesh {m} has no JOINTS_0/WEIGHTS_0; drawn rigid"
+            ));
+        }
+    }
+    Ok(())
+}
