@@ -7,7 +7,9 @@ use std::hint::black_box;
 
 fn bench_cesium_man(c: &mut Criterion) {
     let Some(dir) = std::env::var_os("DQVIEW_SAMPLES") else {
-        eprintln!("SKIPPED scene bench: DQVIEW_SAMPLES is not set (point it at ../shared/testdata/models)");
+        eprintln!(
+            "SKIPPED scene bench: DQVIEW_SAMPLES is not set (point it at ../shared/testdata/models)"
+        );
         return;
     };
     let path = std::path::Path::new(&dir).join("CesiumMan.glb");
@@ -18,7 +20,9 @@ fn bench_cesium_man(c: &mut Criterion) {
     };
     let duration = clip_duration_s(&scene.animations[0]);
     let none = JointOverrides::new();
-    c.bench_function("cesium_man_load", |b| b.iter(|| load_model(black_box(&path))));
+    c.bench_function("cesium_man_load", |b| {
+        b.iter(|| load_model(black_box(&path)))
+    });
     c.bench_function("cesium_man_sample_1000", |b| {
         let mut pose = Pose::rest(&scene);
         let mut matrices = Vec::new();

@@ -10,11 +10,11 @@
 //! - [`skin`]: joint palettes and the CPU reference skinning.
 //! - [`cli`]: the command line.
 
+pub mod anim;
+pub mod builtin;
+pub mod cli;
 pub mod dq;
 pub mod influences;
-pub mod scene;
-pub mod builtin;
 pub mod model;
-pub mod anim;
+pub mod scene;
 pub mod skin;
-pub mod cli;

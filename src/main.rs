@@ -8,7 +8,7 @@ fn main() -> std::process::ExitCode {
     match dqview::cli::run(cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("dqview: {e:#}");
+            eprintln!("dqview: {}", dqview::cli::error_message(&e));
             std::process::ExitCode::FAILURE
         }
     }

@@ -1,19 +1,48 @@
 //! Poses, clip sampling and joint overrides on scenes built in code.
 
-use dqview::anim::{BoneFrame, JointAngles, JointOverrides, Pose, clip_duration_s, find_clip, find_node};
-use dqview::scene::{Animation, Channel, Interpolation, Node, NodeTransform, Property, Scene, Skin, Trs};
+use dqview::anim::{
+    BoneFrame, JointAngles, JointOverrides, Pose, clip_duration_s, find_clip, find_node,
+};
+use dqview::scene::{
+    Animation, Channel, Interpolation, Node, NodeTransform, Property, Scene, Skin, Trs,
+};
 use glam::{Mat4, Quat, Vec3};
 
 /// root -> upper (at y=0) -> lower (at y=1, along +X from... ) -> hand (1 unit along +X of lower).
 fn chain() -> Scene {
-    let trs = |t: Vec3| NodeTransform::Trs(Trs { translation: t, ..Trs::IDENTITY });
+    let trs = |t: Vec3| {
+        NodeTransform::Trs(Trs {
+            translation: t,
+            ..Trs::IDENTITY
+        })
+    };
     let nodes = vec![
-        Node { name: "upper".into(), children: vec![1], transform: trs(Vec3::ZERO), ..Node::default() },
-        Node { name: "lower".into(), parent: Some(0), children: vec![2], transform: trs(Vec3::Y), ..Node::default() },
-        Node { name: "hand".into(), parent: Some(1), transform: trs(Vec3::X), ..Node::default() },
+        Node {
+            name: "upper".into(),
+            children: vec![1],
+            transform: trs(Vec3::ZERO),
+            ..Node::default()
+        },
+        Node {
+            name: "lower".into(),
+            parent: Some(0),
+            children: vec![2],
+            transform: trs(Vec3::Y),
+            ..Node::default()
+        },
+        Node {
+            name: "hand".into(),
+            parent: Some(1),
+            transform: trs(Vec3::X),
+            ..Node::default()
+        },
     ];
     // Bind pose = rest pose: inverse bind is the inverse of each global.
-    let globals = [Mat4::IDENTITY, Mat4::from_translation(Vec3::Y), Mat4::from_translation(Vec3::new(1.0, 1.0, 0.0))];
+    let globals = [
+        Mat4::IDENTITY,
+        Mat4::from_translation(Vec3::Y),
+        Mat4::from_translation(Vec3::new(1.0, 1.0, 0.0)),
+    ];
     let skin = Skin {
         name: "skin".into(),
         joints: vec![0, 1, 2],
@@ -28,7 +57,11 @@ fn chain() -> Scene {
             property: Property::Rotation,
             interpolation: Interpolation::Linear,
             times_s: vec![0.0, 2.0],
-            values: Quat::IDENTITY.to_array().into_iter().chain(rot.to_array()).collect(),
+            values: Quat::IDENTITY
+                .to_array()
+                .into_iter()
+                .chain(rot.to_array())
+                .collect(),
         }],
     };
     Scene {
@@ -84,9 +117,19 @@ fn twist_is_about_the_bone_axis_towards_the_first_child() {
     let frame = BoneFrame::of(&scene, lower);
     assert!(frame.twist_axis.abs_diff_eq(Vec3::X, 1e-6));
     // Leaf joint: local +Y.
-    assert!(BoneFrame::of(&scene, 2).twist_axis.abs_diff_eq(Vec3::Y, 1e-6));
+    assert!(
+        BoneFrame::of(&scene, 2)
+            .twist_axis
+            .abs_diff_eq(Vec3::Y, 1e-6)
+    );
     let mut overrides = JointOverrides::new();
-    overrides.set(lower, JointAngles { twist_deg: 90.0, ..JointAngles::default() });
+    overrides.set(
+        lower,
+        JointAngles {
+            twist_deg: 90.0,
+            ..JointAngles::default()
+        },
+    );
     let mut pose = Pose::rest(&scene);
     pose.sample(&scene, None, 0.0, &overrides);
     // Twisting keeps the child on the bone axis ...
@@ -94,17 +137,36 @@ fn twist_is_about_the_bone_axis_towards_the_first_child() {
     assert!(hand.abs_diff_eq(Vec3::new(1.0, 1.0, 0.0), 1e-5), "{hand}");
     // ... and turns a point off the axis about it: (1, 1, 0) + local +Y -> +Z direction.
     let off_axis = pose.global[1].transform_point3(Vec3::new(0.5, 0.2, 0.0));
-    assert!(off_axis.abs_diff_eq(Vec3::new(0.5, 1.0, 0.2), 1e-5), "{off_axis}");
+    assert!(
+        off_axis.abs_diff_eq(Vec3::new(0.5, 1.0, 0.2), 1e-5),
+        "{off_axis}"
+    );
     // Bend moves the child off the axis; the joint itself stays put.
-    overrides.set(lower, JointAngles { bend_deg: 90.0, ..JointAngles::default() });
+    overrides.set(
+        lower,
+        JointAngles {
+            bend_deg: 90.0,
+            ..JointAngles::default()
+        },
+    );
     pose.sample(&scene, None, 0.0, &overrides);
     let hand = pose.global[2].transform_point3(Vec3::ZERO);
     assert!(hand.abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-5), "{hand}");
-    assert!(pose.global[1].transform_point3(Vec3::ZERO).abs_diff_eq(Vec3::Y, 1e-6));
+    assert!(
+        pose.global[1]
+            .transform_point3(Vec3::ZERO)
+            .abs_diff_eq(Vec3::Y, 1e-6)
+    );
     // Zero angles remove the entry; NaN angles are ignored.
     overrides.set(lower, JointAngles::default());
     assert!(overrides.angles.is_empty());
-    overrides.set(lower, JointAngles { twist_deg: f32::NAN, ..JointAngles::default() });
+    overrides.set(
+        lower,
+        JointAngles {
+            twist_deg: f32::NAN,
+            ..JointAngles::default()
+        },
+    );
     pose.sample(&scene, None, 0.0, &overrides);
     assert!(pose.global.iter().all(|g| g.is_finite()));
 }

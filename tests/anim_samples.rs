@@ -30,7 +30,10 @@ fn same_rotation(a: Quat, b: Quat) -> bool {
 
 #[test]
 fn interpolation_test_step_linear_cubic_values() {
-    let Some(dir) = support::data_dir("DQVIEW_SAMPLES", "interpolation_test_step_linear_cubic_values") else {
+    let Some(dir) = support::data_dir(
+        "DQVIEW_SAMPLES",
+        "interpolation_test_step_linear_cubic_values",
+    ) else {
         return;
     };
     let scene = load(&dir, "extras/InterpolationTest.glb");
@@ -49,26 +52,62 @@ fn interpolation_test_step_linear_cubic_values() {
     assert_eq!(at("Step Scale", 0.5).scale, Vec3::ZERO);
     assert_eq!(at("Step Scale", 0.99).scale, Vec3::ZERO);
     // LINEAR: a quarter of the way from 1 to 0.
-    assert!(at("Linear Scale", 0.125).scale.abs_diff_eq(Vec3::splat(0.75), 1e-6));
+    assert!(
+        at("Linear Scale", 0.125)
+            .scale
+            .abs_diff_eq(Vec3::splat(0.75), 1e-6)
+    );
     // CUBICSPLINE with zero tangents: Hermite h00 = 0.84375 at s = 0.25, 0.5 at s = 0.5.
-    assert!(at("CubicSpline Scale", 0.125).scale.abs_diff_eq(Vec3::splat(0.84375), 1e-6));
-    assert!(at("CubicSpline Scale", 0.25).scale.abs_diff_eq(Vec3::splat(0.5), 1e-6));
+    assert!(
+        at("CubicSpline Scale", 0.125)
+            .scale
+            .abs_diff_eq(Vec3::splat(0.84375), 1e-6)
+    );
+    assert!(
+        at("CubicSpline Scale", 0.25)
+            .scale
+            .abs_diff_eq(Vec3::splat(0.5), 1e-6)
+    );
     // Translation: LINEAR y from 6.8 to 10.8; CUBICSPLINE at s = 0.2 from 10.8 to 6.8 (h00 = 0.896).
-    assert!(at("Linear Translation", 0.25).translation.abs_diff_eq(Vec3::new(-3.4, 8.8, 0.0), 1e-5));
+    assert!(
+        at("Linear Translation", 0.25)
+            .translation
+            .abs_diff_eq(Vec3::new(-3.4, 8.8, 0.0), 1e-5)
+    );
     let y = 0.896 * 10.8 + 0.104 * 6.8;
-    assert!(at("CubicSpline Translation", 0.6).translation.abs_diff_eq(Vec3::new(3.4, y, 0.0), 1e-5));
-    assert_eq!(at("Step Translation", 0.7).translation, Vec3::new(0.0, 10.8, 0.0));
+    assert!(
+        at("CubicSpline Translation", 0.6)
+            .translation
+            .abs_diff_eq(Vec3::new(3.4, y, 0.0), 1e-5)
+    );
+    assert_eq!(
+        at("Step Translation", 0.7).translation,
+        Vec3::new(0.0, 10.8, 0.0)
+    );
     // Rotations about -Z, keys every 45 degrees: slerp halfway is 22.5; cubic halfway from 45 to 90 is 67.5.
-    assert!(same_rotation(at("Linear Rotation", 0.25).rotation, about_minus_z(22.5)));
-    assert!(same_rotation(at("CubicSpline Rotation", 0.75).rotation, about_minus_z(67.5)));
-    assert!(same_rotation(at("Step Rotation", 1.2).rotation, about_minus_z(90.0)));
+    assert!(same_rotation(
+        at("Linear Rotation", 0.25).rotation,
+        about_minus_z(22.5)
+    ));
+    assert!(same_rotation(
+        at("CubicSpline Rotation", 0.75).rotation,
+        about_minus_z(67.5)
+    ));
+    assert!(same_rotation(
+        at("Step Rotation", 1.2).rotation,
+        about_minus_z(90.0)
+    ));
     // Past the end: the last key.
-    assert!(same_rotation(at("Linear Rotation", 9.0).rotation, about_minus_z(180.0)));
+    assert!(same_rotation(
+        at("Linear Rotation", 9.0).rotation,
+        about_minus_z(180.0)
+    ));
 }
 
 #[test]
 fn simple_skin_joint_matrices_mid_clip() {
-    let Some(dir) = support::data_dir("DQVIEW_SAMPLES", "simple_skin_joint_matrices_mid_clip") else {
+    let Some(dir) = support::data_dir("DQVIEW_SAMPLES", "simple_skin_joint_matrices_mid_clip")
+    else {
         return;
     };
     let scene = load(&dir, "SimpleSkin.gltf");
@@ -84,7 +123,9 @@ fn simple_skin_joint_matrices_mid_clip() {
     // Joint 1 rotates about +Z through (0, 1, 0), halfway between the keys at 0.5 s and 1.0 s.
     let key = |s: f32, c: f32| 2.0 * s.atan2(c);
     let angle = 0.5 * (key(0.383, 0.924) + key(0.707, 0.707));
-    let expected = Mat4::from_translation(Vec3::Y) * Mat4::from_rotation_z(angle) * Mat4::from_translation(-Vec3::Y);
+    let expected = Mat4::from_translation(Vec3::Y)
+        * Mat4::from_rotation_z(angle)
+        * Mat4::from_translation(-Vec3::Y);
     assert!(m[1].abs_diff_eq(expected, 1e-5), "{} vs {expected}", m[1]);
     // The top vertex (0.5, 2, 0) goes to the left of the axis.
     let top = m[1].transform_point3(Vec3::new(0.5, 2.0, 0.0));
@@ -93,7 +134,10 @@ fn simple_skin_joint_matrices_mid_clip() {
 
 #[test]
 fn cesium_man_and_rigged_figure_sample_everywhere() {
-    let Some(dir) = support::data_dir("DQVIEW_SAMPLES", "cesium_man_and_rigged_figure_sample_everywhere") else {
+    let Some(dir) = support::data_dir(
+        "DQVIEW_SAMPLES",
+        "cesium_man_and_rigged_figure_sample_everywhere",
+    ) else {
         return;
     };
     for file in ["CesiumMan.glb", "RiggedFigure.glb", "RiggedSimple.glb"] {
@@ -114,7 +158,13 @@ fn cesium_man_and_rigged_figure_sample_everywhere() {
         let joint = scene.skins[0].joints[1];
         let node = find_node(&scene, &joint.to_string()).expect("node by index");
         let mut overrides = JointOverrides::new();
-        overrides.set(node, JointAngles { twist_deg: 90.0, ..JointAngles::default() });
+        overrides.set(
+            node,
+            JointAngles {
+                twist_deg: 90.0,
+                ..JointAngles::default()
+            },
+        );
         let mut twisted = Pose::rest(&scene);
         twisted.sample(&scene, Some(0), 0.0, &overrides);
         pose.sample(&scene, Some(0), 0.0, &JointOverrides::new());

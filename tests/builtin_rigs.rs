@@ -11,6 +11,9 @@ use support::{
     u32_at,
 };
 
+/// A joint as documented: name, parent joint index, world height.
+type JointSpec = (&'static str, Option<usize>, f32);
+
 fn all_rigs() -> Vec<(&'static str, Scene)> {
     BUILTIN_NAMES
         .iter()
@@ -66,7 +69,7 @@ fn names_and_sources() {
 
 #[test]
 fn joint_names_and_layout_are_as_documented() {
-    let expected: [(&str, &[(&str, Option<usize>, f32)]); 3] = [
+    let expected: [(&str, &[JointSpec]); 3] = [
         ("twist", &[("base", None, 0.0), ("tip", Some(0), 1.0)]),
         ("elbow", &[("upper", None, 0.0), ("lower", Some(0), 1.0)]),
         (

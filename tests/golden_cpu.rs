@@ -22,8 +22,15 @@ fn cases(index: &str) -> Vec<GoldenCase> {
     index
         .lines()
         .filter_map(|line| {
-            let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
-            let [file, model, clip, time, mode] = cells[..] else { return None };
+            let cells: Vec<&str> = line
+                .trim()
+                .trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .collect();
+            let [file, model, clip, time, mode] = cells[..] else {
+                return None;
+            };
             Some(GoldenCase {
                 file: file.to_string(),
                 model: model.to_string(),
@@ -63,15 +70,33 @@ fn cpu_skinning_matches_golden_meshes() {
 
         let text = std::fs::read_to_string(golden.join(&case.file)).expect("golden obj");
         let groups = support::obj_groups(&text);
-        let skinned: Vec<_> = posed.iter().zip(&posed_other).filter(|(p, _)| p.skinned).collect();
+        let skinned: Vec<_> = posed
+            .iter()
+            .zip(&posed_other)
+            .filter(|(p, _)| p.skinned)
+            .collect();
         assert_eq!(groups.len(), skinned.len(), "{}: group count", case.file);
         let mut worst_other = 0.0f32;
         for ((name, expected), (mine, mine_other)) in groups.iter().zip(&skinned) {
-            assert_eq!(name, &format!("node{}_mesh{}_prim{}", mine.node, mine.mesh, mine.primitive), "{}", case.file);
-            assert_eq!(expected.len(), mine.vertices.positions.len(), "{} {name}: vertex count", case.file);
+            assert_eq!(
+                name,
+                &format!("node{}_mesh{}_prim{}", mine.node, mine.mesh, mine.primitive),
+                "{}",
+                case.file
+            );
+            assert_eq!(
+                expected.len(),
+                mine.vertices.positions.len(),
+                "{} {name}: vertex count",
+                case.file
+            );
             for (v, (e, p)) in expected.iter().zip(&mine.vertices.positions).enumerate() {
                 let err = (*e - *p).length();
-                assert!(err <= tolerance, "{} {name} vertex {v}: {p} vs golden {e} (error {err}, tolerance {tolerance})", case.file);
+                assert!(
+                    err <= tolerance,
+                    "{} {name} vertex {v}: {p} vs golden {e} (error {err}, tolerance {tolerance})",
+                    case.file
+                );
             }
             for (e, p) in expected.iter().zip(&mine_other.vertices.positions) {
                 worst_other = worst_other.max((*e - *p).length());
@@ -82,5 +107,9 @@ fn cpu_skinning_matches_golden_meshes() {
         }
     }
     // The tolerance tells LBS from DQS: on most poses the other mode misses the golden mesh.
-    assert!(other_mode_far >= cases.len() / 2, "only {other_mode_far} of {} cases tell LBS from DQS", cases.len());
+    assert!(
+        other_mode_far >= cases.len() / 2,
+        "only {other_mode_far} of {} cases tell LBS from DQS",
+        cases.len()
+    );
 }

@@ -101,7 +101,7 @@ proptest! {
     #[test]
     fn normals_stay_unit(ms in proptest::collection::vec(arb_rigid(), 4), w in proptest::collection::vec(0.0f32..1.0, 4), n in arb_quat(), s in 0.2f32..3.0) {
         let mut mats = ms.clone();
-        mats[3] = mats[3] * Mat4::from_scale(Vec3::new(s, 1.0, 1.0 / s));
+        mats[3] *= Mat4::from_scale(Vec3::new(s, 1.0, 1.0 / s));
         let palette = JointPalette::from_matrices(&mats);
         let row: Vec<(u16, f32)> = w.iter().enumerate().map(|(j, &w)| (j as u16, w)).collect();
         for mode in SkinningMode::ALL {

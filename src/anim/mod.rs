@@ -17,8 +17,17 @@ pub fn find_clip(scene: &Scene, name_or_index: &str) -> Option<usize> {
     anims
         .iter()
         .position(|a| a.name == name_or_index)
-        .or_else(|| anims.iter().position(|a| a.name.eq_ignore_ascii_case(name_or_index)))
-        .or_else(|| name_or_index.parse::<usize>().ok().filter(|&i| i < anims.len()))
+        .or_else(|| {
+            anims
+                .iter()
+                .position(|a| a.name.eq_ignore_ascii_case(name_or_index))
+        })
+        .or_else(|| {
+            name_or_index
+                .parse::<usize>()
+                .ok()
+                .filter(|&i| i < anims.len())
+        })
 }
 
 /// Finds a node by name (exact, then case-insensitive) or by index.
@@ -28,6 +37,15 @@ pub fn find_node(scene: &Scene, name_or_index: &str) -> Option<usize> {
     nodes
         .iter()
         .position(|n| n.name == name_or_index)
-        .or_else(|| nodes.iter().position(|n| n.name.eq_ignore_ascii_case(name_or_index)))
-        .or_else(|| name_or_index.parse::<usize>().ok().filter(|&i| i < nodes.len()))
+        .or_else(|| {
+            nodes
+                .iter()
+                .position(|n| n.name.eq_ignore_ascii_case(name_or_index))
+        })
+        .or_else(|| {
+            name_or_index
+                .parse::<usize>()
+                .ok()
+                .filter(|&i| i < nodes.len())
+        })
 }

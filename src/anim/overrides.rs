@@ -104,7 +104,9 @@ impl BoneFrame {
             .unwrap_or(Vec3::Y);
         let bend_axis = (Vec3::Z - twist_axis * twist_axis.dot(Vec3::Z))
             .try_normalize()
-            .unwrap_or_else(|| (Vec3::X - twist_axis * twist_axis.dot(Vec3::X)).normalize_or(Vec3::X));
+            .unwrap_or_else(|| {
+                (Vec3::X - twist_axis * twist_axis.dot(Vec3::X)).normalize_or(Vec3::X)
+            });
         Self {
             twist_axis,
             bend_axis,
@@ -122,7 +124,9 @@ impl BoneFrame {
                 Quat::IDENTITY
             }
         };
-        rot(self.bend_axis, angles.bend_deg) * rot(self.roll_axis, angles.roll_deg) * rot(self.twist_axis, angles.twist_deg)
+        rot(self.bend_axis, angles.bend_deg)
+            * rot(self.roll_axis, angles.roll_deg)
+            * rot(self.twist_axis, angles.twist_deg)
     }
 }
 

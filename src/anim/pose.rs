@@ -39,7 +39,13 @@ impl Pose {
     /// Resets to rest, applies clip `clip` at `time_s` and the overrides, and updates globals.
     ///
     /// A clip index out of range leaves the rest pose.
-    pub fn sample(&mut self, scene: &Scene, clip: Option<usize>, time_s: f32, overrides: &JointOverrides) {
+    pub fn sample(
+        &mut self,
+        scene: &Scene,
+        clip: Option<usize>,
+        time_s: f32,
+        overrides: &JointOverrides,
+    ) {
         if self.local.len() != scene.nodes.len() {
             *self = Self::rest(scene);
         }
@@ -79,7 +85,10 @@ impl Pose {
     /// Recomputes every global matrix from the local transforms, parents first.
     pub fn update_globals(&mut self, scene: &Scene) {
         for &n in &self.order {
-            let local = self.local.get(n).map_or(Mat4::IDENTITY, NodeTransform::to_mat4);
+            let local = self
+                .local
+                .get(n)
+                .map_or(Mat4::IDENTITY, NodeTransform::to_mat4);
             let parent = scene
                 .nodes
                 .get(n)
@@ -114,7 +123,11 @@ pub(crate) fn to_trs(t: NodeTransform) -> Trs {
             let (scale, rotation, translation) = m.to_scale_rotation_translation();
             Trs {
                 translation,
-                rotation: if rotation.is_finite() { rotation.normalize() } else { glam::Quat::IDENTITY },
+                rotation: if rotation.is_finite() {
+                    rotation.normalize()
+                } else {
+                    glam::Quat::IDENTITY
+                },
                 scale,
             }
         }
@@ -135,7 +148,12 @@ fn parent_first_order(scene: &Scene) -> Vec<usize> {
         }
         order.push(n);
         if let Some(node) = scene.nodes.get(n) {
-            stack.extend(node.children.iter().rev().filter(|&&c| c < seen.len() && !seen[c]));
+            stack.extend(
+                node.children
+                    .iter()
+                    .rev()
+                    .filter(|&&c| c < seen.len() && !seen[c]),
+            );
         }
     }
     order

@@ -40,8 +40,9 @@ pub fn sample_channel(channel: &Channel, time_s: f32, out: &mut Vec<f32>) -> boo
             if s == 0.0 {
                 out.extend_from_slice(value(k, 0));
             } else if channel.property == Property::Rotation {
-                let a = quat_from(value(k, 0));
-                let b = quat_from(value(k + 1, 0));
+                // Keys are often not exactly unit (3-digit exports); slerp needs unit inputs.
+                let a = unit_quat_from(value(k, 0));
+                let b = unit_quat_from(value(k + 1, 0));
                 out.extend_from_slice(&slerp_shortest(a, b, s).to_array());
             } else {
                 let (a, b) = (value(k, 0), value(k + 1, 0));
@@ -89,7 +90,11 @@ fn locate(times: &[f32], t: f32) -> (usize, f32, f32) {
     let next = times.partition_point(|&x| x <= t).clamp(1, last);
     let k = next - 1;
     let dt = times[next] - times[k];
-    let s = if dt > 0.0 { ((t - times[k]) / dt).clamp(0.0, 1.0) } else { 0.0 };
+    let s = if dt > 0.0 {
+        ((t - times[k]) / dt).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     (k, s, dt)
 }
 
@@ -119,14 +124,23 @@ pub(crate) fn vec3_from(v: &[f32]) -> Vec3 {
 pub(crate) fn unit_quat_from(v: &[f32]) -> Quat {
     let q = quat_from(v);
     let len = q.length();
-    if len.is_finite() && len > 1e-6 { q / len } else { Quat::IDENTITY }
+    if len.is_finite() && len > 1e-6 {
+        q / len
+    } else {
+        Quat::IDENTITY
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn channel(property: Property, interpolation: Interpolation, times: &[f32], values: &[f32]) -> Channel {
+    fn channel(
+        property: Property,
+        interpolation: Interpolation,
+        times: &[f32],
+        values: &[f32],
+    ) -> Channel {
         Channel {
             node: 0,
             property,
@@ -138,7 +152,12 @@ mod tests {
 
     #[test]
     fn linear_translation_and_clamping() {
-        let c = channel(Property::Translation, Interpolation::Linear, &[1.0, 3.0], &[0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
+        let c = channel(
+            Property::Translation,
+            Interpolation::Linear,
+            &[1.0, 3.0],
+            &[0.0, 0.0, 0.0, 2.0, 4.0, 6.0],
+        );
         let mut out = Vec::new();
         assert!(sample_channel(&c, 2.0, &mut out));
         assert_eq!(out, vec![1.0, 2.0, 3.0]);
@@ -152,7 +171,12 @@ mod tests {
 
     #[test]
     fn step_holds_previous_key() {
-        let c = channel(Property::Scale, Interpolation::Step, &[0.0, 1.0], &[1.0, 1.0, 1.0, 2.0, 2.0, 2.0]);
+        let c = channel(
+            Property::Scale,
+            Interpolation::Step,
+            &[0.0, 1.0],
+            &[1.0, 1.0, 1.0, 2.0, 2.0, 2.0],
+        );
         let mut out = Vec::new();
         sample_channel(&c, 0.99, &mut out);
         assert_eq!(out, vec![1.0, 1.0, 1.0]);
@@ -166,21 +190,36 @@ mod tests {
         let b = -Quat::from_rotation_z(0.6);
         let mut values = a.to_array().to_vec();
         values.extend_from_slice(&b.to_array());
-        let c = channel(Property::Rotation, Interpolation::Linear, &[0.0, 1.0], &values);
+        let c = channel(
+            Property::Rotation,
+            Interpolation::Linear,
+            &[0.0, 1.0],
+            &values,
+        );
         let mut out = Vec::new();
         sample_channel(&c, 0.5, &mut out);
         let q = unit_quat_from(&out);
         let expected = Quat::from_rotation_z(0.4);
-        assert!(q.abs_diff_eq(expected, 1e-5) || q.abs_diff_eq(-expected, 1e-5), "{q}");
+        assert!(
+            q.abs_diff_eq(expected, 1e-5) || q.abs_diff_eq(-expected, 1e-5),
+            "{q}"
+        );
     }
 
     #[test]
     fn cubic_spline_uses_scaled_tangents() {
         // One component (scale x/y/z identical) from 0 at t=0 to 1 at t=2, out-tangent 1 and in-tangent 0.
-        let key0 = [0.0, 0.0, 0.0, /*v*/ 0.0, 0.0, 0.0, /*b*/ 1.0, 1.0, 1.0];
+        let key0 = [
+            0.0, 0.0, 0.0, /*v*/ 0.0, 0.0, 0.0, /*b*/ 1.0, 1.0, 1.0,
+        ];
         let key1 = [/*a*/ 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0];
         let values: Vec<f32> = key0.iter().chain(&key1).copied().collect();
-        let c = channel(Property::Scale, Interpolation::CubicSpline, &[0.0, 2.0], &values);
+        let c = channel(
+            Property::Scale,
+            Interpolation::CubicSpline,
+            &[0.0, 2.0],
+            &values,
+        );
         let mut out = Vec::new();
         sample_channel(&c, 1.0, &mut out);
         // s = 0.5: h01 = 0.5, h10 = 0.125, dt = 2: 0.5 + 0.125 * 2 * 1 = 0.75.
@@ -191,7 +230,12 @@ mod tests {
 
     #[test]
     fn short_channels_are_refused() {
-        let c = channel(Property::Translation, Interpolation::Linear, &[0.0, 1.0], &[0.0; 5]);
+        let c = channel(
+            Property::Translation,
+            Interpolation::Linear,
+            &[0.0, 1.0],
+            &[0.0; 5],
+        );
         let mut out = Vec::new();
         assert!(!sample_channel(&c, 0.5, &mut out));
         assert!(out.is_empty());

@@ -26,9 +26,19 @@ pub fn facts(scene: &Scene) -> Value {
     let primitives: Vec<_> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
     let vertices: usize = primitives.iter().map(|p| p.positions.len()).sum();
     let triangles: usize = primitives.iter().map(|p| p.indices.len() / 3).sum();
-    let influences: Vec<_> = primitives.iter().filter_map(|p| p.influences.as_ref()).collect();
-    let max_influences = influences.iter().map(|i| i.max_influences()).max().unwrap_or(0);
-    let over_4: usize = influences.iter().map(|i| i.vertices_with_more_than(4)).sum();
+    let influences: Vec<_> = primitives
+        .iter()
+        .filter_map(|p| p.influences.as_ref())
+        .collect();
+    let max_influences = influences
+        .iter()
+        .map(|i| i.max_influences())
+        .max()
+        .unwrap_or(0);
+    let over_4: usize = influences
+        .iter()
+        .map(|i| i.vertices_with_more_than(4))
+        .sum();
     let zero_weight: usize = influences.iter().map(|i| i.unweighted_vertices()).sum();
 
     let pose = Pose::rest(scene);
@@ -71,7 +81,10 @@ pub fn facts(scene: &Scene) -> Value {
         })
         .collect();
     let posed = skin_scene(scene, &pose, SkinningMode::Lbs, Betas::Uniform(0.0));
-    let bbox = bounds(&posed).map_or(Value::Null, |(lo, hi)| json!({"min": lo.to_array(), "max": hi.to_array()}));
+    let bbox = bounds(&posed).map_or(
+        Value::Null,
+        |(lo, hi)| json!({"min": lo.to_array(), "max": hi.to_array()}),
+    );
     json!({
         "file": scene.source,
         "meshes": scene.meshes.len(),
@@ -105,7 +118,13 @@ fn joint_tree(scene: &Scene, joints: &[usize]) -> Vec<Value> {
         }
         p.filter(|n| joints.contains(n))
     };
-    fn build(scene: &Scene, joints: &[usize], parents: &[Option<usize>], node: usize, depth: usize) -> Value {
+    fn build(
+        scene: &Scene,
+        joints: &[usize],
+        parents: &[Option<usize>],
+        node: usize,
+        depth: usize,
+    ) -> Value {
         let children: Vec<Value> = if depth > 256 {
             Vec::new()
         } else {
@@ -129,7 +148,8 @@ fn joint_tree(scene: &Scene, joints: &[usize]) -> Vec<Value> {
 
 /// A node's name, or `?` for a missing index.
 fn node_name(scene: &Scene, node: Option<usize>) -> String {
-    node.and_then(|n| scene.nodes.get(n)).map_or_else(|| "?".into(), |n| n.name.clone())
+    node.and_then(|n| scene.nodes.get(n))
+        .map_or_else(|| "?".into(), |n| n.name.clone())
 }
 
 /// The human-readable report.
@@ -138,13 +158,24 @@ fn text(scene: &Scene, f: &Value) -> String {
     let mut s = String::new();
     let n = |k: &str| f[k].as_u64().unwrap_or(0);
     let _ = writeln!(s, "file        {}", scene.source);
-    let _ = writeln!(s, "meshes      {} ({} primitives)", n("meshes"), n("primitives"));
+    let plural = if n("primitives") == 1 { "" } else { "s" };
+    let _ = writeln!(
+        s,
+        "meshes      {} ({} primitive{plural})",
+        n("meshes"),
+        n("primitives")
+    );
     let _ = writeln!(s, "vertices    {}", n("vertices"));
     let _ = writeln!(s, "triangles   {}", n("triangles"));
     let skins = f["skins"].as_array().cloned().unwrap_or_default();
     let _ = writeln!(s, "skins       {}", skins.len());
     for (i, skin) in skins.iter().enumerate() {
-        let _ = writeln!(s, "  skin {i} \"{}\": {} joints", skin["name"].as_str().unwrap_or(""), skin["joints"]);
+        let _ = writeln!(
+            s,
+            "  skin {i} \"{}\": {} joints",
+            skin["name"].as_str().unwrap_or(""),
+            skin["joints"]
+        );
         for root in skin["joint_tree"].as_array().into_iter().flatten() {
             tree_lines(&mut s, root, 2);
         }
@@ -156,19 +187,38 @@ fn text(scene: &Scene, f: &Value) -> String {
         n("vertices_over_4_influences"),
         n("zero_weight_vertices")
     );
-    let non_rigid = f["non_rigid_joints"].as_array().cloned().unwrap_or_default();
+    let non_rigid = f["non_rigid_joints"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     if non_rigid.is_empty() {
         let _ = writeln!(s, "non-rigid   none at rest (DQS fast path)");
     } else {
-        let _ = writeln!(s, "non-rigid   {} joints at rest (DQS two-phase path):", non_rigid.len());
+        let _ = writeln!(
+            s,
+            "non-rigid   {} joints at rest (DQS two-phase path):",
+            non_rigid.len()
+        );
         for j in &non_rigid {
-            let _ = writeln!(s, "  skin {} joint {} \"{}\": {}", j["skin"], j["joint"], j["name"].as_str().unwrap_or(""), j["kind"].as_str().unwrap_or(""));
+            let _ = writeln!(
+                s,
+                "  skin {} joint {} \"{}\": {}",
+                j["skin"],
+                j["joint"],
+                j["name"].as_str().unwrap_or(""),
+                j["kind"].as_str().unwrap_or("")
+            );
         }
     }
     let clips = f["clips"].as_array().cloned().unwrap_or_default();
     let _ = writeln!(s, "clips       {}", clips.len());
     for (i, c) in clips.iter().enumerate() {
-        let kinds: Vec<&str> = c["interpolations"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let kinds: Vec<&str> = c["interpolations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
         let _ = writeln!(
             s,
             "  {i} \"{}\": {:.3} s, {} channels, {}",
@@ -180,7 +230,12 @@ fn text(scene: &Scene, f: &Value) -> String {
     }
     match (f["bbox"]["min"].as_array(), f["bbox"]["max"].as_array()) {
         (Some(lo), Some(hi)) => {
-            let fmt = |v: &Vec<Value>| v.iter().map(|x| format!("{:.4}", x.as_f64().unwrap_or(0.0))).collect::<Vec<_>>().join(", ");
+            let fmt = |v: &Vec<Value>| {
+                v.iter()
+                    .map(|x| format!("{:.4}", x.as_f64().unwrap_or(0.0)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
             let _ = writeln!(s, "bbox        min ({})  max ({})", fmt(lo), fmt(hi));
         }
         _ => {
@@ -196,7 +251,13 @@ fn text(scene: &Scene, f: &Value) -> String {
 /// Appends one joint and its children, indented by depth.
 fn tree_lines(s: &mut String, node: &Value, depth: usize) {
     use std::fmt::Write;
-    let _ = writeln!(s, "{}{} (node {})", "  ".repeat(depth), node["name"].as_str().unwrap_or(""), node["node"]);
+    let _ = writeln!(
+        s,
+        "{}{} (node {})",
+        "  ".repeat(depth),
+        node["name"].as_str().unwrap_or(""),
+        node["node"]
+    );
     for c in node["children"].as_array().into_iter().flatten() {
         tree_lines(s, c, depth + 1);
     }

@@ -61,10 +61,13 @@ pub enum Command {
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Inspect { model, json }) => inspect::run(&model_or_default(model), json),
-        Some(Command::Export { model, out, pose }) => export::run(&model_or_default(model), &out, &pose),
+        Some(Command::Export { model, out, pose }) => {
+            export::run(&model_or_default(model), &out, &pose)
+        }
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
-            std::fs::write(&out, bytes).with_context(|| format!("cannot write {}", out.display()))?;
+            std::fs::write(&out, bytes)
+                .with_context(|| format!("cannot write {}", out.display()))?;
             println!("wrote builtin:{name} to {}", out.display());
             Ok(())
         }
@@ -83,4 +86,21 @@ fn model_or_default(model: Option<String>) -> String {
 /// Loads a model with an error message that names it.
 fn load(model: &str) -> Result<crate::scene::Scene> {
     crate::model::load_model(model).with_context(|| format!("cannot load {model}"))
+}
+
+/// One line for the user: the error and its causes, leaving out causes a message already quotes.
+#[must_use]
+pub fn error_message(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }

@@ -52,13 +52,20 @@ impl PoseArgs {
     /// Checks every option against `scene`; errors list the valid choices.
     pub fn resolve(&self, scene: &Scene) -> Result<ResolvedPose> {
         let mode = SkinningMode::from_name(&self.mode).ok_or_else(|| {
-            anyhow!("unknown mode `{}` (valid: {})", self.mode, mode_names().join(", "))
+            anyhow!(
+                "unknown mode `{}` (valid: {})",
+                self.mode,
+                mode_names().join(", ")
+            )
         })?;
         if !self.beta.is_finite() || !(0.0..=1.0).contains(&self.beta) {
             bail!("--beta must be a number from 0 to 1, got {}", self.beta);
         }
         if !self.time.is_finite() {
-            bail!("--time must be a finite number of seconds, got {}", self.time);
+            bail!(
+                "--time must be a finite number of seconds, got {}",
+                self.time
+            );
         }
         let clip = match &self.clip {
             None => None,
@@ -116,7 +123,10 @@ fn parse_joint_angle(scene: &Scene, spec: &str) -> Result<(usize, f32)> {
         .filter(|d: &f32| d.is_finite())
         .ok_or_else(|| anyhow!("`{deg}` in `{spec}` is not a finite number of degrees"))?;
     let node = find_node(scene, joint.trim()).ok_or_else(|| {
-        anyhow!("unknown joint `{joint}` (valid: {})", joint_names(scene).join(", "))
+        anyhow!(
+            "unknown joint `{joint}` (valid: {})",
+            joint_names(scene).join(", ")
+        )
     })?;
     Ok((node, deg))
 }
@@ -126,10 +136,10 @@ fn joint_names(scene: &Scene) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for skin in &scene.skins {
         for &j in &skin.joints {
-            if let Some(n) = scene.nodes.get(j) {
-                if !names.contains(&n.name) {
-                    names.push(n.name.clone());
-                }
+            if let Some(n) = scene.nodes.get(j)
+                && !names.contains(&n.name)
+            {
+                names.push(n.name.clone());
             }
         }
     }
@@ -138,4 +148,3 @@ fn joint_names(scene: &Scene) -> Vec<String> {
     }
     names
 }
-

@@ -27,13 +27,22 @@ pub struct PosedPrimitive {
 /// with `mode` as glTF defines it (the mesh node's own transform is ignored);
 /// other primitives are moved by their node's global matrix.
 #[must_use]
-pub fn skin_scene(scene: &Scene, pose: &Pose, mode: SkinningMode, betas: Betas<'_>) -> Vec<PosedPrimitive> {
+pub fn skin_scene(
+    scene: &Scene,
+    pose: &Pose,
+    mode: SkinningMode,
+    betas: Betas<'_>,
+) -> Vec<PosedPrimitive> {
     let mut out = Vec::new();
     let mut matrices = Vec::new();
     let mut palettes: Vec<Option<JointPalette>> = vec![None; scene.skins.len()];
     for (node_index, node) in scene.nodes.iter().enumerate() {
-        let Some(mesh_index) = node.mesh else { continue };
-        let Some(mesh) = scene.meshes.get(mesh_index) else { continue };
+        let Some(mesh_index) = node.mesh else {
+            continue;
+        };
+        let Some(mesh) = scene.meshes.get(mesh_index) else {
+            continue;
+        };
         for (prim_index, prim) in mesh.primitives.iter().enumerate() {
             let mut posed = PosedPrimitive {
                 node: node_index,
@@ -57,7 +66,11 @@ pub fn skin_scene(scene: &Scene, pose: &Pose, mode: SkinningMode, betas: Betas<'
                     posed.skinned = true;
                 }
                 _ => {
-                    let world = pose.global.get(node_index).copied().unwrap_or(Mat4::IDENTITY);
+                    let world = pose
+                        .global
+                        .get(node_index)
+                        .copied()
+                        .unwrap_or(Mat4::IDENTITY);
                     rigid(world, prim, &mut posed.vertices);
                 }
             }
@@ -70,7 +83,11 @@ pub fn skin_scene(scene: &Scene, pose: &Pose, mode: SkinningMode, betas: Betas<'
 /// Moves a primitive by one matrix (normals by its inverse transpose).
 fn rigid(world: Mat4, prim: &crate::scene::Primitive, out: &mut SkinnedVertices) {
     let normal_matrix = glam::Mat3::from_mat4(world).inverse().transpose();
-    out.positions = prim.positions.iter().map(|&p| world.transform_point3(p)).collect();
+    out.positions = prim
+        .positions
+        .iter()
+        .map(|&p| world.transform_point3(p))
+        .collect();
     out.normals = prim
         .normals
         .iter()
@@ -82,7 +99,10 @@ fn rigid(world: Mat4, prim: &crate::scene::Primitive, out: &mut SkinnedVertices)
         .unwrap_or(&[])
         .iter()
         .map(|t| {
-            let d = world.transform_vector3(t.truncate()).try_normalize().unwrap_or(t.truncate());
+            let d = world
+                .transform_vector3(t.truncate())
+                .try_normalize()
+                .unwrap_or(t.truncate());
             d.extend(t.w)
         })
         .collect();

@@ -1,6 +1,6 @@
 //! Locating the shared test data and reading OBJ files.
 
-
+use std::io::Write;
 use std::path::PathBuf;
 
 /// The folder named by environment variable `var`, or `None` after a loud skip message.
@@ -17,7 +17,11 @@ pub fn data_dir(var: &str, test: &str) -> Option<PathBuf> {
                 None => format!("{var} is not set"),
             };
             assert!(!required, "{test}: {why}, and DQVIEW_REQUIRE_DATA is set");
-            eprintln!("SKIPPED {test}: {why} (run `bash .ci/run`, which sets it)");
+            // Straight to stderr: the test harness hides eprintln! output of passing tests.
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED {test}: {why} (run `bash .ci/run`, which sets it)"
+            );
             None
         }
     }
@@ -31,7 +35,10 @@ pub fn obj_groups(text: &str) -> Vec<(String, Vec<glam::Vec3>)> {
         match parts.next() {
             Some("o") | Some("g") => groups.push((parts.collect::<Vec<_>>().join(" "), Vec::new())),
             Some("v") => {
-                let xyz: Vec<f32> = parts.take(3).map(|x| x.parse().expect("number in v line")).collect();
+                let xyz: Vec<f32> = parts
+                    .take(3)
+                    .map(|x| x.parse().expect("number in v line"))
+                    .collect();
                 if groups.is_empty() {
                     groups.push((String::new(), Vec::new()));
                 }

@@ -6,5 +6,7 @@
 mod data;
 mod scenes;
 
+#[allow(unused_imports)]
 pub use data::*;
+#[allow(unused_imports)]
 pub use scenes::*;
