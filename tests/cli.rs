@@ -25,13 +25,23 @@ fn inspect_json(model: &str) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("inspect --json prints JSON")
 }
 
+/// (file, meshes, vertices, triangles, joints per skin, max influences, clip durations).
+type SampleFacts = (
+    &'static str,
+    u64,
+    u64,
+    u64,
+    &'static [u64],
+    u64,
+    &'static [f64],
+);
+
 #[test]
 fn inspect_json_on_sample_models() {
     let Some(dir) = support::data_dir("DQVIEW_SAMPLES", "inspect_json_on_sample_models") else {
         return;
     };
-    // (file, meshes, vertices, triangles, [(skin joints)], max influences, [clip duration])
-    let cases: [(&str, u64, u64, u64, &[u64], u64, &[f64]); 4] = [
+    let cases: [SampleFacts; 4] = [
         ("SimpleSkin.gltf", 1, 10, 8, &[2], 2, &[5.5]),
         ("RiggedSimple.glb", 1, 160, 188, &[2], 2, &[2.083333]),
         ("RiggedFigure.glb", 1, 370, 256, &[19], 4, &[1.25]),
