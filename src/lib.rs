@@ -8,6 +8,7 @@
 //! - [`model`]: opening a model by path or built-in name.
 //! - [`anim`]: clip sampling, poses, joint overrides.
 //! - [`skin`]: joint palettes and the CPU reference skinning.
+//! - [`render`]: GPU skinning on wgpu, checked against [`skin`].
 //! - [`cli`]: the command line.
 
 pub mod dq;
@@ -17,4 +18,5 @@ pub mod builtin;
 pub mod model;
 pub mod anim;
 pub mod skin;
+pub mod render;
 pub mod cli;
