@@ -49,4 +49,10 @@ pub enum RenderError {
         /// The device limit.
         limit: u64,
     },
+    /// The adapter lacks something a pipeline needs.
+    #[error("the GPU adapter cannot {what}")]
+    MissingCapability {
+        /// What it cannot do, as a verb phrase.
+        what: &'static str,
+    },
 }

@@ -137,6 +137,46 @@ pub struct GpuSkinnedVertex {
     pub tangent: [f32; 4],
 }
 
+/// One vertex of a skinned mesh for the render pipelines (vertex buffer 0).
+///
+/// Keep in sync with `VertexIn` locations 0-1 in `shaders/skin_render.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuMeshVertex {
+    /// Bind-pose position (`Float32x3`, location 0).
+    pub position: [f32; 3],
+    /// Bind-pose unit normal (`Float32x3`, location 1).
+    pub normal: [f32; 3],
+}
+
+/// Up to eight influences as vertex attributes (vertex buffer 1).
+///
+/// Keep in sync with `VertexIn` locations 2-5 in `shaders/skin_render.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuVertexJoints {
+    /// Joint indices (`Uint16x4` x 2, locations 2-3), heaviest first.
+    pub joints: [[u16; 4]; 2],
+    /// Weights (`Float32x4` x 2, locations 4-5); zero for padding.
+    pub weights: [[f32; 4]; 2],
+}
+
+/// Per-frame uniforms of the render pipelines. Keep in sync with `FrameUniforms` in `shaders/skin_render.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuFrameUniforms {
+    /// World to clip space (column major).
+    pub clip_from_world: [[f32; 4]; 4],
+    /// Unit direction towards the key light (world), intensity in w.
+    pub key_light: [f32; 4],
+    /// Unit direction towards the fill light (world), intensity in w.
+    pub fill_light: [f32; 4],
+    /// Linear base colour in rgb, ambient term in a.
+    pub base_color: [f32; 4],
+    /// x: hybrid beta; the rest unused.
+    pub params: [f32; 4],
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +199,10 @@ mod tests {
         check::<GpuBindVertex>(48);
         check::<GpuVertexInfluences>(64);
         check::<GpuSkinnedVertex>(48);
+        check::<GpuFrameUniforms>(128);
+        check::<GpuVertexJoints>(48);
+        // A vertex buffer, not a WGSL struct: tightly packed attributes.
+        assert_eq!(size_of::<GpuMeshVertex>(), 24);
     }
 
     #[test]
@@ -172,6 +216,10 @@ mod tests {
         assert_eq!(offset_of!(GpuBindVertex, tangent), 32);
         assert_eq!(offset_of!(GpuVertexInfluences, weights), 32);
         assert_eq!(offset_of!(GpuSkinnedVertex, tangent), 32);
+        assert_eq!(offset_of!(GpuFrameUniforms, key_light), 64);
+        assert_eq!(offset_of!(GpuFrameUniforms, params), 112);
+        assert_eq!(offset_of!(GpuMeshVertex, normal), 12);
+        assert_eq!(offset_of!(GpuVertexJoints, weights), 16);
     }
 
     #[test]

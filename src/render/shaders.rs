@@ -15,6 +15,9 @@ pub const SKIN_WGSL: &str = include_str!("../../shaders/skin.wgsl");
 /// Compute entry point `cs_skin` and its bind group 1.
 pub const SKIN_COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
 
+/// Vertex-shader skinning entry points (`vs_main_lbs`, `vs_main_dqs`, `vs_main_hybrid`), `fs_main`, bind group 1.
+pub const SKIN_RENDER_WGSL: &str = include_str!("../../shaders/skin_render.wgsl");
+
 /// Most joints whose dual quaternions fit one 64 KiB uniform binding (32 bytes each).
 pub const MAX_UNIFORM_JOINTS: usize = 2048;
 
@@ -87,6 +90,22 @@ pub fn compute_source(binding: PaletteBinding) -> String {
     module_source(binding, SKIN_COMPUTE_WGSL)
 }
 
+/// The render module (vertex-shader skinning and shading).
+#[must_use]
+pub fn render_source(binding: PaletteBinding) -> String {
+    module_source(binding, SKIN_RENDER_WGSL)
+}
+
+/// The vertex entry point that skins with `mode`.
+#[must_use]
+pub fn vertex_entry_point(mode: crate::skin::SkinningMode) -> &'static str {
+    match mode {
+        crate::skin::SkinningMode::Lbs => "vs_main_lbs",
+        crate::skin::SkinningMode::Dqs => "vs_main_dqs",
+        crate::skin::SkinningMode::Hybrid => "vs_main_hybrid",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +137,22 @@ mod tests {
                 .map(|e| e.name.as_str())
                 .collect();
             assert_eq!(entry, ["cs_skin"], "{name}");
+            let name = format!("render/{}", binding.name());
+            let module = validate(&name, &render_source(binding));
+            let mut entry: Vec<_> = module
+                .entry_points
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
+            entry.sort_unstable();
+            assert_eq!(
+                entry,
+                ["fs_main", "vs_main_dqs", "vs_main_hybrid", "vs_main_lbs"],
+                "{name}"
+            );
+        }
+        for mode in crate::skin::SkinningMode::ALL {
+            assert!(SKIN_RENDER_WGSL.contains(&format!("fn {}(", vertex_entry_point(mode))));
         }
     }
 
