@@ -8,6 +8,7 @@
 //! - [`model`]: opening a model by path or built-in name.
 //! - [`anim`]: clip sampling, poses, joint overrides.
 //! - [`skin`]: joint palettes and the CPU reference skinning.
+//! - [`render`]: GPU skinning on wgpu, checked against [`skin`].
 //! - [`cli`]: the command line.
 
 pub mod anim;
@@ -16,5 +17,6 @@ pub mod cli;
 pub mod dq;
 pub mod influences;
 pub mod model;
+pub mod render;
 pub mod scene;
 pub mod skin;

@@ -1,0 +1,57 @@
+// Compute skinning: bind-pose vertices + influences in, skinned vertices out.
+//
+// Keep in sync with src/render/gpu_data.rs (`GpuComputeParams`, `GpuBindVertex`,
+// `GpuVertexInfluences`, `GpuSkinnedVertex`) and src/render/compute_skin.rs
+// (bind group 1). Needs dq.wgsl, palette.wgsl and skin.wgsl in the same module.
+
+// Mirrors `GpuComputeParams`.
+struct ComputeParams {
+    vertex_count: u32,
+    // SKIN_MODE_*.
+    mode: u32,
+    // Hybrid factor in [0, 1].
+    beta: f32,
+    // Invocations per dispatch row: meshes past 65535 workgroups use a 2D dispatch.
+    row_stride: u32,
+}
+
+// Mirrors `GpuBindVertex`; w of position and normal is unused.
+struct BindVertex {
+    position: vec4<f32>,
+    normal: vec4<f32>,
+    tangent: vec4<f32>,
+}
+
+// Mirrors `GpuVertexInfluences`: up to eight influences, heaviest first.
+struct VertexInfluences {
+    joints0: vec4<u32>,
+    joints1: vec4<u32>,
+    weights0: vec4<f32>,
+    weights1: vec4<f32>,
+}
+
+// Mirrors `GpuSkinnedVertex`; w of position and normal is 0.
+struct SkinnedVertex {
+    position: vec4<f32>,
+    normal: vec4<f32>,
+    tangent: vec4<f32>,
+}
+
+@group(1) @binding(0) var<uniform> params: ComputeParams;
+@group(1) @binding(1) var<storage, read> bind_vertices: array<BindVertex>;
+@group(1) @binding(2) var<storage, read> vertex_influences: array<VertexInfluences>;
+@group(1) @binding(3) var<storage, read_write> skinned_vertices: array<SkinnedVertex>;
+
+// Keep in sync with `WORKGROUP_SIZE` in src/render/compute_skin.rs.
+@compute @workgroup_size(64)
+fn cs_skin(@builtin(global_invocation_id) id: vec3<u32>) {
+    let index = id.x + id.y * params.row_stride;
+    if index >= params.vertex_count {
+        return;
+    }
+    let b = bind_vertices[index];
+    let i = vertex_influences[index];
+    let input = SkinInput(b.position.xyz, b.normal.xyz, b.tangent, i.joints0, i.joints1, i.weights0, i.weights1);
+    let s = skin_vertex(input, params.mode, params.beta);
+    skinned_vertices[index] = SkinnedVertex(vec4<f32>(s.position, 0.0), vec4<f32>(s.normal, 0.0), s.tangent);
+}

@@ -1,0 +1,95 @@
+//! A skinned mesh's bind-pose vertex buffers for the render pipelines.
+
+use glam::Vec3;
+use wgpu::util::DeviceExt;
+
+use super::gpu_data::{GpuMeshVertex, GpuVertexJoints};
+use super::{GpuContext, RenderError};
+use crate::skin::SkinMesh;
+
+/// Vertex, influence and index buffers of one skinned primitive.
+#[derive(Debug)]
+pub struct GpuMesh {
+    /// Positions and normals (`GpuMeshVertex`), vertex buffer 0.
+    pub vertices: wgpu::Buffer,
+    /// Eight influences per vertex (`GpuVertexJoints`), vertex buffer 1.
+    pub joints: wgpu::Buffer,
+    /// Triangle list indices (u32).
+    pub indices: wgpu::Buffer,
+    /// Indices to draw.
+    pub index_count: u32,
+}
+
+impl GpuMesh {
+    /// Uploads `mesh` (missing normals become +Y, as on the CPU) and its triangle list `indices`.
+    ///
+    /// Each vertex keeps its eight heaviest influences, renormalised, as in the compute pass.
+    pub fn new(
+        ctx: &GpuContext,
+        mesh: &SkinMesh<'_>,
+        indices: &[u32],
+    ) -> Result<Self, RenderError> {
+        let n = mesh.positions.len();
+        let has_normals = mesh.normals.len() == n;
+        let vertices: Vec<GpuMeshVertex> = mesh
+            .positions
+            .iter()
+            .enumerate()
+            .map(|(v, p)| GpuMeshVertex {
+                position: p.to_array(),
+                normal: if has_normals {
+                    mesh.normals[v].to_array()
+                } else {
+                    Vec3::Y.to_array()
+                },
+            })
+            .collect();
+        let mut joints = vec![GpuVertexJoints::default(); n];
+        for (set, (set_joints, set_weights)) in mesh.influences.to_fixed_sets(2).iter().enumerate()
+        {
+            for (dst, (j, w)) in joints.iter_mut().zip(set_joints.iter().zip(set_weights)) {
+                dst.joints[set] = *j;
+                dst.weights[set] = *w;
+            }
+        }
+        let index_count = u32::try_from(indices.len()).map_err(|_| RenderError::TooLarge {
+            what: "dqview::GpuMesh::indices",
+            bytes: (indices.len() * 4) as u64,
+            limit: u64::from(u32::MAX),
+        })?;
+        ctx.scoped("dqview::GpuMesh::new", || {
+            let init = |label, contents: &[u8], usage| {
+                ctx.device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some(label),
+                        contents,
+                        usage,
+                    })
+            };
+            // Empty buffers are legal, but a zero-sized vertex binding is not: keep 4 bytes.
+            let at_least = |bytes: &[u8]| -> Vec<u8> {
+                let mut v = bytes.to_vec();
+                v.resize(v.len().max(4), 0);
+                v
+            };
+            Self {
+                vertices: init(
+                    "dqview::GpuMesh::vertices",
+                    &at_least(bytemuck::cast_slice(&vertices)),
+                    wgpu::BufferUsages::VERTEX,
+                ),
+                joints: init(
+                    "dqview::GpuMesh::joints",
+                    &at_least(bytemuck::cast_slice(&joints)),
+                    wgpu::BufferUsages::VERTEX,
+                ),
+                indices: init(
+                    "dqview::GpuMesh::indices",
+                    &at_least(bytemuck::cast_slice(indices)),
+                    wgpu::BufferUsages::INDEX,
+                ),
+                index_count,
+            }
+        })
+    }
+}

@@ -1,0 +1,34 @@
+//! GPU skinning on wgpu: context, palette buffers, WGSL modules, compute skinner, offscreen renderer.
+//!
+//! The CPU reference in [`crate::skin`] is the specification; the shaders in
+//! `shaders/` mirror it function for function and are tested against it.
+//!
+//! Bind groups of every skinning pipeline:
+//! - group 0, the joint palette ([`GpuPalette`], layout [`PaletteLayout`]):
+//!   0 `SkinParams` uniform, 1 dual quaternions (`array<mat2x4<f32>, 2048>`
+//!   uniform, or a storage array past 2048 joints), 2 LBS matrices (storage
+//!   `array<mat4x4<f32>>`), 3 scale/shear matrices (storage `array<mat3x3<f32>>`,
+//!   one identity for rigid skins).
+//! - group 1, the compute pass ([`ComputeSkinner`]): 0 `ComputeParams` uniform,
+//!   1 bind vertices, 2 influences (read-only storage), 3 skinned vertices (storage).
+//! - group 1, the render pipelines ([`Renderer`]): 0 `FrameUniforms` uniform;
+//!   vertex buffers 0 (`GpuMeshVertex`) and 1 (`GpuVertexJoints`).
+
+mod compute_skin;
+mod context;
+mod error;
+pub mod gpu_data;
+mod mesh;
+mod offscreen;
+mod palette;
+mod renderer;
+pub mod shaders;
+
+pub use compute_skin::ComputeSkinner;
+pub use context::GpuContext;
+pub use error::RenderError;
+pub use mesh::GpuMesh;
+pub use offscreen::{OffscreenTarget, RgbaImage};
+pub use palette::{GpuPalette, PaletteLayout};
+pub use renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, RenderSettings, Renderer};
+pub use shaders::PaletteBinding;

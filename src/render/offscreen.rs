@@ -1,0 +1,203 @@
+//! Rendering into textures and reading the pixels back (tests, thumbnails, `dqview render`).
+
+use wgpu::util::DeviceExt;
+
+use super::mesh::GpuMesh;
+use super::palette::GpuPalette;
+use super::renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, Renderer};
+use super::{GpuContext, RenderError};
+use crate::skin::SkinningMode;
+
+/// An 8-bit RGBA image, rows top to bottom, sRGB-encoded (ready for a PNG).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RgbaImage {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height * 4` bytes.
+    pub pixels: Vec<u8>,
+}
+
+/// The textures of one offscreen frame: multisampled colour and depth, resolved colour.
+#[derive(Debug)]
+pub struct OffscreenTarget {
+    /// Multisampled colour (or the resolve texture itself at 1 sample).
+    msaa_view: Option<wgpu::TextureView>,
+    /// Single-sample colour that is copied out.
+    resolve: wgpu::Texture,
+    resolve_view: wgpu::TextureView,
+    depth_view: wgpu::TextureView,
+}
+
+impl OffscreenTarget {
+    /// Creates the textures for `renderer`'s size and sample count.
+    pub fn new(ctx: &GpuContext, renderer: &Renderer) -> Result<Self, RenderError> {
+        let s = renderer.settings();
+        let size = wgpu::Extent3d {
+            width: s.width.max(1),
+            height: s.height.max(1),
+            depth_or_array_layers: 1,
+        };
+        ctx.scoped("dqview::OffscreenTarget::new", || {
+            let texture = |label, format, sample_count, usage| {
+                ctx.device.create_texture(&wgpu::TextureDescriptor {
+                    label: Some(label),
+                    size,
+                    mip_level_count: 1,
+                    sample_count,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage,
+                    view_formats: &[],
+                })
+            };
+            let attachment = wgpu::TextureUsages::RENDER_ATTACHMENT;
+            let resolve = texture(
+                "dqview::OffscreenTarget::color",
+                COLOR_FORMAT,
+                1,
+                attachment | wgpu::TextureUsages::COPY_SRC,
+            );
+            let msaa_view = (s.sample_count > 1).then(|| {
+                texture(
+                    "dqview::OffscreenTarget::color_msaa",
+                    COLOR_FORMAT,
+                    s.sample_count,
+                    attachment,
+                )
+                .create_view(&wgpu::TextureViewDescriptor::default())
+            });
+            let depth = texture(
+                "dqview::OffscreenTarget::depth",
+                DEPTH_FORMAT,
+                s.sample_count,
+                attachment,
+            );
+            Self {
+                msaa_view,
+                resolve_view: resolve.create_view(&wgpu::TextureViewDescriptor::default()),
+                resolve,
+                depth_view: depth.create_view(&wgpu::TextureViewDescriptor::default()),
+            }
+        })
+    }
+
+    /// Reads the resolved colour back, without the row padding of the copy.
+    pub fn read_rgba(&self, ctx: &GpuContext) -> Result<RgbaImage, RenderError> {
+        let (width, height) = (self.resolve.width(), self.resolve.height());
+        // Texture-to-buffer copies need rows padded to 256 bytes.
+        let row = width * 4;
+        let padded =
+            row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let buffer = ctx.scoped("dqview::OffscreenTarget::read_rgba", || {
+            let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("dqview::OffscreenTarget::pixels"),
+                size: u64::from(padded) * u64::from(height),
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let mut encoder = ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("dqview::OffscreenTarget::copy"),
+                });
+            encoder.copy_texture_to_buffer(
+                self.resolve.as_image_copy(),
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(padded),
+                        rows_per_image: Some(height),
+                    },
+                },
+                self.resolve.size(),
+            );
+            ctx.queue.submit([encoder.finish()]);
+            buffer
+        })?;
+        let bytes = ctx.read_buffer(&buffer, "dqview::OffscreenTarget::readback")?;
+        let pixels = bytes
+            .chunks(padded as usize)
+            .flat_map(|r| r.get(..row as usize).unwrap_or(&[]))
+            .copied()
+            .collect();
+        Ok(RgbaImage {
+            width,
+            height,
+            pixels,
+        })
+    }
+}
+
+impl Renderer {
+    /// Renders one skinned mesh offscreen and returns the image.
+    pub fn render_to_rgba(
+        &self,
+        ctx: &GpuContext,
+        palette: &GpuPalette,
+        mesh: &GpuMesh,
+        camera: &Camera,
+        mode: SkinningMode,
+        beta: f32,
+    ) -> Result<RgbaImage, RenderError> {
+        let target = OffscreenTarget::new(ctx, self)?;
+        let uniforms = self.settings.to_gpu(camera, beta);
+        ctx.scoped("dqview::Renderer::render_to_rgba", || {
+            let frame_buffer = ctx
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("dqview::Renderer::frame"),
+                    contents: bytemuck::bytes_of(&uniforms),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+            let frame = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("dqview::Renderer::frame_bind_group"),
+                layout: &self.frame_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: frame_buffer.as_entire_binding(),
+                }],
+            });
+            let mut encoder = ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("dqview::Renderer::encoder"),
+                });
+            {
+                let [r, g, b, a] = self.settings.background;
+                let (view, resolve_target) = match &target.msaa_view {
+                    Some(msaa) => (msaa, Some(&target.resolve_view)),
+                    None => (&target.resolve_view, None),
+                };
+                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("dqview::Renderer::pass"),
+                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                        view,
+                        depth_slice: None,
+                        resolve_target,
+                        ops: wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })],
+                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                        view: &target.depth_view,
+                        depth_ops: Some(wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(1.0),
+                            store: wgpu::StoreOp::Discard,
+                        }),
+                        stencil_ops: None,
+                    }),
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                });
+                self.draw(&mut pass, palette, &frame, mesh, mode);
+            }
+            ctx.queue.submit([encoder.finish()]);
+        })?;
+        target.read_rgba(ctx)
+    }
+}

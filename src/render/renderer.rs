@@ -1,0 +1,314 @@
+//! The offscreen renderer: vertex-shader skinning pipelines for every mode, one layout for all.
+
+use std::num::NonZeroU64;
+
+use glam::{Mat4, Vec3};
+
+use super::gpu_data::{GpuFrameUniforms, GpuMeshVertex, GpuVertexJoints};
+use super::mesh::GpuMesh;
+use super::palette::{GpuPalette, PaletteLayout};
+use super::shaders::{PaletteBinding, render_source, vertex_entry_point};
+use super::{GpuContext, RenderError};
+use crate::skin::SkinningMode;
+
+/// Colour target format: sRGB, so the shader writes linear light.
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// Depth buffer format.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// Image size, multisampling, colours and lights of a render.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RenderSettings {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// MSAA samples per pixel (1 or 4).
+    pub sample_count: u32,
+    /// Clear colour, linear RGBA.
+    pub background: [f64; 4],
+    /// Surface colour, linear RGB.
+    pub base_color: [f32; 3],
+    /// Light reaching every surface, added to the two half-Lambert terms.
+    pub ambient: f32,
+    /// Direction towards the key light (world space, need not be unit).
+    pub key_direction: Vec3,
+    /// Key light intensity.
+    pub key_intensity: f32,
+    /// Direction towards the fill light (world space, need not be unit).
+    pub fill_direction: Vec3,
+    /// Fill light intensity.
+    pub fill_intensity: f32,
+}
+
+impl RenderSettings {
+    /// Small, fixed settings for image tests: 256 x 256, 4x MSAA, fixed lights.
+    pub const TESTING: Self = Self {
+        width: 256,
+        height: 256,
+        sample_count: 4,
+        background: [0.02, 0.02, 0.025, 1.0],
+        base_color: [0.8, 0.55, 0.4],
+        ambient: 0.05,
+        key_direction: Vec3::new(0.4, 0.8, 0.6),
+        key_intensity: 0.8,
+        fill_direction: Vec3::new(-0.6, -0.2, 0.4),
+        fill_intensity: 0.25,
+    };
+
+    /// The per-frame uniforms for `camera`, with hybrid factor `beta`.
+    #[must_use]
+    pub fn to_gpu(&self, camera: &Camera, beta: f32) -> GpuFrameUniforms {
+        let light = |d: Vec3, i: f32| d.normalize_or(Vec3::Y).extend(i).to_array();
+        let [r, g, b] = self.base_color;
+        GpuFrameUniforms {
+            clip_from_world: camera.clip_from_world.to_cols_array_2d(),
+            key_light: light(self.key_direction, self.key_intensity),
+            fill_light: light(self.fill_direction, self.fill_intensity),
+            base_color: [r, g, b, self.ambient],
+            params: [crate::skin::Betas::Uniform(beta).of(0), 0.0, 0.0, 0.0],
+        }
+    }
+}
+
+impl Default for RenderSettings {
+    fn default() -> Self {
+        Self {
+            width: 512,
+            height: 512,
+            ..Self::TESTING
+        }
+    }
+}
+
+/// Where the scene is seen from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    /// World to clip space (WebGPU depth range 0..1).
+    pub clip_from_world: Mat4,
+}
+
+impl Camera {
+    /// Vertical field of view of [`Camera::framing`], radians.
+    pub const FOV_Y: f32 = 0.61;
+
+    /// A perspective camera looking from `direction` at the box `min..max`, fitting it whole.
+    #[must_use]
+    pub fn framing(min: Vec3, max: Vec3, direction: Vec3, aspect: f32) -> Self {
+        let center = (min + max) * 0.5;
+        let radius = ((max - min).length() * 0.5).max(1e-3);
+        let distance = radius / (Self::FOV_Y * 0.5).sin() * 1.05;
+        let eye = center + direction.normalize_or(Vec3::Z) * distance;
+        let up = if direction.normalize_or(Vec3::Z).y.abs() > 0.99 {
+            Vec3::Z
+        } else {
+            Vec3::Y
+        };
+        let view = glam::camera::rh::view::look_at_mat4(eye, center, up);
+        let near = (distance - radius).max(distance * 1e-3);
+        // WebGPU's clip space is DirectX's: z in [0, 1], y up.
+        let proj = glam::camera::rh::proj::directx::perspective(
+            Self::FOV_Y,
+            aspect.max(1e-3),
+            near,
+            distance + radius,
+        );
+        Self {
+            clip_from_world: proj * view,
+        }
+    }
+}
+
+/// The three skinning pipelines of one palette kind, sharing one layout.
+#[derive(Debug)]
+struct RenderVariant {
+    palette_layout: PaletteLayout,
+    lbs: wgpu::RenderPipeline,
+    dqs: wgpu::RenderPipeline,
+    hybrid: wgpu::RenderPipeline,
+}
+
+/// Draws skinned meshes with vertex-shader skinning; owns every pipeline.
+#[derive(Debug)]
+pub struct Renderer {
+    /// Size, samples, colours and lights.
+    pub(super) settings: RenderSettings,
+    /// Group 1: frame uniforms.
+    pub(super) frame_layout: wgpu::BindGroupLayout,
+    uniform: RenderVariant,
+    storage: RenderVariant,
+}
+
+impl Renderer {
+    /// Builds all six pipelines (three modes x two palette kinds).
+    ///
+    /// Needs vertex-stage storage buffers (LBS matrices, big palettes).
+    pub fn new(ctx: &GpuContext, settings: RenderSettings) -> Result<Self, RenderError> {
+        if !ctx.has_vertex_storage() {
+            return Err(RenderError::MissingCapability {
+                what: "read storage buffers in vertex shaders (DownlevelFlags::VERTEX_STORAGE)",
+            });
+        }
+        ctx.scoped("dqview::Renderer::new", || {
+            let frame_layout =
+                ctx.device
+                    .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some("dqview::Renderer::frame_layout"),
+                        entries: &[wgpu::BindGroupLayoutEntry {
+                            binding: 0,
+                            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                            ty: wgpu::BindingType::Buffer {
+                                ty: wgpu::BufferBindingType::Uniform,
+                                has_dynamic_offset: false,
+                                min_binding_size: NonZeroU64::new(
+                                    size_of::<GpuFrameUniforms>() as u64
+                                ),
+                            },
+                            count: None,
+                        }],
+                    });
+            let uniform = variant(ctx, &frame_layout, &settings, PaletteBinding::Uniform);
+            let storage = variant(ctx, &frame_layout, &settings, PaletteBinding::Storage);
+            Self {
+                settings,
+                frame_layout,
+                uniform,
+                storage,
+            }
+        })
+    }
+
+    /// Size, samples, colours and lights this renderer was built for.
+    #[must_use]
+    pub fn settings(&self) -> &RenderSettings {
+        &self.settings
+    }
+
+    /// The palette layout of `binding`: make [`GpuPalette`]s for this renderer with it.
+    #[must_use]
+    pub fn palette_layout(&self, binding: PaletteBinding) -> &PaletteLayout {
+        match binding {
+            PaletteBinding::Uniform => &self.uniform.palette_layout,
+            PaletteBinding::Storage => &self.storage.palette_layout,
+        }
+    }
+
+    /// Records one draw of `mesh` skinned by `palette` with `mode` into `pass`.
+    pub fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        palette: &GpuPalette,
+        frame: &wgpu::BindGroup,
+        mesh: &GpuMesh,
+        mode: SkinningMode,
+    ) {
+        let variant = match palette.binding {
+            PaletteBinding::Uniform => &self.uniform,
+            PaletteBinding::Storage => &self.storage,
+        };
+        let pipeline = match mode {
+            SkinningMode::Lbs => &variant.lbs,
+            SkinningMode::Dqs => &variant.dqs,
+            SkinningMode::Hybrid => &variant.hybrid,
+        };
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &palette.bind_group, &[]);
+        pass.set_bind_group(1, frame, &[]);
+        pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+        pass.set_vertex_buffer(1, mesh.joints.slice(..));
+        pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..mesh.index_count, 0, 0..1);
+    }
+}
+
+/// Vertex buffer 0: `GpuMeshVertex`. Keep in sync with `VertexIn` in `shaders/skin_render.wgsl`.
+const MESH_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
+/// Vertex buffer 1: `GpuVertexJoints`.
+const JOINT_ATTRIBUTES: [wgpu::VertexAttribute; 4] =
+    wgpu::vertex_attr_array![2 => Uint16x4, 3 => Uint16x4, 4 => Float32x4, 5 => Float32x4];
+
+/// One palette kind's pipelines, all on one explicit layout so bind groups are shared.
+fn variant(
+    ctx: &GpuContext,
+    frame_layout: &wgpu::BindGroupLayout,
+    settings: &RenderSettings,
+    binding: PaletteBinding,
+) -> RenderVariant {
+    let palette_layout = PaletteLayout::new(ctx, binding);
+    let layout = ctx
+        .device
+        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("dqview::Renderer::pipeline_layout"),
+            bind_group_layouts: &[Some(&palette_layout.layout), Some(frame_layout)],
+            immediate_size: 0,
+        });
+    let module = ctx
+        .device
+        .create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("dqview::Renderer::shader"),
+            source: wgpu::ShaderSource::Wgsl(render_source(binding).into()),
+        });
+    let buffers = [
+        Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<GpuMeshVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &MESH_ATTRIBUTES,
+        }),
+        Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<GpuVertexJoints>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &JOINT_ATTRIBUTES,
+        }),
+    ];
+    let pipeline = |mode: SkinningMode, label: &'static str| {
+        ctx.device
+            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some(vertex_entry_point(mode)),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
+                    buffers: &buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    front_face: wgpu::FrontFace::Ccw,
+                    // Open meshes (tubes, capes) show their inside.
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: wgpu::StencilState::default(),
+                    bias: wgpu::DepthBiasState::default(),
+                }),
+                multisample: wgpu::MultisampleState {
+                    count: settings.sample_count,
+                    mask: !0,
+                    alpha_to_coverage_enabled: false,
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: COLOR_FORMAT,
+                        blend: None,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+    };
+    RenderVariant {
+        lbs: pipeline(SkinningMode::Lbs, "dqview::Renderer::rp_lbs"),
+        dqs: pipeline(SkinningMode::Dqs, "dqview::Renderer::rp_dqs"),
+        hybrid: pipeline(SkinningMode::Hybrid, "dqview::Renderer::rp_hybrid"),
+        palette_layout,
+    }
+}

@@ -1,0 +1,179 @@
+//! WGSL sources, assembled from the files in `shaders/`.
+//!
+//! WGSL has no `#include`: a module is the concatenation of `dq.wgsl`,
+//! `palette.wgsl`, `skin.wgsl` and one entry-point file, so the compute pass and
+//! the vertex-shader pipelines run the very same skinning functions.
+
+use std::borrow::Cow;
+
+/// Dual quaternion helpers (`rotate_vector`, `dq_translation`, `dq_blend`).
+pub const DQ_WGSL: &str = include_str!("../../shaders/dq.wgsl");
+/// Joint palette bindings (group 0) and accessors.
+pub const PALETTE_WGSL: &str = include_str!("../../shaders/palette.wgsl");
+/// Skinning functions (`skin_lbs`, `skin_dqs`, `skin_hybrid`, `skin_vertex`).
+pub const SKIN_WGSL: &str = include_str!("../../shaders/skin.wgsl");
+/// Compute entry point `cs_skin` and its bind group 1.
+pub const SKIN_COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
+
+/// Vertex-shader skinning entry points (`vs_main_lbs`, `vs_main_dqs`, `vs_main_hybrid`), `fs_main`, bind group 1.
+pub const SKIN_RENDER_WGSL: &str = include_str!("../../shaders/skin_render.wgsl");
+
+/// Most joints whose dual quaternions fit one 64 KiB uniform binding (32 bytes each).
+pub const MAX_UNIFORM_JOINTS: usize = 2048;
+
+/// The dual quaternion declaration in `palette.wgsl`, replaced for storage palettes.
+const UNIFORM_DECLARATION: &str = "var<uniform> joint_dual_quats: array<mat2x4<f32>, 2048>;";
+/// Its storage-buffer replacement.
+const STORAGE_DECLARATION: &str = "var<storage, read> joint_dual_quats: array<mat2x4<f32>>;";
+
+/// Where a skin's dual quaternions live on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PaletteBinding {
+    /// A 64 KiB uniform buffer: fastest, up to [`MAX_UNIFORM_JOINTS`] joints.
+    Uniform,
+    /// A storage buffer, for skins with more joints.
+    Storage,
+}
+
+impl PaletteBinding {
+    /// Both kinds.
+    pub const ALL: [Self; 2] = [Self::Uniform, Self::Storage];
+
+    /// The kind a skin with `joint_count` joints needs.
+    #[must_use]
+    pub fn for_joint_count(joint_count: usize) -> Self {
+        if joint_count <= MAX_UNIFORM_JOINTS {
+            Self::Uniform
+        } else {
+            Self::Storage
+        }
+    }
+
+    /// Lower-case name for labels and messages.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Uniform => "uniform",
+            Self::Storage => "storage",
+        }
+    }
+}
+
+/// `palette.wgsl` with the dual quaternion binding declared for `binding`.
+#[must_use]
+pub fn palette_source(binding: PaletteBinding) -> Cow<'static, str> {
+    match binding {
+        PaletteBinding::Uniform => Cow::Borrowed(PALETTE_WGSL),
+        PaletteBinding::Storage => {
+            Cow::Owned(PALETTE_WGSL.replacen(UNIFORM_DECLARATION, STORAGE_DECLARATION, 1))
+        }
+    }
+}
+
+/// A whole module: the shared skinning code followed by `entry_points`.
+#[must_use]
+pub fn module_source(binding: PaletteBinding, entry_points: &str) -> String {
+    let palette = palette_source(binding);
+    let mut s = String::with_capacity(
+        DQ_WGSL.len() + palette.len() + SKIN_WGSL.len() + entry_points.len() + 4,
+    );
+    for part in [DQ_WGSL, &palette, SKIN_WGSL, entry_points] {
+        s.push_str(part);
+        s.push('\n');
+    }
+    s
+}
+
+/// The compute skinning module (`cs_skin`).
+#[must_use]
+pub fn compute_source(binding: PaletteBinding) -> String {
+    module_source(binding, SKIN_COMPUTE_WGSL)
+}
+
+/// The render module (vertex-shader skinning and shading).
+#[must_use]
+pub fn render_source(binding: PaletteBinding) -> String {
+    module_source(binding, SKIN_RENDER_WGSL)
+}
+
+/// The vertex entry point that skins with `mode`.
+#[must_use]
+pub fn vertex_entry_point(mode: crate::skin::SkinningMode) -> &'static str {
+    match mode {
+        crate::skin::SkinningMode::Lbs => "vs_main_lbs",
+        crate::skin::SkinningMode::Dqs => "vs_main_dqs",
+        crate::skin::SkinningMode::Hybrid => "vs_main_hybrid",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Parses and validates `source` with naga alone (no adapter needed).
+    fn validate(name: &str, source: &str) -> naga::Module {
+        let module = match naga::front::wgsl::parse_str(source) {
+            Ok(m) => m,
+            Err(e) => panic!("{name}: {}", e.emit_to_string(source)),
+        };
+        let mut validator = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::default(),
+        );
+        if let Err(e) = validator.validate(&module) {
+            panic!("{name}: {e:?}");
+        }
+        module
+    }
+
+    #[test]
+    fn shaders_validate_with_naga() {
+        for binding in PaletteBinding::ALL {
+            let name = format!("compute/{}", binding.name());
+            let module = validate(&name, &compute_source(binding));
+            let entry: Vec<_> = module
+                .entry_points
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
+            assert_eq!(entry, ["cs_skin"], "{name}");
+            let name = format!("render/{}", binding.name());
+            let module = validate(&name, &render_source(binding));
+            let mut entry: Vec<_> = module
+                .entry_points
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
+            entry.sort_unstable();
+            assert_eq!(
+                entry,
+                ["fs_main", "vs_main_dqs", "vs_main_hybrid", "vs_main_lbs"],
+                "{name}"
+            );
+        }
+        for mode in crate::skin::SkinningMode::ALL {
+            assert!(SKIN_RENDER_WGSL.contains(&format!("fn {}(", vertex_entry_point(mode))));
+        }
+    }
+
+    #[test]
+    fn storage_variant_swaps_exactly_the_declaration() {
+        assert_eq!(PALETTE_WGSL.matches(UNIFORM_DECLARATION).count(), 1);
+        let storage = palette_source(PaletteBinding::Storage);
+        assert!(storage.contains(STORAGE_DECLARATION));
+        assert!(!storage.contains("var<uniform> joint_dual_quats"));
+        assert!(PALETTE_WGSL.contains(&format!("MAX_UNIFORM_JOINTS: u32 = {MAX_UNIFORM_JOINTS}u")));
+    }
+
+    #[test]
+    fn binding_kind_follows_joint_count() {
+        assert_eq!(
+            PaletteBinding::for_joint_count(2048),
+            PaletteBinding::Uniform
+        );
+        assert_eq!(
+            PaletteBinding::for_joint_count(2049),
+            PaletteBinding::Storage
+        );
+    }
+}
