@@ -3,6 +3,7 @@
 mod export;
 mod inspect;
 mod pose_args;
+mod render;
 
 use std::path::PathBuf;
 
@@ -47,6 +48,21 @@ pub enum Command {
         #[command(flatten)]
         pose: PoseArgs,
     },
+    /// Render a posed model to a PNG without a window (mode may also be `split`: LBS left, DQS right).
+    Render {
+        /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
+        #[arg(value_name = "MODEL")]
+        model: Option<String>,
+        /// Output file (.png).
+        #[arg(long, value_name = "FILE.png")]
+        out: PathBuf,
+        /// Image size.
+        #[arg(long, value_name = "WxH", default_value = "1024x512")]
+        size: String,
+        /// Pose options.
+        #[command(flatten)]
+        pose: PoseArgs,
+    },
     /// Write a built-in rig (twist, elbow, arm) as a .glb file.
     Builtin {
         /// Rig name: twist, elbow or arm.
@@ -64,6 +80,12 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Export { model, out, pose }) => {
             export::run(&model_or_default(model), &out, &pose)
         }
+        Some(Command::Render {
+            model,
+            out,
+            size,
+            pose,
+        }) => render::run(&model_or_default(model), &out, &pose, &size),
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
             std::fs::write(&out, bytes)
