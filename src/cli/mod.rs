@@ -36,14 +36,17 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write the posed mesh in world space as OBJ (skinned on the CPU reference).
+    /// Write the posed mesh in world space as OBJ or GLB (CPU reference, or the GPU with --gpu).
     Export {
         /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
         #[arg(value_name = "MODEL")]
         model: Option<String>,
-        /// Output file (.obj).
-        #[arg(long, value_name = "FILE.obj")]
+        /// Output file (.obj or .glb).
+        #[arg(long, value_name = "FILE.obj|FILE.glb")]
         out: PathBuf,
+        /// Skin with the GPU compute pass and read back, instead of the CPU reference.
+        #[arg(long)]
+        gpu: bool,
         /// Pose options.
         #[command(flatten)]
         pose: PoseArgs,
@@ -77,9 +80,12 @@ pub enum Command {
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Inspect { model, json }) => inspect::run(&model_or_default(model), json),
-        Some(Command::Export { model, out, pose }) => {
-            export::run(&model_or_default(model), &out, &pose)
-        }
+        Some(Command::Export {
+            model,
+            out,
+            gpu,
+            pose,
+        }) => export::run(&model_or_default(model), &out, &pose, gpu),
         Some(Command::Render {
             model,
             out,

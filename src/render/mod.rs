@@ -16,6 +16,7 @@
 //! - group 2, the render pipelines: 0 `MaterialUniforms`, 1 base colour texture,
 //!   2 sampler ([`GpuMaterialBinding`]).
 
+mod compute_scene;
 mod compute_skin;
 mod context;
 mod error;
@@ -31,6 +32,7 @@ mod scene_gpu;
 pub mod shaders;
 mod views;
 
+pub use compute_scene::skin_scene_gpu;
 pub use compute_skin::ComputeSkinner;
 pub use context::GpuContext;
 pub use error::RenderError;
