@@ -8,9 +8,11 @@
 //! - [`model`]: opening a model by path or built-in name.
 //! - [`anim`]: clip sampling, poses, joint overrides.
 //! - [`skin`]: joint palettes and the CPU reference skinning.
+//! - [`analysis`]: volume and area ratios, joint regions, cross-sections, over clips.
 //! - [`render`]: GPU skinning on wgpu, checked against [`skin`].
 //! - [`cli`]: the command line.
 
+pub mod analysis;
 pub mod anim;
 pub mod builtin;
 pub mod cli;

@@ -105,6 +105,7 @@ fn assemble(spec: RigSpec<'_>) -> Scene {
     let tube = tube(&spec.tube);
     let influences = Influences::from_rows(tube.positions.iter().map(|p| (spec.weights)(p.y)));
     let primitive = Primitive {
+        dqs_blend: None,
         positions: tube.positions,
         normals: tube.normals,
         tangents: None,

@@ -1,5 +1,6 @@
 //! The command line: argument definitions and dispatch to the library.
 
+mod analyze;
 mod export;
 mod inspect;
 mod pose_args;
@@ -66,6 +67,21 @@ pub enum Command {
         #[command(flatten)]
         pose: PoseArgs,
     },
+    /// Measure what each skinning mode does to the rig's volume over a clip (or one pose).
+    Analyze {
+        /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
+        #[arg(value_name = "MODEL")]
+        model: Option<String>,
+        /// Samples over the clip.
+        #[arg(long, default_value_t = 60)]
+        samples: usize,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Pose options (`--mode` is ignored: every mode is measured).
+        #[command(flatten)]
+        pose: PoseArgs,
+    },
     /// Write a built-in rig (twist, elbow, arm) as a .glb file.
     Builtin {
         /// Rig name: twist, elbow or arm.
@@ -92,6 +108,12 @@ pub fn run(cli: Cli) -> Result<()> {
             size,
             pose,
         }) => render::run(&model_or_default(model), &out, &pose, &size),
+        Some(Command::Analyze {
+            model,
+            samples,
+            json,
+            pose,
+        }) => analyze::run(&model_or_default(model), &pose, samples, json),
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
             std::fs::write(&out, bytes)

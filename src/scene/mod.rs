@@ -137,6 +137,8 @@ pub struct Primitive {
     pub uvs: Option<Vec<Vec2>>,
     /// Triangle list indices (generated 0..n when the file has none).
     pub indices: Vec<u32>,
+    /// Per-vertex hybrid beta from the custom attribute `_DQS_BLEND` (0 LBS .. 1 DQS), when present.
+    pub dqs_blend: Option<Vec<f32>>,
     /// Joint influences, for primitives of skinned meshes with JOINTS_n/WEIGHTS_n.
     pub influences: Option<Influences>,
     /// Material index.

@@ -30,6 +30,8 @@ pub enum Betas<'a> {
     Uniform(f32),
     /// One beta per vertex (missing entries count as 1).
     PerVertex(&'a [f32]),
+    /// One beta per vertex (missing entries count as 1) times a global scale.
+    Scaled(&'a [f32], f32),
 }
 
 impl Betas<'_> {
@@ -39,6 +41,7 @@ impl Betas<'_> {
         let b = match self {
             Self::Uniform(b) => *b,
             Self::PerVertex(all) => all.get(v).copied().unwrap_or(1.0),
+            Self::Scaled(all, scale) => all.get(v).copied().unwrap_or(1.0) * scale,
         };
         if b.is_nan() { 1.0 } else { b.clamp(0.0, 1.0) }
     }

@@ -3,12 +3,14 @@
 //! [`skin_vertices`] defines correct output; the GPU shaders are checked against it.
 
 mod cpu;
+mod hybrid;
 mod palette;
 mod posed;
 
 pub use cpu::{Betas, SkinMesh, SkinnedVertices, skin_vertex, skin_vertices};
+pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
 pub use palette::{GpuDualQuat, JointPalette};
-pub use posed::{PosedPrimitive, bounds, skin_scene};
+pub use posed::{PosedPrimitive, bounds, skin_scene, skin_scene_hybrid};
 
 /// How joint transforms are blended per vertex.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

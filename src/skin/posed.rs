@@ -2,7 +2,9 @@
 
 use glam::{Mat4, Vec3};
 
-use super::{Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices};
+use super::{
+    Betas, JointPalette, SceneBetas, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices,
+};
 use crate::anim::Pose;
 use crate::scene::Scene;
 
@@ -33,6 +35,30 @@ pub fn skin_scene(
     mode: SkinningMode,
     betas: Betas<'_>,
 ) -> Vec<PosedPrimitive> {
+    skin_scene_by(scene, pose, mode, |_, _| betas)
+}
+
+/// Like [`skin_scene`], with per-vertex hybrid betas from `betas` scaled by `scale`.
+#[must_use]
+pub fn skin_scene_hybrid(
+    scene: &Scene,
+    pose: &Pose,
+    mode: SkinningMode,
+    betas: &SceneBetas,
+    scale: f32,
+) -> Vec<PosedPrimitive> {
+    skin_scene_by(scene, pose, mode, |mesh, prim| {
+        Betas::Scaled(betas.of(mesh, prim), scale)
+    })
+}
+
+/// Poses every primitive, taking each primitive's betas from `betas_of(mesh, primitive)`.
+fn skin_scene_by<'b>(
+    scene: &Scene,
+    pose: &Pose,
+    mode: SkinningMode,
+    betas_of: impl Fn(usize, usize) -> Betas<'b>,
+) -> Vec<PosedPrimitive> {
     let mut out = Vec::new();
     let mut matrices = Vec::new();
     let mut palettes: Vec<Option<JointPalette>> = vec![None; scene.skins.len()];
@@ -62,6 +88,7 @@ pub fn skin_scene(
                         tangents: prim.tangents.as_deref().unwrap_or(&[]),
                         influences,
                     };
+                    let betas = betas_of(mesh_index, prim_index);
                     skin_vertices(palette, &skin_mesh, mode, betas, &mut posed.vertices);
                     posed.skinned = true;
                 }

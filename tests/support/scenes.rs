@@ -165,6 +165,11 @@ fn assert_primitives_match(a: &Primitive, b: &Primitive, tol: f32, at: &str) {
         (None, None) => {}
         _ => panic!("{at}: tangents present in only one scene"),
     }
+    match (&a.dqs_blend, &b.dqs_blend) {
+        (Some(x), Some(y)) => assert_floats_close(x, y, tol, &format!("{at} _DQS_BLEND")),
+        (None, None) => {}
+        _ => panic!("{at}: _DQS_BLEND present in only one scene"),
+    }
     match (&a.uvs, &b.uvs) {
         (Some(ua), Some(ub)) => {
             assert_floats_close(&flat2(ua), &flat2(ub), tol, &format!("{at} uvs"));

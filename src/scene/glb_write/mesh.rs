@@ -103,6 +103,14 @@ fn primitive_json(
         })?;
         attributes.insert("TEXCOORD_0".into(), json!(a));
     }
+    if let Some(blend) = &prim.dqs_blend
+        && present(blend.len(), "_DQS_BLEND")?
+    {
+        let a = bin.floats(blend, Kind::Scalar, Some(ARRAY_BUFFER), false, || {
+            what("_DQS_BLEND")
+        })?;
+        attributes.insert("_DQS_BLEND".into(), json!(a));
+    }
     if let Some(influences) = &prim.influences
         && present(influences.vertex_count(), "influences")?
     {

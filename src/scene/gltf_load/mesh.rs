@@ -157,6 +157,16 @@ fn load_primitive(
         ),
         None => None,
     };
+    // dqview's own hybrid attribute: per-vertex beta, clamped; NaN counts as DQS like elsewhere.
+    let dqs_blend = match attribute(Semantic::Extras("DQS_BLEND".into()), &accessor::SCALAR_F32)? {
+        Some(acc) => Some(
+            data.read::<f32>(&acc)?
+                .into_iter()
+                .map(|b| if b.is_nan() { 1.0 } else { b.clamp(0.0, 1.0) })
+                .collect(),
+        ),
+        None => None,
+    };
     let (influences, joint_uses) = load_influences(data, m, p, prim, vertices, warnings)?;
     let material = match prim.material.map(|i| i.value()) {
         Some(i) if i >= data.json.materials.len() => {
@@ -174,6 +184,7 @@ fn load_primitive(
         normals,
         tangents,
         uvs,
+        dqs_blend,
         indices,
         influences,
         material,

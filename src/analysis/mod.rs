@@ -1,0 +1,214 @@
+//! Rig analysis: what each skinning mode does to a rig's volume, per pose and over a clip.
+
+mod measure;
+mod metrics;
+
+pub use measure::{area, is_closed, signed_volume};
+pub use metrics::{Measure, RestReference, min_radius_about};
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use crate::anim::{JointOverrides, Pose, clip_duration_s};
+use crate::scene::Scene;
+use crate::skin::{Betas, SceneBetas, SkinningMode, bounds, skin_scene, skin_scene_hybrid};
+
+/// What to analyse: a clip (or the rest pose), how densely, with which overrides.
+#[derive(Clone, Debug, Default)]
+pub struct AnalyzeOptions {
+    /// Clip to sample; `None` analyses the single pose of the overrides.
+    pub clip: Option<usize>,
+    /// Samples over the clip (at least 1; both ends included when 2 or more).
+    pub samples: usize,
+    /// Joint angles applied on top of every sample.
+    pub overrides: JointOverrides,
+    /// Hybrid betas per vertex, and their global scale.
+    pub hybrid: SceneBetas,
+    /// Global hybrid scale (1 keeps the betas).
+    pub hybrid_scale: f32,
+    /// Joint node whose smallest cross-section radius is reported.
+    pub focus_joint: Option<usize>,
+}
+
+/// One mode's results over all samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModeReport {
+    /// The mode.
+    pub mode: SkinningMode,
+    /// Whole-mesh ratio to rest at each sample time.
+    pub ratios: Vec<f64>,
+    /// Smallest ratio.
+    pub min_ratio: f64,
+    /// Largest ratio.
+    pub max_ratio: f64,
+    /// Time of the ratio farthest from 1.
+    pub worst_time_s: f32,
+    /// Up to three joint regions farthest from their rest measure at their worst sample: (node, name, ratio).
+    pub worst_joints: Vec<(usize, String, f64)>,
+    /// Smallest cross-section radius about the focus joint over all samples.
+    pub min_radius: Option<f32>,
+}
+
+/// The analysis of a rig.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    /// Whether ratios are of volume (closed meshes) or area.
+    pub measure: Measure,
+    /// Sample times in seconds.
+    pub times_s: Vec<f32>,
+    /// One report per mode (LBS, DQS, hybrid).
+    pub modes: Vec<ModeReport>,
+    /// Largest distance between a vertex's LBS and DQS positions, in model units.
+    pub max_lbs_dqs_displacement: f32,
+    /// The same over the rest-pose bounding-box diagonal.
+    pub max_lbs_dqs_displacement_relative: f32,
+    /// Time of the largest displacement.
+    pub max_displacement_time_s: f32,
+}
+
+/// Per-sample results: per mode (whole ratio, region ratios, min radius), and LBS-DQS displacement.
+type SampleResult = (Vec<(f64, Vec<(usize, f64)>, Option<f32>)>, f32);
+
+/// Analyses `scene` per `options`, in parallel over samples; `progress(done, total)` is called after each.
+#[must_use]
+pub fn analyze(
+    scene: &Scene,
+    options: &AnalyzeOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Analysis {
+    let rest_pose = Pose::rest(scene);
+    let rest = skin_scene(scene, &rest_pose, SkinningMode::Lbs, Betas::Uniform(0.0));
+    let reference = RestReference::new(scene, &rest);
+    let diagonal = bounds(&rest)
+        .map_or(1.0, |(lo, hi)| (hi - lo).length())
+        .max(1e-12);
+    let times_s = sample_times(scene, options);
+    let done = AtomicUsize::new(0);
+    let results: Vec<SampleResult> = times_s
+        .par_iter()
+        .map(|&t| {
+            let mut pose = Pose::rest(scene);
+            pose.sample(scene, options.clip, t, &options.overrides);
+            let mut per_mode = Vec::with_capacity(3);
+            let mut posed_lbs = Vec::new();
+            let mut displacement = 0.0f32;
+            for mode in SkinningMode::ALL {
+                let posed =
+                    skin_scene_hybrid(scene, &pose, mode, &options.hybrid, options.hybrid_scale);
+                let (ratio, regions) = reference.ratios(scene, &posed);
+                let radius = options
+                    .focus_joint
+                    .and_then(|j| min_radius_about(scene, &pose, &posed, j));
+                per_mode.push((ratio, regions, radius));
+                match mode {
+                    SkinningMode::Lbs => posed_lbs = posed,
+                    SkinningMode::Dqs => {
+                        for (a, b) in posed_lbs.iter().zip(&posed) {
+                            for (p, q) in a.vertices.positions.iter().zip(&b.vertices.positions) {
+                                displacement = displacement.max((*p - *q).length());
+                            }
+                        }
+                    }
+                    SkinningMode::Hybrid => {}
+                }
+            }
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1, times_s.len());
+            (per_mode, displacement)
+        })
+        .collect();
+    let modes = SkinningMode::ALL
+        .iter()
+        .enumerate()
+        .map(|(m, &mode)| mode_report(scene, mode, m, &times_s, &results))
+        .collect();
+    let (max_i, max_d) = results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i, r.1))
+        .fold((0, 0.0f32), |best, x| if x.1 > best.1 { x } else { best });
+    Analysis {
+        measure: reference.measure,
+        times_s: times_s.clone(),
+        modes,
+        max_lbs_dqs_displacement: max_d,
+        max_lbs_dqs_displacement_relative: max_d / diagonal,
+        max_displacement_time_s: times_s.get(max_i).copied().unwrap_or(0.0),
+    }
+}
+
+/// The sample times: evenly over the clip, both ends included; a single 0 without a clip.
+fn sample_times(scene: &Scene, options: &AnalyzeOptions) -> Vec<f32> {
+    let duration = options
+        .clip
+        .and_then(|c| scene.animations.get(c))
+        .map_or(0.0, clip_duration_s);
+    let n = options.samples.max(1);
+    if options.clip.is_none() || n == 1 || duration <= 0.0 {
+        return vec![0.0];
+    }
+    (0..n)
+        .map(|k| duration * k as f32 / (n - 1) as f32)
+        .collect()
+}
+
+/// Summarises mode `m` over all samples.
+fn mode_report(
+    scene: &Scene,
+    mode: SkinningMode,
+    m: usize,
+    times_s: &[f32],
+    results: &[SampleResult],
+) -> ModeReport {
+    let ratios: Vec<f64> = results.iter().map(|r| r.0[m].0).collect();
+    let worst = ratios
+        .iter()
+        .enumerate()
+        .fold((0usize, 0.0f64), |best, (i, r)| {
+            let off = (r.max(1e-12)).ln().abs();
+            if off > best.1 { (i, off) } else { best }
+        })
+        .0;
+    // Each region at its own worst sample, then the three worst regions.
+    let mut regions: Vec<(usize, f64)> = Vec::new();
+    for r in results {
+        for &(joint, ratio) in &r.0[m].1 {
+            let off = ratio.max(1e-12).ln().abs();
+            match regions.iter_mut().find(|(j, _)| *j == joint) {
+                Some(slot) if slot.1.max(1e-12).ln().abs() < off => slot.1 = ratio,
+                Some(_) => {}
+                None => regions.push((joint, ratio)),
+            }
+        }
+    }
+    regions.sort_by(|a, b| {
+        b.1.max(1e-12)
+            .ln()
+            .abs()
+            .total_cmp(&a.1.max(1e-12).ln().abs())
+    });
+    let worst_joints = regions
+        .into_iter()
+        .take(3)
+        .map(|(j, r)| {
+            (
+                j,
+                scene
+                    .nodes
+                    .get(j)
+                    .map_or_else(String::new, |n| n.name.clone()),
+                r,
+            )
+        })
+        .collect();
+    let min_radius = results.iter().filter_map(|r| r.0[m].2).reduce(f32::min);
+    ModeReport {
+        mode,
+        min_ratio: ratios.iter().copied().fold(f64::INFINITY, f64::min),
+        max_ratio: ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        worst_time_s: times_s.get(worst).copied().unwrap_or(0.0),
+        ratios,
+        worst_joints,
+        min_radius,
+    }
+}

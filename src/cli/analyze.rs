@@ -1,0 +1,108 @@
+//! `dqview analyze`: per skinning mode, how much a rig's volume changes over a clip.
+
+use std::io::{IsTerminal, Write};
+
+use anyhow::{Result, bail};
+use serde_json::{Value, json};
+
+use super::PoseArgs;
+use crate::analysis::{AnalyzeOptions, Measure, analyze};
+use crate::skin::SceneBetas;
+
+/// Analyses `model` over its clip (or the single pose) and prints a report or JSON.
+pub fn run(model: &str, args: &PoseArgs, samples: usize, as_json: bool) -> Result<()> {
+    if samples == 0 || samples > 100_000 {
+        bail!("--samples must be from 1 to 100000, got {samples}");
+    }
+    let scene = super::load(model)?;
+    let pose = args.resolve(&scene)?;
+    let options = AnalyzeOptions {
+        clip: pose.clip,
+        samples,
+        hybrid: SceneBetas::defaults(&scene, pose.clip, &pose.overrides),
+        hybrid_scale: 1.0,
+        focus_joint: pose.overrides.angles.keys().next().copied(),
+        overrides: pose.overrides,
+    };
+    let terminal = std::io::stderr().is_terminal();
+    let progress = |done: usize, total: usize| {
+        if terminal && total > 1 {
+            let mut err = std::io::stderr();
+            let _ = write!(err, "\ranalyzing: {done}/{total} samples");
+            if done == total {
+                let _ = writeln!(err);
+            }
+        }
+    };
+    let analysis = analyze(&scene, &options, &progress);
+    let what = match analysis.measure {
+        Measure::Volume => "volume",
+        Measure::Area => "area",
+    };
+    let modes: serde_json::Map<String, Value> = analysis
+        .modes
+        .iter()
+        .map(|m| {
+            let joints: Vec<Value> = m
+                .worst_joints
+                .iter()
+                .map(|(node, name, ratio)| json!({"node": node, "name": name, "ratio": ratio}))
+                .collect();
+            (
+                m.mode.name().to_string(),
+                json!({
+                    "min_volume_ratio": m.min_ratio,
+                    "max_volume_ratio": m.max_ratio,
+                    "worst_time": m.worst_time_s,
+                    "worst_joints": joints,
+                    "min_radius": m.min_radius,
+                    "ratios": m.ratios,
+                }),
+            )
+        })
+        .collect();
+    let report = json!({
+        "file": scene.source,
+        "measure": what,
+        "times": analysis.times_s,
+        "modes": modes,
+        "max_lbs_dqs_displacement": analysis.max_lbs_dqs_displacement,
+        "max_lbs_dqs_displacement_relative": analysis.max_lbs_dqs_displacement_relative,
+        "max_displacement_time": analysis.max_displacement_time_s,
+    });
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    println!("file        {}", scene.source);
+    println!(
+        "samples     {} ({} ratio to rest; volume for closed meshes, area for open ones)",
+        analysis.times_s.len(),
+        what
+    );
+    for m in &analysis.modes {
+        let joints: Vec<String> = m
+            .worst_joints
+            .iter()
+            .map(|(_, name, r)| format!("{name} {r:.3}"))
+            .collect();
+        let radius = m
+            .min_radius
+            .map_or(String::new(), |r| format!(", min radius {r:.4}"));
+        println!(
+            "{:<11} {what} ratio {:.4} .. {:.4}, worst at {:.3} s{radius}; worst joints: {}",
+            m.mode.name(),
+            m.min_ratio,
+            m.max_ratio,
+            m.worst_time_s,
+            joints.join(", ")
+        );
+    }
+    println!(
+        "lbs vs dqs  largest displacement {:.5} ({:.2}% of the bounding-box diagonal) at {:.3} s",
+        analysis.max_lbs_dqs_displacement,
+        100.0 * analysis.max_lbs_dqs_displacement_relative,
+        analysis.max_displacement_time_s
+    );
+    Ok(())
+}
