@@ -14,7 +14,8 @@ struct FrameUniforms {
     fill_light: vec4<f32>,
     // rgb: linear base colour; a: ambient term.
     base_color: vec4<f32>,
-    // x: hybrid beta; yzw unused.
+    // x: hybrid beta scale (times the per-vertex beta); y: selected joint (debug
+    // weights view); z: 1 / bounding-box diagonal; w: debug view id (0 shaded).
     params: vec4<f32>,
 }
 
@@ -39,36 +40,54 @@ struct VertexIn {
     @location(4) weights0: vec4<f32>,
     @location(5) weights1: vec4<f32>,
     @location(6) uv: vec2<f32>,
+    // Per-vertex hybrid beta (vertex buffer 2), scaled by frame.params.x.
+    @location(7) beta: f32,
 }
 
 struct VertexOut {
     @builtin(position) clip_position: vec4<f32>,
     @location(0) world_normal: vec3<f32>,
     @location(1) uv: vec2<f32>,
+    // The debug view's scalar and the heaviest joint (flat).
+    @location(2) debug_value: f32,
+    @location(3) @interpolate(flat) heaviest: u32,
 }
+
+// Displacement (over the diagonal) that the displacement view shows as red: 10%.
+const DISPLACEMENT_RED: f32 = 0.1;
 
 // Tangents are not shaded: a constant one lets the compiler drop their math.
 fn skin_input(v: VertexIn) -> SkinInput {
     return SkinInput(v.position, v.normal, vec4<f32>(1.0, 0.0, 0.0, 1.0), v.joints0, v.joints1, v.weights0, v.weights1);
 }
 
-fn vertex_out(s: Skinned, uv: vec2<f32>) -> VertexOut {
-    return VertexOut(frame.clip_from_world * vec4<f32>(s.position, 1.0), s.normal, uv);
+fn vertex_beta(v: VertexIn) -> f32 {
+    return clamp(v.beta * frame.params.x, 0.0, 1.0);
+}
+
+// `mode`: 0 LBS, 1 DQS, 2 hybrid (for the debug views that depend on it).
+fn vertex_out(s: Skinned, v: VertexIn, mode: u32) -> VertexOut {
+    let view = u32(frame.params.w);
+    var value = 0.0;
+    if view != 0u {
+        value = debug_scalar(skin_input(v), view, mode, vertex_beta(v), u32(frame.params.y), frame.params.z);
+    }
+    return VertexOut(frame.clip_from_world * vec4<f32>(s.position, 1.0), s.normal, v.uv, value, v.joints0.x);
 }
 
 @vertex
 fn vs_main_lbs(v: VertexIn) -> VertexOut {
-    return vertex_out(skin_lbs(skin_input(v)), v.uv);
+    return vertex_out(skin_lbs(skin_input(v)), v, 0u);
 }
 
 @vertex
 fn vs_main_dqs(v: VertexIn) -> VertexOut {
-    return vertex_out(skin_dqs(skin_input(v)), v.uv);
+    return vertex_out(skin_dqs(skin_input(v)), v, 1u);
 }
 
 @vertex
 fn vs_main_hybrid(v: VertexIn) -> VertexOut {
-    return vertex_out(skin_hybrid(skin_input(v), frame.params.x), v.uv);
+    return vertex_out(skin_hybrid(skin_input(v), vertex_beta(v)), v, 2u);
 }
 
 // Half-Lambert (Valve): (0.5 n.l + 0.5)^2 keeps the unlit side readable.
@@ -84,7 +103,15 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     let n = select(-n0, n0, front_facing);
     let light = frame.base_color.a + half_lambert(n, frame.key_light) + half_lambert(n, frame.fill_light);
     // The texture is sRGB-encoded, so sampling returns linear colour.
-    let albedo = frame.base_color.rgb * material.base_color.rgb * textureSample(base_color_texture, base_color_sampler, in.uv).rgb;
+    var albedo = frame.base_color.rgb * material.base_color.rgb * textureSample(base_color_texture, base_color_sampler, in.uv).rgb;
+    let view = u32(frame.params.w);
+    if view != 0u {
+        // Debug colours are lit too, so shape stays readable; normals are shown unlit.
+        albedo = debug_color(view, in.debug_value, in.heaviest, n, 1.0 / DISPLACEMENT_RED);
+        if view == VIEW_NORMALS {
+            return vec4<f32>(albedo, 1.0);
+        }
+    }
     // Linear output: the sRGB target encodes it.
     return vec4<f32>(albedo * light, 1.0);
 }

@@ -285,3 +285,51 @@ fn gpu_matches_golden_meshes() {
         }
     }
 }
+
+/// The collapse view colours the twisted LBS middle blue (volume ratio near 0) and DQS green (1).
+#[test]
+fn collapse_view_marks_the_candy_wrapper() {
+    if gpu("collapse_view_marks_the_candy_wrapper").is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dqview-collapse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("collapse.png");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_dqview"))
+        .args([
+            "render",
+            "builtin:twist",
+            "--mode",
+            "split",
+            "--twist",
+            "tip=180",
+            "--view",
+            "collapse",
+            "--size",
+            "512x256",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("run dqview");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let image = image::open(&out).expect("png").to_rgba8();
+    let (w, h) = image.dimensions();
+    // Just above and below the pinch, on the tube's axis, in each half.
+    let sample = |x: u32, y: u32| image.get_pixel(x, y).0;
+    let lbs = sample(w / 4, h / 2 - 12);
+    let dqs = sample(3 * w / 4, h / 2 - 12);
+    assert!(
+        lbs[2] > lbs[1] && lbs[2] > lbs[0],
+        "LBS near the pinch should be blue: {lbs:?}"
+    );
+    assert!(
+        dqs[1] > dqs[0] && dqs[1] > dqs[2],
+        "DQS should be green: {dqs:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

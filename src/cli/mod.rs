@@ -63,6 +63,9 @@ pub enum Command {
         /// Image size.
         #[arg(long, value_name = "WxH", default_value = "1024x512")]
         size: String,
+        /// Debug view, hybrid betas.
+        #[command(flatten)]
+        look: RenderFlags,
         /// Pose options.
         #[command(flatten)]
         pose: PoseArgs,
@@ -92,6 +95,21 @@ pub enum Command {
     },
 }
 
+/// What `render` colours by, and how hybrid betas are chosen.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct RenderFlags {
+    /// Debug view: shaded, weights, influences, normals, displacement, joints, collapse, beta.
+    #[arg(long, default_value = "shaded")]
+    pub view: String,
+    /// Joint (name or node index) whose weights the weights view shows.
+    #[arg(long, value_name = "JOINT")]
+    pub joint: Option<String>,
+    /// Hybrid betas per vertex from joint flags (twist/roll joints, joints the clip or --twist turns
+    /// about their own axis; `_DQS_BLEND` when the mesh has it) instead of one --beta for all.
+    #[arg(long)]
+    pub hybrid_auto: bool,
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
@@ -106,8 +124,9 @@ pub fn run(cli: Cli) -> Result<()> {
             model,
             out,
             size,
+            look,
             pose,
-        }) => render::run(&model_or_default(model), &out, &pose, &size),
+        }) => render::run(&model_or_default(model), &out, &pose, &size, &look),
         Some(Command::Analyze {
             model,
             samples,

@@ -6,16 +6,31 @@ use anyhow::{Context, Result, bail};
 use glam::Vec3;
 
 use super::PoseArgs;
+use super::RenderFlags;
 use crate::anim::Pose;
-use crate::render::{GpuContext, RenderSettings, Renderer, RgbaImage, SceneGpu, View, draw_label};
+use crate::render::{
+    DebugView, GpuContext, RenderSettings, Renderer, RgbaImage, SceneGpu, View, ViewParams,
+    draw_label,
+};
 use crate::scene::Scene;
-use crate::skin::{Betas, SkinningMode, bounds, skin_scene};
+use crate::skin::{Betas, SceneBetas, SkinningMode, bounds, skin_scene};
 
 /// Direction the default camera looks from: in front (+Z, glTF's forward), a little right and above.
 pub const CAMERA_DIRECTION: Vec3 = Vec3::new(0.35, 0.25, 1.0);
 
+/// What to show besides the pose: debug view, selected joint, hybrid betas.
+#[derive(Clone, Debug, Default)]
+pub struct RenderLook {
+    /// Debug view (shaded by default).
+    pub view: DebugView,
+    /// Joint node whose weights the weights view shows.
+    pub joint: Option<usize>,
+    /// Per-vertex hybrid betas from joint flags, instead of one beta for all.
+    pub betas: Option<SceneBetas>,
+}
+
 /// Renders `model` as `args` say (mode `split` draws LBS left, DQS right) and writes a PNG.
-pub fn run(model: &str, out: &Path, args: &PoseArgs, size: &str) -> Result<()> {
+pub fn run(model: &str, out: &Path, args: &PoseArgs, size: &str, look: &RenderFlags) -> Result<()> {
     let ext = out
         .extension()
         .and_then(|e| e.to_str())
@@ -25,19 +40,24 @@ pub fn run(model: &str, out: &Path, args: &PoseArgs, size: &str) -> Result<()> {
         bail!("--out must end in .png, got {}", out.display());
     }
     let (width, height) = parse_size(size)?;
+    let view = DebugView::from_name(&look.view).ok_or_else(|| {
+        let names: Vec<&str> = DebugView::ALL.iter().map(|v| v.name()).collect();
+        anyhow::anyhow!("unknown view `{}` (valid: {})", look.view, names.join(", "))
+    })?;
     let split = args.mode.eq_ignore_ascii_case("split");
     let mut pose_args = args.clone();
     if split {
         pose_args.mode = "dqs".into();
     }
     let scene = super::load(model)?;
-    let resolved = pose_args.resolve(&scene).map_err(|e| {
-        if args.mode.eq_ignore_ascii_case(&pose_args.mode) || split {
-            e
-        } else {
-            anyhow::anyhow!("{e} (render also takes split)")
-        }
-    })?;
+    let resolved = pose_args.resolve(&scene)?;
+    let joint = match &look.joint {
+        None => None,
+        Some(name) => Some(
+            crate::anim::find_node(&scene, name)
+                .ok_or_else(|| anyhow::anyhow!("unknown joint `{name}`"))?,
+        ),
+    };
     let mut pose = Pose::rest(&scene);
     pose.sample(&scene, resolved.clip, resolved.time_s, &resolved.overrides);
     let modes: Vec<SkinningMode> = if split {
@@ -45,7 +65,19 @@ pub fn run(model: &str, out: &Path, args: &PoseArgs, size: &str) -> Result<()> {
     } else {
         vec![resolved.mode]
     };
-    let image = render_image(&scene, &pose, &modes, resolved.beta, width, height)?;
+    let betas = look
+        .hybrid_auto
+        .then(|| SceneBetas::defaults(&scene, resolved.clip, &resolved.overrides));
+    let beta = if look.hybrid_auto { 1.0 } else { resolved.beta };
+    let image = render_image(
+        &scene,
+        &pose,
+        &modes,
+        beta,
+        &RenderLook { view, joint, betas },
+        width,
+        height,
+    )?;
     image::save_buffer(
         out,
         &image.pixels,
@@ -56,9 +88,11 @@ pub fn run(model: &str, out: &Path, args: &PoseArgs, size: &str) -> Result<()> {
     .with_context(|| format!("cannot write {}", out.display()))?;
     let names: Vec<&str> = modes.iter().map(|m| m.name()).collect();
     println!(
-        "wrote {} ({width}x{height}, {})",
+        "wrote {} ({width}x{height}, {}, view {}: {})",
         out.display(),
-        names.join(" | ")
+        names.join(" | "),
+        view.name(),
+        view.legend()
     );
     Ok(())
 }
@@ -71,6 +105,7 @@ pub fn render_image(
     pose: &Pose,
     modes: &[SkinningMode],
     beta: f32,
+    look: &RenderLook,
     width: u32,
     height: u32,
 ) -> Result<RgbaImage> {
@@ -94,15 +129,38 @@ pub fn render_image(
     .unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
     let mut gpu = SceneGpu::new(&ctx, &renderer, scene, pose)?;
     gpu.update(&ctx, scene, pose);
-    let views = View::side_by_side(width, height, modes, beta, min, max, CAMERA_DIRECTION);
+    if let Some(betas) = &look.betas {
+        gpu.set_betas(&ctx, betas);
+    }
+    // The weights view takes a joint index within the skin; the first skin that has the joint.
+    let selected_joint = look
+        .joint
+        .and_then(|node| {
+            scene
+                .skins
+                .iter()
+                .find_map(|s| s.joints.iter().position(|&j| j == node))
+        })
+        .unwrap_or(0) as u32;
+    let params = ViewParams {
+        beta,
+        view: look.view,
+        selected_joint,
+        diagonal: (max - min).length(),
+    };
+    let views = View::side_by_side(width, height, modes, params, [min, max], CAMERA_DIRECTION);
     let mut image = renderer.render_views(&ctx, &gpu, &views)?;
-    if modes.len() > 1 {
-        let scale = (height / 160).clamp(1, 6);
+    let scale = (height / 160).clamp(1, 6);
+    if modes.len() > 1 || look.view != DebugView::Shaded {
         for view in &views {
-            let label = match view.mode {
+            let mut label = match view.mode {
+                SkinningMode::Hybrid if look.betas.is_some() => "hybrid auto".to_string(),
                 SkinningMode::Hybrid => format!("hybrid {beta:.2}"),
                 m => m.name().to_string(),
             };
+            if look.view != DebugView::Shaded {
+                label = format!("{label} {}", look.view.name());
+            }
             draw_label(
                 &mut image,
                 &label,

@@ -185,7 +185,7 @@ pub struct GpuFrameUniforms {
     pub fill_light: [f32; 4],
     /// Linear base colour in rgb, ambient term in a.
     pub base_color: [f32; 4],
-    /// x: hybrid beta; the rest unused.
+    /// x: hybrid beta scale, y: selected joint, z: 1 / bounding-box diagonal, w: debug view id.
     pub params: [f32; 4],
 }
 

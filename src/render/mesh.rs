@@ -14,6 +14,10 @@ pub struct GpuMesh {
     pub vertices: wgpu::Buffer,
     /// Eight influences per vertex (`GpuVertexJoints`), vertex buffer 1.
     pub joints: wgpu::Buffer,
+    /// Hybrid beta per vertex (`f32`), vertex buffer 2; 1 until [`GpuMesh::write_betas`].
+    pub betas: wgpu::Buffer,
+    /// Vertices in the buffers.
+    pub vertex_count: usize,
     /// Triangle list indices (u32).
     pub indices: wgpu::Buffer,
     /// Indices to draw.
@@ -87,6 +91,12 @@ impl GpuMesh {
                     &at_least(bytemuck::cast_slice(&joints)),
                     wgpu::BufferUsages::VERTEX,
                 ),
+                betas: init(
+                    "dqview::GpuMesh::betas",
+                    &at_least(bytemuck::cast_slice(&vec![1.0f32; n])),
+                    wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                ),
+                vertex_count: n,
                 indices: init(
                     "dqview::GpuMesh::indices",
                     &at_least(bytemuck::cast_slice(indices)),
@@ -95,5 +105,23 @@ impl GpuMesh {
                 index_count,
             }
         })
+    }
+}
+
+impl GpuMesh {
+    /// Writes per-vertex hybrid betas into the existing buffer; a wrong-length list writes all 1.
+    pub fn write_betas(&self, queue: &wgpu::Queue, betas: &[f32]) {
+        if self.vertex_count == 0 {
+            return;
+        }
+        if betas.len() == self.vertex_count {
+            queue.write_buffer(&self.betas, 0, bytemuck::cast_slice(betas));
+        } else {
+            queue.write_buffer(
+                &self.betas,
+                0,
+                bytemuck::cast_slice(&vec![1.0f32; self.vertex_count]),
+            );
+        }
     }
 }

@@ -19,6 +19,7 @@
 mod compute_scene;
 mod compute_skin;
 mod context;
+mod debug_view;
 mod error;
 mod frame;
 pub mod gpu_data;
@@ -35,6 +36,7 @@ mod views;
 pub use compute_scene::skin_scene_gpu;
 pub use compute_skin::ComputeSkinner;
 pub use context::GpuContext;
+pub use debug_view::{DebugView, ViewParams};
 pub use error::RenderError;
 pub use frame::FrameBinding;
 pub use label::draw_label;

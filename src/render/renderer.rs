@@ -4,6 +4,7 @@ use std::num::NonZeroU64;
 
 use glam::{Mat4, Vec3};
 
+use super::debug_view::ViewParams;
 use super::gpu_data::{GpuFrameUniforms, GpuMeshVertex, GpuVertexJoints};
 use super::material::{GpuMaterialBinding, material_layout};
 use super::mesh::GpuMesh;
@@ -60,9 +61,15 @@ impl RenderSettings {
         fill_intensity: 0.25,
     };
 
-    /// The per-frame uniforms for `camera`, with hybrid factor `beta`.
+    /// The per-frame uniforms for `camera`, shaded, with hybrid factor `beta`.
     #[must_use]
     pub fn to_gpu(&self, camera: &Camera, beta: f32) -> GpuFrameUniforms {
+        self.to_gpu_view(camera, &ViewParams::shaded(beta))
+    }
+
+    /// The per-frame uniforms for `camera` with debug view and hybrid parameters.
+    #[must_use]
+    pub fn to_gpu_view(&self, camera: &Camera, params: &ViewParams) -> GpuFrameUniforms {
         let light = |d: Vec3, i: f32| d.normalize_or(Vec3::Y).extend(i).to_array();
         let [r, g, b] = self.base_color;
         GpuFrameUniforms {
@@ -70,7 +77,7 @@ impl RenderSettings {
             key_light: light(self.key_direction, self.key_intensity),
             fill_light: light(self.fill_direction, self.fill_intensity),
             base_color: [r, g, b, self.ambient],
-            params: [crate::skin::Betas::Uniform(beta).of(0), 0.0, 0.0, 0.0],
+            params: params.to_params(),
         }
     }
 }
@@ -253,6 +260,7 @@ impl Renderer {
         pass.set_bind_group(2, &material.bind_group, &[]);
         pass.set_vertex_buffer(0, mesh.vertices.slice(..));
         pass.set_vertex_buffer(1, mesh.joints.slice(..));
+        pass.set_vertex_buffer(2, mesh.betas.slice(..));
         pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..mesh.index_count, 0, 0..1);
     }
@@ -261,6 +269,8 @@ impl Renderer {
 /// Vertex buffer 0: `GpuMeshVertex`. Keep in sync with `VertexIn` in `shaders/skin_render.wgsl`.
 const MESH_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 6 => Float32x2];
+/// Vertex buffer 2: one hybrid beta per vertex (`f32`).
+const BETA_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![7 => Float32];
 /// Vertex buffer 1: `GpuVertexJoints`.
 const JOINT_ATTRIBUTES: [wgpu::VertexAttribute; 4] =
     wgpu::vertex_attr_array![2 => Uint16x4, 3 => Uint16x4, 4 => Float32x4, 5 => Float32x4];
@@ -300,6 +310,11 @@ fn variant(
             array_stride: size_of::<GpuVertexJoints>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &JOINT_ATTRIBUTES,
+        }),
+        Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<f32>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &BETA_ATTRIBUTES,
         }),
     ];
     let pipeline = |mode: SkinningMode, label: &'static str| {

@@ -10,7 +10,7 @@ use super::{FrameBinding, GpuContext, RenderError, Renderer};
 use crate::anim::Pose;
 use crate::influences::Influences;
 use crate::scene::Scene;
-use crate::skin::{JointPalette, SkinMesh, SkinningMode};
+use crate::skin::{JointPalette, SceneBetas, SkinMesh, SkinningMode};
 
 /// Which palette a primitive is skinned by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +24,8 @@ enum PaletteSource {
 /// One primitive to draw.
 #[derive(Debug)]
 struct DrawItem {
+    /// Mesh and primitive index in the scene (for per-vertex betas).
+    source: (usize, usize),
     mesh: GpuMesh,
     palette: PaletteSource,
     /// Index into `SceneGpu::materials`, `None` for the renderer's default.
@@ -90,7 +92,8 @@ impl SceneGpu {
             let Some(mesh) = node.mesh.and_then(|m| scene.meshes.get(m)) else {
                 continue;
             };
-            for prim in &mesh.primitives {
+            let mesh_index = node.mesh.unwrap_or(0);
+            for (prim_index, prim) in mesh.primitives.iter().enumerate() {
                 let skinned = node
                     .skin
                     .filter(|&s| s < scene.skins.len() && prim.influences.is_some());
@@ -126,6 +129,7 @@ impl SceneGpu {
                 let mesh = GpuMesh::new(ctx, &skin_mesh, prim.uvs.as_deref(), &prim.indices)?;
                 let material = prim.material.filter(|&m| m < out.materials.len());
                 out.draws.push(DrawItem {
+                    source: (mesh_index, prim_index),
                     mesh,
                     palette,
                     material,
@@ -146,6 +150,14 @@ impl SceneGpu {
             let global = pose.global.get(*node).copied().unwrap_or(Mat4::IDENTITY);
             self.palette.rebuild(&[global]);
             gpu.write(&ctx.queue, &self.palette);
+        }
+    }
+
+    /// Writes per-vertex hybrid betas (primitives without any get 1: the frame's beta alone).
+    pub fn set_betas(&self, ctx: &GpuContext, betas: &SceneBetas) {
+        for item in &self.draws {
+            item.mesh
+                .write_betas(&ctx.queue, betas.of(item.source.0, item.source.1));
         }
     }
 

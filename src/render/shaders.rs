@@ -17,6 +17,8 @@ pub const SKIN_COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgs
 
 /// Vertex-shader skinning entry points (`vs_main_lbs`, `vs_main_dqs`, `vs_main_hybrid`), `fs_main`, bind group 1.
 pub const SKIN_RENDER_WGSL: &str = include_str!("../../shaders/skin_render.wgsl");
+/// Debug views of the render pipelines (weights, displacement, collapse, ...).
+pub const DEBUG_VIEWS_WGSL: &str = include_str!("../../shaders/debug_views.wgsl");
 
 /// Most joints whose dual quaternions fit one 64 KiB uniform binding (32 bytes each).
 pub const MAX_UNIFORM_JOINTS: usize = 2048;
@@ -93,7 +95,7 @@ pub fn compute_source(binding: PaletteBinding) -> String {
 /// The render module (vertex-shader skinning and shading).
 #[must_use]
 pub fn render_source(binding: PaletteBinding) -> String {
-    module_source(binding, SKIN_RENDER_WGSL)
+    module_source(binding, &format!("{DEBUG_VIEWS_WGSL}\n{SKIN_RENDER_WGSL}"))
 }
 
 /// The vertex entry point that skins with `mode`.

@@ -2,7 +2,7 @@
 
 use super::offscreen::{OffscreenTarget, RgbaImage};
 use super::renderer::{Camera, Renderer};
-use super::{FrameBinding, GpuContext, RenderError, SceneGpu};
+use super::{FrameBinding, GpuContext, RenderError, SceneGpu, ViewParams};
 use crate::skin::SkinningMode;
 
 /// One viewport of an image: where, from which camera, and with which skinning.
@@ -20,8 +20,8 @@ pub struct View {
     pub camera: Camera,
     /// Skinning mode.
     pub mode: SkinningMode,
-    /// Hybrid beta in [0, 1].
-    pub beta: f32,
+    /// Hybrid beta scale and debug view.
+    pub params: ViewParams,
 }
 
 impl View {
@@ -31,9 +31,8 @@ impl View {
         width: u32,
         height: u32,
         modes: &[SkinningMode],
-        beta: f32,
-        min: glam::Vec3,
-        max: glam::Vec3,
+        params: ViewParams,
+        [min, max]: [glam::Vec3; 2],
         direction: glam::Vec3,
     ) -> Vec<Self> {
         let n = modes.len().max(1) as u32;
@@ -56,7 +55,7 @@ impl View {
                     height: height.max(1),
                     camera: Camera::framing(min, max, direction, w as f32 / height.max(1) as f32),
                     mode,
-                    beta,
+                    params,
                 }
             })
             .collect()
@@ -76,7 +75,7 @@ impl Renderer {
             .iter()
             .map(|v| {
                 let frame = FrameBinding::new(ctx, self)?;
-                frame.write(&ctx.queue, &self.settings.to_gpu(&v.camera, v.beta));
+                frame.write(&ctx.queue, &self.settings.to_gpu_view(&v.camera, &v.params));
                 Ok(frame)
             })
             .collect::<Result<Vec<_>, RenderError>>()?;

@@ -1,0 +1,163 @@
+//! Debug views: what the render pipelines colour a mesh by.
+
+/// What the fragment colour shows. Ids mirror the `VIEW_*` constants in `shaders/debug_views.wgsl`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DebugView {
+    /// Lit base colour and texture.
+    #[default]
+    Shaded,
+    /// Weight of the selected joint, heat map 0 (blue) to 1 (red).
+    Weights,
+    /// Influence count per vertex, one colour per count.
+    Influences,
+    /// World normals as RGB.
+    Normals,
+    /// LBS-DQS distance per vertex over the bounding-box diagonal: 0 blue, 10% or more red.
+    Displacement,
+    /// Heaviest joint per vertex, one colour per joint.
+    Joints,
+    /// Local volume ratio of the blended transform: 0 (collapsed) blue, 1 green, 2 red.
+    Collapse,
+    /// Hybrid beta per vertex: 0 (LBS) blue to 1 (DQS) red.
+    Beta,
+}
+
+impl DebugView {
+    /// Every view, in menu order.
+    pub const ALL: [Self; 8] = [
+        Self::Shaded,
+        Self::Weights,
+        Self::Influences,
+        Self::Normals,
+        Self::Displacement,
+        Self::Joints,
+        Self::Collapse,
+        Self::Beta,
+    ];
+
+    /// The view id the shader switches on.
+    #[must_use]
+    pub fn id(self) -> u32 {
+        match self {
+            Self::Shaded => 0,
+            Self::Weights => 1,
+            Self::Influences => 2,
+            Self::Normals => 3,
+            Self::Displacement => 4,
+            Self::Joints => 5,
+            Self::Collapse => 6,
+            Self::Beta => 7,
+        }
+    }
+
+    /// Lower-case name for flags and menus.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Shaded => "shaded",
+            Self::Weights => "weights",
+            Self::Influences => "influences",
+            Self::Normals => "normals",
+            Self::Displacement => "displacement",
+            Self::Joints => "joints",
+            Self::Collapse => "collapse",
+            Self::Beta => "beta",
+        }
+    }
+
+    /// Parses a name as printed by [`DebugView::name`] (case-insensitive).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|v| v.name().eq_ignore_ascii_case(name))
+    }
+
+    /// One line explaining the colours, for legends.
+    #[must_use]
+    pub fn legend(self) -> &'static str {
+        match self {
+            Self::Shaded => "base colour, key + fill light",
+            Self::Weights => "selected joint's weight: 0 blue .. 1 red",
+            Self::Influences => "influences per vertex: one colour per count",
+            Self::Normals => "normal xyz as rgb",
+            Self::Displacement => "LBS-DQS distance / bbox diagonal: 0 blue .. 10% red",
+            Self::Joints => "heaviest joint: one colour per joint",
+            Self::Collapse => "local volume ratio: 0 blue, 1 green, 2 red",
+            Self::Beta => "hybrid beta: 0 LBS blue .. 1 DQS red",
+        }
+    }
+}
+
+/// Per-view inputs of the debug views, packed into `GpuFrameUniforms::params` with the beta scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewParams {
+    /// Hybrid beta scale (multiplies each vertex's beta).
+    pub beta: f32,
+    /// What to show.
+    pub view: DebugView,
+    /// Joint index in the skin whose weights the weights view shows.
+    pub selected_joint: u32,
+    /// The rest-pose bounding-box diagonal, for the displacement view.
+    pub diagonal: f32,
+}
+
+impl ViewParams {
+    /// Shaded view with hybrid scale `beta`.
+    #[must_use]
+    pub fn shaded(beta: f32) -> Self {
+        Self {
+            beta,
+            view: DebugView::Shaded,
+            selected_joint: 0,
+            diagonal: 1.0,
+        }
+    }
+
+    /// The `params` vector of the frame uniforms.
+    #[must_use]
+    pub fn to_params(self) -> [f32; 4] {
+        let beta = if self.beta.is_nan() {
+            1.0
+        } else {
+            self.beta.clamp(0.0, 1.0)
+        };
+        let inv = if self.diagonal.is_finite() && self.diagonal > 0.0 {
+            1.0 / self.diagonal
+        } else {
+            1.0
+        };
+        [beta, self.selected_joint as f32, inv, self.view.id() as f32]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_ids_match_the_shader() {
+        for v in DebugView::ALL {
+            assert_eq!(DebugView::from_name(v.name()), Some(v));
+            let constant = format!(
+                "const VIEW_{}: u32 = {}u;",
+                match v {
+                    DebugView::Shaded => "SHADED",
+                    DebugView::Weights => "WEIGHTS",
+                    DebugView::Influences => "INFLUENCES",
+                    DebugView::Normals => "NORMALS",
+                    DebugView::Displacement => "DISPLACEMENT",
+                    DebugView::Joints => "JOINTS",
+                    DebugView::Collapse => "COLLAPSE",
+                    DebugView::Beta => "BETA",
+                },
+                v.id()
+            );
+            assert!(
+                super::super::shaders::DEBUG_VIEWS_WGSL.contains(&constant),
+                "{constant}"
+            );
+        }
+        assert_eq!(DebugView::from_name("nope"), None);
+    }
+}
