@@ -11,6 +11,7 @@
 mod arm;
 mod cylinder;
 mod elbow;
+mod generated;
 mod twist;
 
 use glam::{Mat4, Quat, Vec3, Vec4};
@@ -22,6 +23,7 @@ use crate::scene::{
 };
 
 use cylinder::{TubeSpec, tube};
+pub use generated::generated_rig;
 
 /// Names accepted by [`builtin_scene`], in display order.
 pub const BUILTIN_NAMES: [&str; 3] = ["twist", "elbow", "arm"];

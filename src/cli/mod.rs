@@ -1,10 +1,11 @@
 //! The command line: argument definitions and dispatch to the library.
 
 mod analyze;
+mod bench;
 mod export;
 mod inspect;
 mod pose_args;
-mod render;
+pub mod render;
 
 use std::path::PathBuf;
 
@@ -85,6 +86,33 @@ pub enum Command {
         #[command(flatten)]
         pose: PoseArgs,
     },
+    /// Measure LBS, DQS and hybrid on the GPU and CPU, interleaved in one process (medians).
+    Bench {
+        /// A .gltf/.glb path or builtin:NAME; without it a rig of --vertices vertices is generated.
+        #[arg(value_name = "MODEL")]
+        model: Option<String>,
+        /// Vertices of the generated rig.
+        #[arg(long, default_value_t = 1_000_000)]
+        vertices: usize,
+        /// Joints of the generated rig (4 influences a vertex).
+        #[arg(long, default_value_t = 64)]
+        joints: usize,
+        /// Frames measured per mode.
+        #[arg(long, default_value_t = 20)]
+        frames: usize,
+        /// Image size.
+        #[arg(long, value_name = "WxH", default_value = "1280x720")]
+        size: String,
+        /// Skinning path: vertex (skinning in the vertex shader).
+        #[arg(long, default_value = "vertex")]
+        path: String,
+        /// Copies drawn per frame, each at its own clip time.
+        #[arg(long, default_value_t = 1)]
+        instances: usize,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a built-in rig (twist, elbow, arm) as a .glb file.
     Builtin {
         /// Rig name: twist, elbow or arm.
@@ -112,6 +140,7 @@ pub struct RenderFlags {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
+    let started = std::time::Instant::now();
     match cli.command {
         Some(Command::Inspect { model, json }) => inspect::run(&model_or_default(model), json),
         Some(Command::Export {
@@ -133,6 +162,31 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
             pose,
         }) => analyze::run(&model_or_default(model), &pose, samples, json),
+        Some(Command::Bench {
+            model,
+            vertices,
+            joints,
+            frames,
+            size,
+            path,
+            instances,
+            json,
+        }) => {
+            if !path.eq_ignore_ascii_case("vertex") {
+                anyhow::bail!(
+                    "--path {path}: only the vertex path is measured so far (the compute crowd path is not built yet)"
+                );
+            }
+            let options = bench::BenchOptions {
+                model,
+                vertices,
+                joints,
+                frames,
+                size: render::parse_size(&size)?,
+                instances,
+            };
+            bench::run(&options, json, started)
+        }
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
             std::fs::write(&out, bytes)

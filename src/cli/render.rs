@@ -174,7 +174,7 @@ pub fn render_image(
 }
 
 /// Parses `WIDTHxHEIGHT`, each from 1 to 8192.
-fn parse_size(size: &str) -> Result<(u32, u32)> {
+pub fn parse_size(size: &str) -> Result<(u32, u32)> {
     let parsed = size
         .split_once(['x', 'X'])
         .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)));
