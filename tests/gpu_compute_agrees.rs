@@ -9,42 +9,14 @@
 //! scale of equal weight, no twist ring at exactly half weight), where the
 //! normal's direction is decided by rounding, not by the algorithm.
 
-use std::io::Write;
-use std::sync::OnceLock;
+mod support;
+
+use support::{Gpu, gpu};
 
 use dqview::influences::Influences;
-use dqview::render::{ComputeSkinner, GpuContext, PaletteBinding, RenderError};
+use dqview::render::PaletteBinding;
 use dqview::skin::{Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices};
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
-
-/// One device and one skinner shared by every test in this file.
-struct Gpu {
-    ctx: GpuContext,
-    skinner: ComputeSkinner,
-}
-
-/// The shared GPU, or `None` after a loud skip message when there is no adapter.
-fn gpu(test: &str) -> Option<&'static Gpu> {
-    static GPU: OnceLock<Result<Gpu, (bool, String)>> = OnceLock::new();
-    let result = GPU.get_or_init(|| {
-        let ctx = GpuContext::headless()
-            .map_err(|e| (matches!(e, RenderError::NoAdapter { .. }), e.to_string()))?;
-        eprintln!("GPU: {}", ctx.describe());
-        let skinner = ComputeSkinner::new(&ctx).map_err(|e| (false, e.to_string()))?;
-        Ok(Gpu { ctx, skinner })
-    });
-    match result {
-        Ok(gpu) => Some(gpu),
-        Err((true, why)) => {
-            let required = std::env::var("DQVIEW_REQUIRE_GPU").is_ok_and(|v| v == "1");
-            assert!(!required, "{test}: {why}, and DQVIEW_REQUIRE_GPU=1");
-            // Straight to stderr: the harness hides `eprintln!` output of passing tests.
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-            None
-        }
-        Err((false, why)) => panic!("{test}: GPU setup failed: {why}"),
-    }
-}
 
 /// Deterministic SplitMix64 random numbers, so failures reproduce.
 struct Rng(u64);

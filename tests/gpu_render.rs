@@ -4,44 +4,14 @@
 //! `SKIPPED` and passes, unless `DQVIEW_REQUIRE_GPU=1`, which makes it fail.
 //! Images are written to Cargo's test temp folder for a look.
 
-use std::io::Write;
-use std::sync::OnceLock;
+mod support;
+
+use support::{Gpu, gpu};
 
 use dqview::influences::Influences;
-use dqview::render::{
-    Camera, GpuContext, GpuMesh, GpuPalette, PaletteBinding, RenderError, RenderSettings, Renderer,
-    RgbaImage,
-};
+use dqview::render::{Camera, GpuMesh, GpuPalette, PaletteBinding, RenderSettings, RgbaImage};
 use dqview::skin::{Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices};
 use glam::{Mat4, Vec3};
-
-struct Gpu {
-    ctx: GpuContext,
-    renderer: Renderer,
-}
-
-/// The shared GPU and renderer, or `None` after a loud skip message when there is no adapter.
-fn gpu(test: &str) -> Option<&'static Gpu> {
-    static GPU: OnceLock<Result<Gpu, (bool, String)>> = OnceLock::new();
-    let result = GPU.get_or_init(|| {
-        let ctx = GpuContext::headless()
-            .map_err(|e| (matches!(e, RenderError::NoAdapter { .. }), e.to_string()))?;
-        let renderer =
-            Renderer::new(&ctx, RenderSettings::TESTING).map_err(|e| (false, e.to_string()))?;
-        Ok(Gpu { ctx, renderer })
-    });
-    match result {
-        Ok(gpu) => Some(gpu),
-        Err((true, why)) => {
-            let required = std::env::var("DQVIEW_REQUIRE_GPU").is_ok_and(|v| v == "1");
-            assert!(!required, "{test}: {why}, and DQVIEW_REQUIRE_GPU=1");
-            // Straight to stderr: the harness hides `eprintln!` output of passing tests.
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-            None
-        }
-        Err((false, why)) => panic!("{test}: GPU setup failed: {why}"),
-    }
-}
 
 /// A closed-ring tube along +X (x in 0..2, radius 0.25) with a triangle list; joints `a` and `b`.
 struct Tube {

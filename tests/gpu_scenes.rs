@@ -5,40 +5,15 @@
 
 mod support;
 
+use support::{Gpu, gpu};
+
 use std::io::Write as _;
-use std::sync::OnceLock;
 
 use dqview::anim::{JointAngles, JointOverrides, Pose, clip_duration_s};
 use dqview::model::load_model;
-use dqview::render::{ComputeSkinner, GpuContext, RenderError, skin_scene_gpu};
+use dqview::render::skin_scene_gpu;
 use dqview::scene::Scene;
 use dqview::skin::{Betas, SkinningMode, bounds, skin_scene};
-
-struct Gpu {
-    ctx: GpuContext,
-    skinner: ComputeSkinner,
-}
-
-/// The shared GPU, or `None` after a loud skip message when there is no adapter.
-fn gpu(test: &str) -> Option<&'static Gpu> {
-    static GPU: OnceLock<Result<Gpu, (bool, String)>> = OnceLock::new();
-    let result = GPU.get_or_init(|| {
-        let ctx = GpuContext::headless()
-            .map_err(|e| (matches!(e, RenderError::NoAdapter { .. }), e.to_string()))?;
-        let skinner = ComputeSkinner::new(&ctx).map_err(|e| (false, e.to_string()))?;
-        Ok(Gpu { ctx, skinner })
-    });
-    match result {
-        Ok(gpu) => Some(gpu),
-        Err((true, why)) => {
-            let required = std::env::var("DQVIEW_REQUIRE_GPU").is_ok_and(|v| v == "1");
-            assert!(!required, "{test}: {why}, and DQVIEW_REQUIRE_GPU=1");
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-            None
-        }
-        Err((false, why)) => panic!("{test}: GPU setup failed: {why}"),
-    }
-}
 
 /// Compares GPU and CPU skinning of `scene` at `pose` in every mode; returns the worst relative position error.
 fn compare(gpu: &Gpu, what: &str, scene: &Scene, pose: &Pose) -> f32 {
@@ -180,30 +155,10 @@ fn split_render_shows_the_candy_wrapper() {
     if gpu("split_render_shows_the_candy_wrapper").is_none() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("dqview-split-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let out = dir.join("split.png");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_dqview"))
-        .args([
-            "render",
-            "builtin:twist",
-            "--mode",
-            "split",
-            "--twist",
-            "tip=180",
-            "--size",
-            "512x256",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .expect("run dqview");
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
+    let image = render_png(
+        &["builtin:twist", "--mode", "split", "--twist", "tip=180"],
+        "split",
     );
-    let image = image::open(&out).expect("png").to_rgba8();
     let (w, h) = image.dimensions();
     assert_eq!((w, h), (512, 256));
     let background = *image.get_pixel(w / 2, h - 1);
@@ -292,12 +247,8 @@ fn collapse_view_marks_the_candy_wrapper() {
     if gpu("collapse_view_marks_the_candy_wrapper").is_none() {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("dqview-collapse-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let out = dir.join("collapse.png");
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_dqview"))
-        .args([
-            "render",
+    let image = render_png(
+        &[
             "builtin:twist",
             "--mode",
             "split",
@@ -305,19 +256,9 @@ fn collapse_view_marks_the_candy_wrapper() {
             "tip=180",
             "--view",
             "collapse",
-            "--size",
-            "512x256",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .expect("run dqview");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+        ],
+        "collapse",
     );
-    let image = image::open(&out).expect("png").to_rgba8();
     let (w, h) = image.dimensions();
     // Just above and below the pinch, on the tube's axis, in each half.
     let sample = |x: u32, y: u32| image.get_pixel(x, y).0;
@@ -332,4 +273,26 @@ fn collapse_view_marks_the_candy_wrapper() {
         "DQS should be green: {dqs:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `dqview render ... --size 512x256 --out <tmp>` and decodes the PNG.
+fn render_png(args: &[&str], name: &str) -> image::RgbaImage {
+    let dir = std::env::temp_dir().join(format!("dqview-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join(format!("{name}.png"));
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_dqview"))
+        .arg("render")
+        .args(args)
+        .args(["--size", "512x256", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run dqview");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let image = image::open(&out).expect("png").to_rgba8();
+    let _ = std::fs::remove_dir_all(&dir);
+    image
 }

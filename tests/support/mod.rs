@@ -4,9 +4,12 @@
 #![allow(dead_code)]
 
 mod data;
+mod gpu;
 mod scenes;
 
 #[allow(unused_imports)]
 pub use data::*;
+#[allow(unused_imports)]
+pub use gpu::*;
 #[allow(unused_imports)]
 pub use scenes::*;
