@@ -192,7 +192,6 @@ fn split_render_shows_the_candy_wrapper() {
         (lbs_base - dqs_base).abs() <= 2,
         "base widths {lbs_base} vs {dqs_base}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The GPU compute path against the independent golden meshes (same tolerance as the CPU test).
@@ -272,7 +271,6 @@ fn collapse_view_marks_the_candy_wrapper() {
         dqs[1] > dqs[0] && dqs[1] > dqs[2],
         "DQS should be green: {dqs:?}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Runs `dqview render ... --size 512x256 --out <tmp>` and decodes the PNG.
