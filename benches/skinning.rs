@@ -2,7 +2,10 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use dqview::influences::Influences;
-use dqview::skin::{Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices};
+use dqview::skin::{
+    Betas, JointPalette, PackedMesh, PackedPalette, SkinMesh, SkinnedVertices, SkinningMode,
+    skin_packed, skin_vertices,
+};
 use glam::{Mat4, Quat, Vec3};
 use std::hint::black_box;
 
@@ -77,6 +80,19 @@ fn bench_skinning(c: &mut Criterion) {
             &mode,
             |b, &mode| {
                 b.iter(|| skin_vertices(&palette, &mesh, mode, Betas::Uniform(0.5), &mut out));
+            },
+        );
+    }
+    // The packed structure-of-arrays fast path (LBS and DQS, up to 4 influences, rigid palettes).
+    let packed = PackedMesh::new(&mesh);
+    let mut packed_palette = PackedPalette::default();
+    packed_palette.update(&palette);
+    for mode in [SkinningMode::Lbs, SkinningMode::Dqs] {
+        group.bench_with_input(
+            BenchmarkId::new("packed", mode.name()),
+            &mode,
+            |b, &mode| {
+                b.iter(|| skin_packed(&packed, &packed_palette, mode, &mut out));
             },
         );
     }

@@ -396,3 +396,53 @@ fn degenerate_joints_give_finite_output() {
         }
     }
 }
+
+/// The packed fast path agrees with the reference on random rigs (LBS and DQS, up to 4 influences).
+#[test]
+fn packed_fast_path_matches_the_reference() {
+    use dqview::skin::{PackedMesh, PackedPalette, skin_packed};
+    let scene = dqview::builtin::generated_rig(5_000, 12);
+    let prim = &scene.meshes[0].primitives[0];
+    let influences = prim.influences.as_ref().expect("influences");
+    let mesh = SkinMesh {
+        positions: &prim.positions,
+        normals: &prim.normals,
+        tangents: &[],
+        influences,
+    };
+    assert!(PackedMesh::supports(&mesh));
+    let packed = PackedMesh::new(&mesh);
+    let mut pose = dqview::anim::Pose::rest(&scene);
+    for t in [0.3, 1.1, 1.9] {
+        pose.sample(&scene, Some(0), t, &dqview::anim::JointOverrides::new());
+        let mut m = Vec::new();
+        pose.skinning_matrices(&scene, 0, &mut m);
+        let palette = JointPalette::from_matrices(&m);
+        let mut fast_palette = PackedPalette::default();
+        fast_palette.update(&palette);
+        for mode in [SkinningMode::Lbs, SkinningMode::Dqs] {
+            let mut reference = SkinnedVertices::default();
+            let mut fast = SkinnedVertices::default();
+            skin_vertices(&palette, &mesh, mode, Betas::Uniform(1.0), &mut reference);
+            assert!(skin_packed(&packed, &fast_palette, mode, &mut fast));
+            for (v, (a, b)) in reference.positions.iter().zip(&fast.positions).enumerate() {
+                assert!(
+                    a.abs_diff_eq(*b, 1e-5),
+                    "{mode} t={t} vertex {v}: {a} vs {b}"
+                );
+            }
+            for (a, b) in reference.normals.iter().zip(&fast.normals) {
+                assert!(a.abs_diff_eq(*b, 1e-4), "{mode} normal {a} vs {b}");
+            }
+        }
+    }
+    let mut out = SkinnedVertices::default();
+    let mut fast_palette = PackedPalette::default();
+    fast_palette.update(&JointPalette::from_matrices(&[Mat4::IDENTITY]));
+    assert!(!skin_packed(
+        &packed,
+        &fast_palette,
+        SkinningMode::Hybrid,
+        &mut out
+    ));
+}

@@ -3,11 +3,13 @@
 //! [`skin_vertices`] defines correct output; the GPU shaders are checked against it.
 
 mod cpu;
+mod fast;
 mod hybrid;
 mod palette;
 mod posed;
 
 pub use cpu::{Betas, SkinMesh, SkinnedVertices, skin_vertex, skin_vertices};
+pub use fast::{PackedMesh, PackedPalette, skin_packed};
 pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
 pub use palette::{GpuDualQuat, JointPalette};
 pub use posed::{PosedPrimitive, bounds, skin_scene, skin_scene_hybrid};
