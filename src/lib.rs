@@ -9,9 +9,12 @@
 //! - [`anim`]: clip sampling, poses, joint overrides.
 //! - [`skin`]: joint palettes and the CPU reference skinning.
 //! - [`render`]: GPU skinning on wgpu, checked against [`skin`].
+//! - [`ui`]: the viewer's panels and camera, egui only (no wgpu).
+//! - [`app`]: the viewer window: winit, the wgpu surface, the frame loop.
 //! - [`cli`]: the command line.
 
 pub mod anim;
+pub mod app;
 pub mod builtin;
 pub mod cli;
 pub mod dq;
@@ -20,3 +23,4 @@ pub mod model;
 pub mod render;
 pub mod scene;
 pub mod skin;
+pub mod ui;

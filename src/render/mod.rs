@@ -20,6 +20,7 @@ mod error;
 pub mod gpu_data;
 mod mesh;
 mod offscreen;
+mod overlay;
 mod palette;
 mod renderer;
 pub mod shaders;
@@ -29,6 +30,10 @@ pub use context::GpuContext;
 pub use error::RenderError;
 pub use mesh::GpuMesh;
 pub use offscreen::{OffscreenTarget, RgbaImage};
+pub use overlay::{
+    GpuLineVertex, GpuOverlayUniforms, LineMesh, OverlayRenderer, OverlayView, WireScene, edges_of,
+    grid_lines,
+};
 pub use palette::{GpuPalette, PaletteLayout};
 pub use renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, RenderSettings, Renderer};
 pub use shaders::PaletteBinding;
