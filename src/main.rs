@@ -3,7 +3,11 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // wgpu_hal logs driver probing failures as errors; dqview reports a missing adapter itself.
+    env_logger::Builder::from_env(
+        env_logger::Env::default().default_filter_or("warn,wgpu_hal=off,wgpu_core=error"),
+    )
+    .init();
     let cli = dqview::cli::Cli::parse();
     match dqview::cli::run(cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -203,3 +203,59 @@ fn export_twisted_cylinder_shows_the_candy_wrapper() {
     assert!(stderr(&out).contains(".obj"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn no_adapter_is_one_clear_line_and_exit_1() {
+    let dir = std::env::temp_dir().join(format!("dqview-noadapter-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // An empty VK_DRIVER_FILES hides every Vulkan driver; WGPU_BACKEND stops a fall-back to GL.
+    for args in [
+        vec!["render", "builtin:twist", "--out", "x.png"],
+        vec!["export", "builtin:twist", "--gpu", "--out", "x.obj"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_dqview"))
+            .args(&args)
+            .current_dir(&dir)
+            .env("VK_DRIVER_FILES", "")
+            .env("VK_ICD_FILENAMES", "")
+            .env("WGPU_BACKEND", "vulkan")
+            .output()
+            .expect("run dqview");
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = stderr(&out);
+        assert_eq!(
+            err.lines().filter(|l| l.starts_with("dqview: ")).count(),
+            1,
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("adapter"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn export_glb_loads_back_with_the_posed_positions() {
+    let dir = std::env::temp_dir().join(format!("dqview-exportglb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let glb = dir.join("twisted.glb");
+    let obj = dir.join("twisted.obj");
+    for path in [&glb, &obj] {
+        let out = dqview(&[
+            "export",
+            "builtin:twist",
+            "--twist",
+            "tip=90",
+            "--mode",
+            "lbs",
+            "--out",
+            path.to_str().expect("utf-8"),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let scene = dqview::scene::load_gltf_path(&glb).expect("exported glb loads");
+    assert!(scene.skins.is_empty());
+    let obj_groups = support::obj_groups(&std::fs::read_to_string(&obj).expect("obj"));
+    assert_eq!(scene.meshes[0].primitives[0].positions, obj_groups[0].1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

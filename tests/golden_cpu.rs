@@ -9,39 +9,6 @@ use dqview::anim::{JointOverrides, Pose};
 use dqview::model::load_model;
 use dqview::skin::{Betas, SkinningMode, bounds, skin_scene};
 
-/// One row of golden/INDEX.md.
-struct GoldenCase {
-    file: String,
-    model: String,
-    clip: usize,
-    time_s: f32,
-    mode: SkinningMode,
-}
-
-fn cases(index: &str) -> Vec<GoldenCase> {
-    index
-        .lines()
-        .filter_map(|line| {
-            let cells: Vec<&str> = line
-                .trim()
-                .trim_matches('|')
-                .split('|')
-                .map(str::trim)
-                .collect();
-            let [file, model, clip, time, mode] = cells[..] else {
-                return None;
-            };
-            Some(GoldenCase {
-                file: file.to_string(),
-                model: model.to_string(),
-                clip: clip.parse().ok()?,
-                time_s: time.parse().ok()?,
-                mode: SkinningMode::from_name(mode)?,
-            })
-        })
-        .collect()
-}
-
 #[test]
 fn cpu_skinning_matches_golden_meshes() {
     let (Some(golden), Some(samples)) = (
@@ -51,7 +18,7 @@ fn cpu_skinning_matches_golden_meshes() {
         return;
     };
     let index = std::fs::read_to_string(golden.join("INDEX.md")).expect("golden INDEX.md");
-    let cases = cases(&index);
+    let cases = support::golden_cases(&index);
     assert!(cases.len() >= 18, "INDEX.md lists {} cases", cases.len());
     let mut other_mode_far = 0;
     for case in &cases {

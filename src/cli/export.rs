@@ -1,4 +1,4 @@
-//! `dqview export`: the posed mesh in world space as OBJ.
+//! `dqview export`: the posed mesh in world space as OBJ or GLB.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -7,17 +7,19 @@ use anyhow::{Context, Result, bail};
 
 use super::PoseArgs;
 use crate::anim::Pose;
+use crate::render::{ComputeSkinner, GpuContext, skin_scene_gpu};
+use crate::scene::{Mesh, Node, Primitive, Scene, write_glb};
 use crate::skin::{Betas, PosedPrimitive, skin_scene};
 
-/// Poses `model` as `args` say and writes it to `out` (OBJ).
-pub fn run(model: &str, out: &Path, args: &PoseArgs) -> Result<()> {
+/// Poses `model` as `args` say and writes it to `out` (.obj or .glb); `gpu` reads back the compute pass.
+pub fn run(model: &str, out: &Path, args: &PoseArgs, gpu: bool) -> Result<()> {
     let ext = out
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    if ext != "obj" {
-        bail!("--out must end in .obj, got {}", out.display());
+    if ext != "obj" && ext != "glb" {
+        bail!("--out must end in .obj or .glb, got {}", out.display());
     }
     let scene = super::load(model)?;
     let pose_args = args.resolve(&scene)?;
@@ -28,17 +30,35 @@ pub fn run(model: &str, out: &Path, args: &PoseArgs) -> Result<()> {
         pose_args.time_s,
         &pose_args.overrides,
     );
-    let posed = skin_scene(
-        &scene,
-        &pose,
-        pose_args.mode,
-        Betas::Uniform(pose_args.beta),
-    );
-    let text = to_obj(&scene, &posed);
-    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    let posed = if gpu {
+        let ctx = GpuContext::headless()?;
+        let skinner = ComputeSkinner::new(&ctx)?;
+        skin_scene_gpu(
+            &ctx,
+            &skinner,
+            &scene,
+            &pose,
+            pose_args.mode,
+            pose_args.beta,
+        )?
+    } else {
+        skin_scene(
+            &scene,
+            &pose,
+            pose_args.mode,
+            Betas::Uniform(pose_args.beta),
+        )
+    };
+    let bytes = if ext == "obj" {
+        to_obj(&scene, &posed).into_bytes()
+    } else {
+        write_glb(&posed_scene(&scene, &posed))?
+    };
+    std::fs::write(out, bytes).with_context(|| format!("cannot write {}", out.display()))?;
     let vertices: usize = posed.iter().map(|p| p.vertices.positions.len()).sum();
+    let path = if gpu { "GPU compute" } else { "CPU reference" };
     println!(
-        "wrote {} ({} primitives, {vertices} vertices, {})",
+        "wrote {} ({} primitives, {vertices} vertices, {}, {path})",
         out.display(),
         posed.len(),
         pose_args.mode
@@ -48,7 +68,7 @@ pub fn run(model: &str, out: &Path, args: &PoseArgs) -> Result<()> {
 
 /// OBJ text: one `o node<N>_mesh<M>_prim<P>` group per primitive, `v`, `vn`, then `f v//vn` faces.
 #[must_use]
-pub fn to_obj(scene: &crate::scene::Scene, posed: &[PosedPrimitive]) -> String {
+pub fn to_obj(scene: &Scene, posed: &[PosedPrimitive]) -> String {
     let mut s = String::from("# dqview export\n");
     let mut base = 1usize;
     for p in posed {
@@ -59,12 +79,11 @@ pub fn to_obj(scene: &crate::scene::Scene, posed: &[PosedPrimitive]) -> String {
         for n in &p.vertices.normals {
             let _ = writeln!(s, "vn {} {} {}", n.x, n.y, n.z);
         }
-        let prim = scene
-            .meshes
-            .get(p.mesh)
-            .and_then(|m| m.primitives.get(p.primitive));
         let has_normals = p.vertices.normals.len() == p.vertices.positions.len();
-        for tri in prim.map_or(&[][..], |pr| &pr.indices[..]).chunks_exact(3) {
+        for tri in source_primitive(scene, p)
+            .map_or(&[][..], |pr| &pr.indices[..])
+            .chunks_exact(3)
+        {
             let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| i as usize + base);
             if has_normals {
                 let _ = writeln!(s, "f {a}//{a} {b}//{b} {c}//{c}");
@@ -75,4 +94,51 @@ pub fn to_obj(scene: &crate::scene::Scene, posed: &[PosedPrimitive]) -> String {
         base += p.vertices.positions.len();
     }
     s
+}
+
+/// A static scene of the posed meshes: one root node per primitive, materials and textures kept.
+#[must_use]
+pub fn posed_scene(scene: &Scene, posed: &[PosedPrimitive]) -> Scene {
+    let mut out = Scene {
+        source: format!("{} (posed)", scene.source),
+        materials: scene.materials.clone(),
+        textures: scene.textures.clone(),
+        ..Scene::default()
+    };
+    for p in posed {
+        let Some(src) = source_primitive(scene, p) else {
+            continue;
+        };
+        let name = format!("node{}_mesh{}_prim{}", p.node, p.mesh, p.primitive);
+        out.meshes.push(Mesh {
+            name: name.clone(),
+            primitives: vec![Primitive {
+                positions: p.vertices.positions.clone(),
+                normals: p.vertices.normals.clone(),
+                tangents: (p.vertices.tangents.len() == p.vertices.positions.len()
+                    && !p.vertices.tangents.is_empty())
+                .then(|| p.vertices.tangents.clone()),
+                uvs: src.uvs.clone(),
+                indices: src.indices.clone(),
+                material: src.material,
+                ..Primitive::default()
+            }],
+            morph_weights: Vec::new(),
+        });
+        out.roots.push(out.nodes.len());
+        out.nodes.push(Node {
+            name,
+            mesh: Some(out.meshes.len() - 1),
+            ..Node::default()
+        });
+    }
+    out
+}
+
+/// The scene primitive a posed primitive came from.
+fn source_primitive<'s>(scene: &'s Scene, p: &PosedPrimitive) -> Option<&'s Primitive> {
+    scene
+        .meshes
+        .get(p.mesh)
+        .and_then(|m| m.primitives.get(p.primitive))
 }

@@ -3,6 +3,7 @@
 mod export;
 mod inspect;
 mod pose_args;
+mod render;
 
 use std::path::PathBuf;
 
@@ -55,14 +56,32 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Write the posed mesh in world space as OBJ (skinned on the CPU reference).
+    /// Write the posed mesh in world space as OBJ or GLB (CPU reference, or the GPU with --gpu).
     Export {
         /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
         #[arg(value_name = "MODEL")]
         model: Option<String>,
-        /// Output file (.obj).
-        #[arg(long, value_name = "FILE.obj")]
+        /// Output file (.obj or .glb).
+        #[arg(long, value_name = "FILE.obj|FILE.glb")]
         out: PathBuf,
+        /// Skin with the GPU compute pass and read back, instead of the CPU reference.
+        #[arg(long)]
+        gpu: bool,
+        /// Pose options.
+        #[command(flatten)]
+        pose: PoseArgs,
+    },
+    /// Render a posed model to a PNG without a window (mode may also be `split`: LBS left, DQS right).
+    Render {
+        /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
+        #[arg(value_name = "MODEL")]
+        model: Option<String>,
+        /// Output file (.png).
+        #[arg(long, value_name = "FILE.png")]
+        out: PathBuf,
+        /// Image size.
+        #[arg(long, value_name = "WxH", default_value = "1024x512")]
+        size: String,
         /// Pose options.
         #[command(flatten)]
         pose: PoseArgs,
@@ -81,9 +100,18 @@ pub enum Command {
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Some(Command::Inspect { model, json }) => inspect::run(&model_or_default(model), json),
-        Some(Command::Export { model, out, pose }) => {
-            export::run(&model_or_default(model), &out, &pose)
-        }
+        Some(Command::Export {
+            model,
+            out,
+            gpu,
+            pose,
+        }) => export::run(&model_or_default(model), &out, &pose, gpu),
+        Some(Command::Render {
+            model,
+            out,
+            size,
+            pose,
+        }) => render::run(&model_or_default(model), &out, &pose, &size),
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
             std::fs::write(&out, bytes)

@@ -10,7 +10,7 @@ use crate::skin::SkinningMode;
 /// How to pose a model: skinning mode, clip and time, joint angle overrides.
 #[derive(Clone, Debug, Default, Args)]
 pub struct PoseArgs {
-    /// Skinning mode: lbs, dqs or hybrid.
+    /// Skinning mode: lbs, dqs or hybrid (render also takes split).
     #[arg(long, default_value = "dqs")]
     pub mode: String,
     /// Hybrid blend factor: 0 is LBS, 1 is DQS.

@@ -139,7 +139,7 @@ pub struct GpuSkinnedVertex {
 
 /// One vertex of a skinned mesh for the render pipelines (vertex buffer 0).
 ///
-/// Keep in sync with `VertexIn` locations 0-1 in `shaders/skin_render.wgsl`.
+/// Keep in sync with `VertexIn` locations 0, 1 and 6 in `shaders/skin_render.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuMeshVertex {
@@ -147,6 +147,18 @@ pub struct GpuMeshVertex {
     pub position: [f32; 3],
     /// Bind-pose unit normal (`Float32x3`, location 1).
     pub normal: [f32; 3],
+    /// First texture coordinate set (`Float32x2`, location 6).
+    pub uv: [f32; 2],
+}
+
+/// A material's constants (bind group 2, binding 0).
+///
+/// Keep in sync with `MaterialUniforms` in `shaders/skin_render.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuMaterial {
+    /// Linear RGBA base colour factor, multiplied with the base colour texture.
+    pub base_color: [f32; 4],
 }
 
 /// Up to eight influences as vertex attributes (vertex buffer 1).
@@ -202,7 +214,8 @@ mod tests {
         check::<GpuFrameUniforms>(128);
         check::<GpuVertexJoints>(48);
         // A vertex buffer, not a WGSL struct: tightly packed attributes.
-        assert_eq!(size_of::<GpuMeshVertex>(), 24);
+        assert_eq!(size_of::<GpuMeshVertex>(), 32);
+        assert_eq!(size_of::<GpuMaterial>(), 16);
     }
 
     #[test]
@@ -219,6 +232,7 @@ mod tests {
         assert_eq!(offset_of!(GpuFrameUniforms, key_light), 64);
         assert_eq!(offset_of!(GpuFrameUniforms, params), 112);
         assert_eq!(offset_of!(GpuMeshVertex, normal), 12);
+        assert_eq!(offset_of!(GpuMeshVertex, uv), 24);
         assert_eq!(offset_of!(GpuVertexJoints, weights), 16);
     }
 

@@ -1,6 +1,6 @@
 //! A skinned mesh's bind-pose vertex buffers for the render pipelines.
 
-use glam::Vec3;
+use glam::{Vec2, Vec3};
 use wgpu::util::DeviceExt;
 
 use super::gpu_data::{GpuMeshVertex, GpuVertexJoints};
@@ -27,6 +27,7 @@ impl GpuMesh {
     pub fn new(
         ctx: &GpuContext,
         mesh: &SkinMesh<'_>,
+        uvs: Option<&[Vec2]>,
         indices: &[u32],
     ) -> Result<Self, RenderError> {
         let n = mesh.positions.len();
@@ -42,6 +43,9 @@ impl GpuMesh {
                 } else {
                     Vec3::Y.to_array()
                 },
+                uv: uvs
+                    .and_then(|u| u.get(v))
+                    .map_or([0.0; 2], |u| u.to_array()),
             })
             .collect();
         let mut joints = vec![GpuVertexJoints::default(); n];

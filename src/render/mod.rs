@@ -11,23 +11,35 @@
 //!   one identity for rigid skins).
 //! - group 1, the compute pass ([`ComputeSkinner`]): 0 `ComputeParams` uniform,
 //!   1 bind vertices, 2 influences (read-only storage), 3 skinned vertices (storage).
-//! - group 1, the render pipelines ([`Renderer`]): 0 `FrameUniforms` uniform;
-//!   vertex buffers 0 (`GpuMeshVertex`) and 1 (`GpuVertexJoints`).
+//! - group 1, the render pipelines ([`Renderer`]): 0 `FrameUniforms` uniform
+//!   ([`FrameBinding`]); vertex buffers 0 (`GpuMeshVertex`) and 1 (`GpuVertexJoints`).
+//! - group 2, the render pipelines: 0 `MaterialUniforms`, 1 base colour texture,
+//!   2 sampler ([`GpuMaterialBinding`]).
 
+mod compute_scene;
 mod compute_skin;
 mod context;
 mod error;
+mod frame;
 pub mod gpu_data;
+mod label;
+mod material;
 mod mesh;
 mod offscreen;
 mod overlay;
 mod palette;
 mod renderer;
+mod scene_gpu;
 pub mod shaders;
+mod views;
 
+pub use compute_scene::skin_scene_gpu;
 pub use compute_skin::ComputeSkinner;
 pub use context::GpuContext;
 pub use error::RenderError;
+pub use frame::FrameBinding;
+pub use label::draw_label;
+pub use material::GpuMaterialBinding;
 pub use mesh::GpuMesh;
 pub use offscreen::{OffscreenTarget, RgbaImage};
 pub use overlay::{
@@ -36,4 +48,6 @@ pub use overlay::{
 };
 pub use palette::{GpuPalette, PaletteLayout};
 pub use renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, RenderSettings, Renderer};
+pub use scene_gpu::SceneGpu;
 pub use shaders::PaletteBinding;
+pub use views::View;

@@ -83,6 +83,42 @@ impl OffscreenTarget {
         })
     }
 
+    /// Begins a render pass that clears colour to `background` and depth to 1.
+    pub fn begin_pass<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        background: [f64; 4],
+    ) -> wgpu::RenderPass<'e> {
+        let [r, g, b, a] = background;
+        let (view, resolve_target) = match &self.msaa_view {
+            Some(msaa) => (msaa, Some(&self.resolve_view)),
+            None => (&self.resolve_view, None),
+        };
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("dqview::OffscreenTarget::pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &self.depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        })
+    }
+
     /// Reads the resolved colour back, without the row padding of the copy.
     pub fn read_rgba(&self, ctx: &GpuContext) -> Result<RgbaImage, RenderError> {
         let (width, height) = (self.resolve.width(), self.resolve.height());
@@ -166,35 +202,15 @@ impl Renderer {
                     label: Some("dqview::Renderer::encoder"),
                 });
             {
-                let [r, g, b, a] = self.settings.background;
-                let (view, resolve_target) = match &target.msaa_view {
-                    Some(msaa) => (msaa, Some(&target.resolve_view)),
-                    None => (&target.resolve_view, None),
-                };
-                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("dqview::Renderer::pass"),
-                    color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                        view,
-                        depth_slice: None,
-                        resolve_target,
-                        ops: wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })],
-                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                        view: &target.depth_view,
-                        depth_ops: Some(wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(1.0),
-                            store: wgpu::StoreOp::Discard,
-                        }),
-                        stencil_ops: None,
-                    }),
-                    timestamp_writes: None,
-                    occlusion_query_set: None,
-                    multiview_mask: None,
-                });
-                self.draw(&mut pass, palette, &frame, mesh, mode);
+                let mut pass = target.begin_pass(&mut encoder, self.settings.background);
+                self.draw(
+                    &mut pass,
+                    palette,
+                    &frame,
+                    &self.default_material,
+                    mesh,
+                    mode,
+                );
             }
             ctx.queue.submit([encoder.finish()]);
         })?;

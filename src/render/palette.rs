@@ -125,7 +125,8 @@ impl PaletteBytes {
         if matrices.is_empty() {
             matrices.push(glam::Mat4::IDENTITY.into());
         }
-        // A rigid skin never reads S; one identity keeps the binding valid.
+        // A rigid skin never reads S, but a later pose may scale: identities keep the
+        // buffer big enough for that, so `write` never needs a new buffer.
         let mut scales: Vec<GpuScaleShear> = palette
             .scale_shear
             .iter()
@@ -133,7 +134,7 @@ impl PaletteBytes {
             .map(|&s| s.into())
             .collect();
         if scales.is_empty() {
-            scales.push(glam::Mat3::IDENTITY.into());
+            scales.resize(palette.len().max(1), glam::Mat3::IDENTITY.into());
         }
         Self {
             params,

@@ -5,6 +5,7 @@ use std::num::NonZeroU64;
 use glam::{Mat4, Vec3};
 
 use super::gpu_data::{GpuFrameUniforms, GpuMeshVertex, GpuVertexJoints};
+use super::material::{GpuMaterialBinding, material_layout};
 use super::mesh::GpuMesh;
 use super::palette::{GpuPalette, PaletteLayout};
 use super::shaders::{PaletteBinding, render_source, vertex_entry_point};
@@ -19,6 +20,8 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Image size, multisampling, colours and lights of a render.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RenderSettings {
+    /// Colour target format: [`COLOR_FORMAT`] offscreen, the surface's format in a window.
+    pub color_format: wgpu::TextureFormat,
     /// Width in pixels.
     pub width: u32,
     /// Height in pixels.
@@ -44,6 +47,7 @@ pub struct RenderSettings {
 impl RenderSettings {
     /// Small, fixed settings for image tests: 256 x 256, 4x MSAA, fixed lights.
     pub const TESTING: Self = Self {
+        color_format: COLOR_FORMAT,
         width: 256,
         height: 256,
         sample_count: 4,
@@ -135,6 +139,10 @@ pub struct Renderer {
     pub(super) settings: RenderSettings,
     /// Group 1: frame uniforms.
     pub(super) frame_layout: wgpu::BindGroupLayout,
+    /// Group 2: material uniforms, texture and sampler.
+    pub(super) material_layout: wgpu::BindGroupLayout,
+    /// White, factor 1: for meshes without a material.
+    pub(super) default_material: GpuMaterialBinding,
     uniform: RenderVariant,
     storage: RenderVariant,
 }
@@ -167,15 +175,42 @@ impl Renderer {
                             count: None,
                         }],
                     });
-            let uniform = variant(ctx, &frame_layout, &settings, PaletteBinding::Uniform);
-            let storage = variant(ctx, &frame_layout, &settings, PaletteBinding::Storage);
-            Self {
+            let material_layout = material_layout(ctx);
+            let layouts = [&frame_layout, &material_layout];
+            let uniform = variant(ctx, layouts, &settings, PaletteBinding::Uniform);
+            let storage = variant(ctx, layouts, &settings, PaletteBinding::Storage);
+            (frame_layout, material_layout, uniform, storage)
+        })
+        .and_then(|(frame_layout, material_layout, uniform, storage)| {
+            let default_material =
+                GpuMaterialBinding::new(ctx, &material_layout, glam::Vec4::ONE, None)?;
+            Ok(Self {
                 settings,
                 frame_layout,
+                material_layout,
+                default_material,
                 uniform,
                 storage,
-            }
+            })
         })
+    }
+
+    /// The layout of bind group 2 (materials): make [`GpuMaterialBinding`]s with it.
+    #[must_use]
+    pub fn material_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.material_layout
+    }
+
+    /// The layout of bind group 1 (per-view frame uniforms).
+    #[must_use]
+    pub fn frame_layout(&self) -> &wgpu::BindGroupLayout {
+        &self.frame_layout
+    }
+
+    /// The material used when a mesh has none: white, factor 1.
+    #[must_use]
+    pub fn default_material(&self) -> &GpuMaterialBinding {
+        &self.default_material
     }
 
     /// Size, samples, colours and lights this renderer was built for.
@@ -193,12 +228,13 @@ impl Renderer {
         }
     }
 
-    /// Records one draw of `mesh` skinned by `palette` with `mode` into `pass`.
+    /// Records one draw of `mesh` skinned by `palette` with `mode` and `material` into `pass`.
     pub fn draw(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
         palette: &GpuPalette,
         frame: &wgpu::BindGroup,
+        material: &GpuMaterialBinding,
         mesh: &GpuMesh,
         mode: SkinningMode,
     ) {
@@ -214,6 +250,7 @@ impl Renderer {
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &palette.bind_group, &[]);
         pass.set_bind_group(1, frame, &[]);
+        pass.set_bind_group(2, &material.bind_group, &[]);
         pass.set_vertex_buffer(0, mesh.vertices.slice(..));
         pass.set_vertex_buffer(1, mesh.joints.slice(..));
         pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
@@ -222,8 +259,8 @@ impl Renderer {
 }
 
 /// Vertex buffer 0: `GpuMeshVertex`. Keep in sync with `VertexIn` in `shaders/skin_render.wgsl`.
-const MESH_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
-    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
+const MESH_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 6 => Float32x2];
 /// Vertex buffer 1: `GpuVertexJoints`.
 const JOINT_ATTRIBUTES: [wgpu::VertexAttribute; 4] =
     wgpu::vertex_attr_array![2 => Uint16x4, 3 => Uint16x4, 4 => Float32x4, 5 => Float32x4];
@@ -231,7 +268,7 @@ const JOINT_ATTRIBUTES: [wgpu::VertexAttribute; 4] =
 /// One palette kind's pipelines, all on one explicit layout so bind groups are shared.
 fn variant(
     ctx: &GpuContext,
-    frame_layout: &wgpu::BindGroupLayout,
+    [frame_layout, material_layout]: [&wgpu::BindGroupLayout; 2],
     settings: &RenderSettings,
     binding: PaletteBinding,
 ) -> RenderVariant {
@@ -240,7 +277,11 @@ fn variant(
         .device
         .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("dqview::Renderer::pipeline_layout"),
-            bind_group_layouts: &[Some(&palette_layout.layout), Some(frame_layout)],
+            bind_group_layouts: &[
+                Some(&palette_layout.layout),
+                Some(frame_layout),
+                Some(material_layout),
+            ],
             immediate_size: 0,
         });
     let module = ctx
@@ -296,7 +337,7 @@ fn variant(
                     entry_point: Some("fs_main"),
                     compilation_options: wgpu::PipelineCompilationOptions::default(),
                     targets: &[Some(wgpu::ColorTargetState {
-                        format: COLOR_FORMAT,
+                        format: settings.color_format,
                         blend: None,
                         write_mask: wgpu::ColorWrites::ALL,
                     })],

@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use dqview::skin::SkinningMode;
+
 /// The folder named by environment variable `var`, or `None` after a loud skip message.
 ///
 /// `.ci/run` sets every `DQVIEW_*` folder and `DQVIEW_REQUIRE_DATA=1`; there a
@@ -50,4 +52,43 @@ pub fn obj_groups(text: &str) -> Vec<(String, Vec<glam::Vec3>)> {
         }
     }
     groups
+}
+
+/// One row of golden/INDEX.md.
+pub struct GoldenCase {
+    /// Golden OBJ file name.
+    pub file: String,
+    /// Model path relative to the samples folder.
+    pub model: String,
+    /// Clip index.
+    pub clip: usize,
+    /// Clip time in seconds.
+    pub time_s: f32,
+    /// Skinning mode.
+    pub mode: SkinningMode,
+}
+
+/// The rows of golden/INDEX.md.
+pub fn golden_cases(index: &str) -> Vec<GoldenCase> {
+    index
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line
+                .trim()
+                .trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .collect();
+            let [file, model, clip, time, mode] = cells[..] else {
+                return None;
+            };
+            Some(GoldenCase {
+                file: file.to_string(),
+                model: model.to_string(),
+                clip: clip.parse().ok()?,
+                time_s: time.parse().ok()?,
+                mode: SkinningMode::from_name(mode)?,
+            })
+        })
+        .collect()
 }

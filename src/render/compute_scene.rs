@@ -1,0 +1,53 @@
+//! Skinning every mesh of a scene with the GPU compute pass (the `--gpu` readback path).
+
+use super::{ComputeSkinner, GpuContext, RenderError};
+use crate::anim::Pose;
+use crate::scene::Scene;
+use crate::skin::{Betas, JointPalette, PosedPrimitive, SkinMesh, SkinningMode, skin_scene};
+
+/// Like [`crate::skin::skin_scene`], but skinned primitives go through the GPU compute pass.
+///
+/// Primitives drawn without a skin are moved rigidly on the CPU exactly as
+/// the reference does, so the two outputs line up primitive for primitive.
+pub fn skin_scene_gpu(
+    ctx: &GpuContext,
+    skinner: &ComputeSkinner,
+    scene: &Scene,
+    pose: &Pose,
+    mode: SkinningMode,
+    beta: f32,
+) -> Result<Vec<PosedPrimitive>, RenderError> {
+    // The CPU pass gives the layout and the rigid primitives; skinned ones are replaced below.
+    let mut posed = skin_scene(scene, pose, mode, Betas::Uniform(beta));
+    let mut matrices = Vec::new();
+    let mut palettes: Vec<Option<JointPalette>> = vec![None; scene.skins.len()];
+    for p in posed.iter_mut().filter(|p| p.skinned) {
+        let (Some(skin), Some(prim)) = (
+            scene.nodes.get(p.node).and_then(|n| n.skin),
+            scene
+                .meshes
+                .get(p.mesh)
+                .and_then(|m| m.primitives.get(p.primitive)),
+        ) else {
+            continue;
+        };
+        let Some(influences) = &prim.influences else {
+            continue;
+        };
+        let Some(slot) = palettes.get_mut(skin) else {
+            continue;
+        };
+        let palette = slot.get_or_insert_with(|| {
+            pose.skinning_matrices(scene, skin, &mut matrices);
+            JointPalette::from_matrices(&matrices)
+        });
+        let mesh = SkinMesh {
+            positions: &prim.positions,
+            normals: &prim.normals,
+            tangents: prim.tangents.as_deref().unwrap_or(&[]),
+            influences,
+        };
+        p.vertices = skinner.skin(ctx, palette, &mesh, mode, beta)?;
+    }
+    Ok(posed)
+}

@@ -1,0 +1,183 @@
+//! A whole scene on the GPU: every mesh node's primitives, materials and joint palettes.
+
+use glam::Mat4;
+
+use super::material::GpuMaterialBinding;
+use super::mesh::GpuMesh;
+use super::palette::GpuPalette;
+use super::shaders::PaletteBinding;
+use super::{FrameBinding, GpuContext, RenderError, Renderer};
+use crate::anim::Pose;
+use crate::influences::Influences;
+use crate::scene::Scene;
+use crate::skin::{JointPalette, SkinMesh, SkinningMode};
+
+/// Which palette a primitive is skinned by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PaletteSource {
+    /// The palette of skin `n`.
+    Skin(usize),
+    /// The one-joint palette of mesh node `n` (a mesh without a skin moves rigidly).
+    Node(usize),
+}
+
+/// One primitive to draw.
+#[derive(Debug)]
+struct DrawItem {
+    mesh: GpuMesh,
+    palette: PaletteSource,
+    /// Index into `SceneGpu::materials`, `None` for the renderer's default.
+    material: Option<usize>,
+}
+
+/// GPU buffers of a [`Scene`]: meshes uploaded once, palettes rewritten per pose.
+#[derive(Debug)]
+pub struct SceneGpu {
+    draws: Vec<DrawItem>,
+    skin_palettes: Vec<GpuPalette>,
+    /// (mesh node, its one-joint palette) for meshes drawn without a skin.
+    node_palettes: Vec<(usize, GpuPalette)>,
+    materials: Vec<GpuMaterialBinding>,
+    /// Scratch for skinning matrices and palettes, reused every update.
+    matrices: Vec<Mat4>,
+    palette: JointPalette,
+}
+
+impl SceneGpu {
+    /// Uploads every primitive of every mesh node, the materials and one palette per skin, at `pose`.
+    ///
+    /// Skinned primitives (node with a skin, primitive with influences) are
+    /// skinned on the GPU; other primitives get a one-joint palette holding
+    /// their node's global matrix, so every draw goes through the same pipelines.
+    pub fn new(
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        scene: &Scene,
+        pose: &Pose,
+    ) -> Result<Self, RenderError> {
+        let materials = scene
+            .materials
+            .iter()
+            .map(|m| {
+                let texture = m.base_color_texture.and_then(|t| scene.textures.get(t));
+                GpuMaterialBinding::new(
+                    ctx,
+                    renderer.material_layout(),
+                    m.base_color_factor,
+                    texture,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut out = Self {
+            draws: Vec::new(),
+            skin_palettes: Vec::new(),
+            node_palettes: Vec::new(),
+            materials,
+            matrices: Vec::new(),
+            palette: JointPalette::default(),
+        };
+        for skin in 0..scene.skins.len() {
+            pose.skinning_matrices(scene, skin, &mut out.matrices);
+            out.palette.rebuild(&out.matrices);
+            let binding = PaletteBinding::for_joint_count(out.palette.len());
+            out.skin_palettes.push(GpuPalette::new(
+                ctx,
+                renderer.palette_layout(binding),
+                &out.palette,
+            )?);
+        }
+        for (node_index, node) in scene.nodes.iter().enumerate() {
+            let Some(mesh) = node.mesh.and_then(|m| scene.meshes.get(m)) else {
+                continue;
+            };
+            for prim in &mesh.primitives {
+                let skinned = node
+                    .skin
+                    .filter(|&s| s < scene.skins.len() && prim.influences.is_some());
+                let rigid_influences;
+                let (influences, palette) = match (skinned, &prim.influences) {
+                    (Some(skin), Some(influences)) => (influences, PaletteSource::Skin(skin)),
+                    _ => {
+                        rigid_influences =
+                            Influences::from_rows(prim.positions.iter().map(|_| [(0u16, 1.0f32)]));
+                        if !out.node_palettes.iter().any(|(n, _)| *n == node_index) {
+                            let global = pose
+                                .global
+                                .get(node_index)
+                                .copied()
+                                .unwrap_or(Mat4::IDENTITY);
+                            out.palette.rebuild(&[global]);
+                            let gpu = GpuPalette::new(
+                                ctx,
+                                renderer.palette_layout(PaletteBinding::Uniform),
+                                &out.palette,
+                            )?;
+                            out.node_palettes.push((node_index, gpu));
+                        }
+                        (&rigid_influences, PaletteSource::Node(node_index))
+                    }
+                };
+                let skin_mesh = SkinMesh {
+                    positions: &prim.positions,
+                    normals: &prim.normals,
+                    tangents: &[],
+                    influences,
+                };
+                let mesh = GpuMesh::new(ctx, &skin_mesh, prim.uvs.as_deref(), &prim.indices)?;
+                let material = prim.material.filter(|&m| m < out.materials.len());
+                out.draws.push(DrawItem {
+                    mesh,
+                    palette,
+                    material,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes the palettes of `pose` into the existing buffers (no GPU allocation).
+    pub fn update(&mut self, ctx: &GpuContext, scene: &Scene, pose: &Pose) {
+        for (skin, gpu) in self.skin_palettes.iter_mut().enumerate() {
+            pose.skinning_matrices(scene, skin, &mut self.matrices);
+            self.palette.rebuild(&self.matrices);
+            gpu.write(&ctx.queue, &self.palette);
+        }
+        for (node, gpu) in &mut self.node_palettes {
+            let global = pose.global.get(*node).copied().unwrap_or(Mat4::IDENTITY);
+            self.palette.rebuild(&[global]);
+            gpu.write(&ctx.queue, &self.palette);
+        }
+    }
+
+    /// Records every primitive, skinned with `mode`, into `pass`.
+    pub fn draw(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        renderer: &Renderer,
+        frame: &FrameBinding,
+        mode: SkinningMode,
+    ) {
+        for item in &self.draws {
+            let palette = match item.palette {
+                PaletteSource::Skin(s) => self.skin_palettes.get(s),
+                PaletteSource::Node(n) => self
+                    .node_palettes
+                    .iter()
+                    .find(|(node, _)| *node == n)
+                    .map(|(_, p)| p),
+            };
+            let Some(palette) = palette else { continue };
+            let material = item
+                .material
+                .and_then(|m| self.materials.get(m))
+                .unwrap_or_else(|| renderer.default_material());
+            renderer.draw(pass, palette, &frame.bind_group, material, &item.mesh, mode);
+        }
+    }
+
+    /// Number of primitives drawn.
+    #[must_use]
+    pub fn draw_count(&self) -> usize {
+        self.draws.len()
+    }
+}

@@ -1,0 +1,105 @@
+//! Offscreen rendering of a whole scene in one or more viewports (single, split).
+
+use super::offscreen::{OffscreenTarget, RgbaImage};
+use super::renderer::{Camera, Renderer};
+use super::{FrameBinding, GpuContext, RenderError, SceneGpu};
+use crate::skin::SkinningMode;
+
+/// One viewport of an image: where, from which camera, and with which skinning.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct View {
+    /// Left edge in pixels.
+    pub x: u32,
+    /// Top edge in pixels.
+    pub y: u32,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Camera; its aspect should be width / height.
+    pub camera: Camera,
+    /// Skinning mode.
+    pub mode: SkinningMode,
+    /// Hybrid beta in [0, 1].
+    pub beta: f32,
+}
+
+impl View {
+    /// Splits a `width` x `height` image into `modes.len()` side-by-side views, framing `min..max` from `direction`.
+    #[must_use]
+    pub fn side_by_side(
+        width: u32,
+        height: u32,
+        modes: &[SkinningMode],
+        beta: f32,
+        min: glam::Vec3,
+        max: glam::Vec3,
+        direction: glam::Vec3,
+    ) -> Vec<Self> {
+        let n = modes.len().max(1) as u32;
+        let pane = (width / n).max(1);
+        modes
+            .iter()
+            .enumerate()
+            .map(|(i, &mode)| {
+                let x = pane * i as u32;
+                // The last pane takes the rounding remainder.
+                let w = if i as u32 + 1 == n {
+                    width.saturating_sub(x).max(1)
+                } else {
+                    pane
+                };
+                Self {
+                    x,
+                    y: 0,
+                    width: w,
+                    height: height.max(1),
+                    camera: Camera::framing(min, max, direction, w as f32 / height.max(1) as f32),
+                    mode,
+                    beta,
+                }
+            })
+            .collect()
+    }
+}
+
+impl Renderer {
+    /// Renders `scene` once per view into one image of the renderer's size and reads it back.
+    pub fn render_views(
+        &self,
+        ctx: &GpuContext,
+        scene: &SceneGpu,
+        views: &[View],
+    ) -> Result<RgbaImage, RenderError> {
+        let target = OffscreenTarget::new(ctx, self)?;
+        let frames = views
+            .iter()
+            .map(|v| {
+                let frame = FrameBinding::new(ctx, self)?;
+                frame.write(&ctx.queue, &self.settings.to_gpu(&v.camera, v.beta));
+                Ok(frame)
+            })
+            .collect::<Result<Vec<_>, RenderError>>()?;
+        let (width, height) = (self.settings.width.max(1), self.settings.height.max(1));
+        ctx.scoped("dqview::Renderer::render_views", || {
+            let mut encoder = ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("dqview::Renderer::views_encoder"),
+                });
+            {
+                let mut pass = target.begin_pass(&mut encoder, self.settings.background);
+                for (view, frame) in views.iter().zip(&frames) {
+                    let x = view.x.min(width - 1);
+                    let y = view.y.min(height - 1);
+                    let w = view.width.min(width - x).max(1);
+                    let h = view.height.min(height - y).max(1);
+                    pass.set_viewport(x as f32, y as f32, w as f32, h as f32, 0.0, 1.0);
+                    scene.draw(&mut pass, self, frame, view.mode);
+                }
+            }
+            ctx.queue.submit([encoder.finish()]);
+        })?;
+        target.read_rgba(ctx)
+    }
+}
