@@ -14,7 +14,7 @@ use crate::ui::{ViewMode, ViewRect, ghost_mode, panel_ui, shortcuts, viewport_ui
 /// Edge colour of the wireframe toggle.
 const WIRE_COLOR: Vec4 = Vec4::new(0.05, 0.05, 0.06, 0.55);
 /// Edge colour of the overlay ghost.
-const GHOST_COLOR: Vec4 = Vec4::new(0.2, 0.85, 1.0, 0.35);
+const GHOST_COLOR: Vec4 = Vec4::new(0.2, 0.85, 1.0, 0.2);
 
 /// What the UI produced this frame, ready to draw.
 struct UiFrame {

@@ -6,7 +6,6 @@
 mod frame;
 mod model;
 mod screenshot;
-mod shim;
 mod surface;
 mod timing;
 mod viewer;

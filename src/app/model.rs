@@ -3,9 +3,8 @@
 use anyhow::{Context, Result};
 use glam::Vec3;
 
-use super::shim::SceneGpu;
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
-use crate::render::{GpuContext, LineMesh, Renderer, WireScene, grid_lines};
+use crate::render::{GpuContext, LineMesh, Renderer, SceneGpu, WireScene, grid_lines};
 use crate::scene::Scene;
 use crate::skin::{Betas, SkinningMode, bounds, skin_scene};
 use crate::ui::{JointTree, ModelFacts, SkeletonPose};
@@ -39,8 +38,8 @@ impl LoadedModel {
         let pose = Pose::rest(&scene);
         let posed = skin_scene(&scene, &pose, SkinningMode::Lbs, Betas::Uniform(0.0));
         let bounds = bounds(&posed).unwrap_or((Vec3::splat(-1.0), Vec3::splat(1.0)));
-        let gpu =
-            SceneGpu::new(ctx, renderer, &scene).context("cannot upload the model to the GPU")?;
+        let gpu = SceneGpu::new(ctx, renderer, &scene, &pose)
+            .context("cannot upload the model to the GPU")?;
         let wire = WireScene::new(ctx, renderer, &scene, &pose)
             .context("cannot upload the model's edges")?;
         let size = (bounds.1 - bounds.0).max_element().max(1e-3);

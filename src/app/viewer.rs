@@ -11,10 +11,9 @@ use winit::window::{Window, WindowId};
 
 use super::ViewerOptions;
 use super::model::LoadedModel;
-use super::shim::{FrameBinding, window_settings};
 use super::surface::WindowGpu;
 use super::timing::{FrameClock, GpuTimer};
-use crate::render::{OverlayRenderer, OverlayView, Renderer};
+use crate::render::{FrameBinding, OverlayRenderer, OverlayView, RenderSettings, Renderer};
 use crate::ui::{OrbitCamera, ViewerState};
 
 /// MSAA samples of the 3D view.
@@ -149,7 +148,14 @@ impl Running {
         );
         let gpu = WindowGpu::new(event_loop.owned_display_handle(), window.clone(), SAMPLES)?;
         let ctx = &gpu.ctx;
-        let renderer = Renderer::new(ctx, window_settings(gpu.config.format, SAMPLES))?;
+        let renderer = Renderer::new(
+            ctx,
+            RenderSettings {
+                color_format: gpu.config.format,
+                sample_count: SAMPLES,
+                ..RenderSettings::default()
+            },
+        )?;
         let overlay = OverlayRenderer::new(ctx, &renderer, gpu.config.format)?;
         let frame_bindings = [
             FrameBinding::new(ctx, &renderer)?,
