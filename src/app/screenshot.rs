@@ -54,7 +54,7 @@ pub fn copy_texture(
 }
 
 impl PendingCopy {
-    /// Waits for the copy (after submission) and writes it to `path` as an RGBA PNG.
+    /// Waits for the copy (after submission) and writes it to `path` as an RGB PNG.
     pub fn write_png(self, ctx: &GpuContext, path: &Path) -> Result<()> {
         let swap_rb = match self.format {
             wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb => true,
@@ -76,13 +76,24 @@ impl PendingCopy {
                     (px[0], px[1], px[2])
                 };
                 // The window is opaque: alpha from the surface carries no meaning.
-                pixels.extend_from_slice(&[r, g, b, 255]);
+                pixels.extend_from_slice(&[r, g, b]);
             }
         }
-        let image = image::RgbaImage::from_raw(self.width, self.height, pixels)
-            .context("screenshot size does not match its pixels")?;
-        image
-            .save_with_format(path, image::ImageFormat::Png)
-            .with_context(|| format!("cannot write {}", path.display()))
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        // Best compression keeps README screenshots small; it costs milliseconds once.
+        let encoder = image::codecs::png::PngEncoder::new_with_quality(
+            std::io::BufWriter::new(file),
+            image::codecs::png::CompressionType::Best,
+            image::codecs::png::FilterType::Adaptive,
+        );
+        image::ImageEncoder::write_image(
+            encoder,
+            &pixels,
+            self.width,
+            self.height,
+            image::ExtendedColorType::Rgb8,
+        )
+        .with_context(|| format!("cannot write {}", path.display()))
     }
 }

@@ -45,6 +45,8 @@ pub struct Running {
     pub(super) timer: Option<GpuTimer>,
     /// Frames rendered (presented) so far.
     pub(super) frames: u64,
+    /// When the window was created.
+    pub(super) started: std::time::Instant,
 }
 
 impl Viewer {
@@ -109,6 +111,12 @@ impl ApplicationHandler for Viewer {
                 if let Some(n) = self.options.exit_after_frames
                     && running.frames >= n
                 {
+                    let secs = running.started.elapsed().as_secs_f64();
+                    log::info!(
+                        "{n} frames in {secs:.2} s: {:.1} FPS including start-up; last {:.1} FPS",
+                        n as f64 / secs,
+                        running.clock.fps
+                    );
                     event_loop.exit();
                     return;
                 }
@@ -211,6 +219,7 @@ impl Running {
             clock: FrameClock::new(),
             timer,
             frames: 0,
+            started: std::time::Instant::now(),
         };
         running.adopt_model();
         let clip = resolved.clip.or_else(|| {
