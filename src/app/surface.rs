@@ -73,9 +73,10 @@ impl WindowGpu {
         let instance = wgpu::Instance::new(
             wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display)),
         );
-        let surface = instance
-            .create_surface(window.clone())
-            .context("cannot create a drawing surface for the window")?;
+        let surface = instance.create_surface(window.clone()).context(
+            "cannot create a drawing surface for the window (no GPU driver? without a GPU \
+                 install Mesa's lavapipe, mesa-vulkan-drivers, and set WGPU_BACKEND=vulkan)",
+        )?;
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
             force_fallback_adapter: false,

@@ -247,6 +247,10 @@ impl Running {
                 self.state.playback = Default::default();
                 self.state.error = None;
                 self.adopt_model();
+                if let Some((_, duration)) = self.state.clips.first() {
+                    self.state.playback.select(Some(0), *duration);
+                    self.state.playback.playing = true;
+                }
             }
             Err(e) => self.state.error = Some(crate::cli::error_message(&e)),
         }
