@@ -10,10 +10,13 @@
 //! - [`skin`]: joint palettes and the CPU reference skinning.
 //! - [`analysis`]: volume and area ratios, joint regions, cross-sections, over clips.
 //! - [`render`]: GPU skinning on wgpu, checked against [`skin`].
+//! - [`ui`]: the viewer's panels and camera, egui only (no wgpu).
+//! - [`app`]: the viewer window: winit, the wgpu surface, the frame loop.
 //! - [`cli`]: the command line.
 
 pub mod analysis;
 pub mod anim;
+pub mod app;
 pub mod builtin;
 pub mod cli;
 pub mod dq;
@@ -22,3 +25,4 @@ pub mod model;
 pub mod render;
 pub mod scene;
 pub mod skin;
+pub mod ui;

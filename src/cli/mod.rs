@@ -21,9 +21,29 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Model to open when no subcommand is given: a .gltf/.glb path or builtin:NAME.
+    /// Model to open in the viewer when no subcommand is given: a .gltf/.glb path or builtin:NAME.
     #[arg(value_name = "MODEL")]
     pub model: Option<String>,
+    /// Viewer options (with no subcommand).
+    #[command(flatten)]
+    pub viewer: ViewerArgs,
+    /// Pose at start (with no subcommand).
+    #[command(flatten)]
+    pub pose: PoseArgs,
+}
+
+/// Options of the viewer window and of scripted runs.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct ViewerArgs {
+    /// View layout: single, split (LBS left, DQS right) or overlay (the other mode as a ghost).
+    #[arg(long, value_name = "single|split|overlay", default_value = "single")]
+    pub view: String,
+    /// Write the window's final frame to this PNG file.
+    #[arg(long, value_name = "FILE.png")]
+    pub screenshot: Option<PathBuf>,
+    /// Render this many frames, then close (with --screenshot: the image of the last one).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub exit_after_frames: Option<u64>,
 }
 
 /// The subcommands.
@@ -195,8 +215,19 @@ pub fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         None => {
-            // The viewer window comes with the renderer; until then, describe the model.
-            inspect::run(&model_or_default(cli.model), false)
+            let view = crate::ui::ViewMode::from_name(&cli.viewer.view).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "unknown view `{}` (valid: single, split, overlay)",
+                    cli.viewer.view
+                )
+            })?;
+            crate::app::run(crate::app::ViewerOptions {
+                model: model_or_default(cli.model),
+                view,
+                pose: cli.pose,
+                screenshot: cli.viewer.screenshot,
+                exit_after_frames: cli.viewer.exit_after_frames,
+            })
         }
     }
 }

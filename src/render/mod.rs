@@ -27,6 +27,7 @@ mod label;
 mod material;
 mod mesh;
 mod offscreen;
+mod overlay;
 mod palette;
 mod renderer;
 mod scene_gpu;
@@ -43,6 +44,10 @@ pub use label::draw_label;
 pub use material::GpuMaterialBinding;
 pub use mesh::GpuMesh;
 pub use offscreen::{OffscreenTarget, RgbaImage};
+pub use overlay::{
+    GpuLineVertex, GpuOverlayUniforms, LineMesh, OverlayRenderer, OverlayView, WireScene, edges_of,
+    grid_lines,
+};
 pub use palette::{GpuPalette, PaletteLayout};
 pub use renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, RenderSettings, Renderer};
 pub use scene_gpu::SceneGpu;

@@ -1,0 +1,312 @@
+//! One frame: UI, pose, the 3D pass per view, the egui pass, present, and screenshots.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Result;
+use glam::Vec4;
+
+use super::screenshot::copy_texture;
+use super::viewer::Running;
+use crate::render::{Camera, GpuOverlayUniforms};
+use crate::ui::{ViewMode, ViewRect, ghost_mode, panel_ui, shortcuts, viewport_ui};
+
+/// Edge colour of the wireframe toggle.
+const WIRE_COLOR: Vec4 = Vec4::new(0.05, 0.05, 0.06, 0.55);
+/// Edge colour of the overlay ghost.
+const GHOST_COLOR: Vec4 = Vec4::new(0.2, 0.85, 1.0, 0.2);
+
+/// What the UI produced this frame, ready to draw.
+struct UiFrame {
+    views: Vec<ViewRect>,
+    primitives: Vec<egui::ClippedPrimitive>,
+    textures: egui::TexturesDelta,
+    screen: egui_wgpu::ScreenDescriptor,
+}
+
+impl Running {
+    /// Runs the UI, updates the pose and draws a frame; writes it to `screenshot` if given.
+    pub(super) fn render_frame(&mut self, screenshot: Option<&Path>) -> Result<()> {
+        let started = Instant::now();
+        let dt = self.clock.tick();
+        if let Some(timer) = self.timer.as_mut() {
+            timer.collect(&self.gpu.ctx.device);
+            self.state.status.gpu_ms = timer.last_ms;
+        }
+        self.state.status.fps = self.clock.fps;
+        self.state.status.cpu_ms = self.clock.cpu_ms;
+        self.state.playback.advance(dt);
+        let mut ui = self.run_ui();
+        if std::mem::take(&mut self.state.requests.frame_model) {
+            let (min, max) = self.model.bounds;
+            self.state.camera.frame(min, max);
+        }
+        let p = &self.state.playback;
+        self.model.pose_at(
+            &self.gpu.ctx,
+            p.clip,
+            p.time_s,
+            &self.state.joints.overrides,
+        );
+        let result = self.draw(&ui, screenshot);
+        for id in &ui.textures.free {
+            self.egui_renderer.free_texture(id);
+        }
+        // Every delta was handed to the renderer above.
+        ui.textures.clear();
+        self.clock.record(started.elapsed());
+        result
+    }
+
+    /// Runs egui: shortcuts, the left panel and the viewport overlays.
+    fn run_ui(&mut self) -> UiFrame {
+        let raw = self.egui_state.take_egui_input(&self.window);
+        let skeleton = self
+            .model
+            .skeleton(self.state.trees.get(self.state.joints.skin));
+        let state = &mut self.state;
+        let mut views = Vec::new();
+        let output = self.egui_ctx.run_ui(raw, |ui| {
+            shortcuts(ui.ctx(), state);
+            egui::Panel::left("controls")
+                .default_size(310.0)
+                .resizable(true)
+                .show(ui, |ui| panel_ui(ui, state));
+            egui::CentralPanel::no_frame().show(ui, |ui| {
+                let rect = ui.max_rect();
+                views = viewport_ui(ui, rect, state, &skeleton);
+            });
+        });
+        self.egui_state
+            .handle_platform_output(&self.window, output.platform_output);
+        let primitives = self
+            .egui_ctx
+            .tessellate(output.shapes, output.pixels_per_point);
+        UiFrame {
+            views,
+            primitives,
+            textures: output.textures_delta,
+            screen: egui_wgpu::ScreenDescriptor {
+                size_in_pixels: [self.gpu.config.width, self.gpu.config.height],
+                pixels_per_point: output.pixels_per_point,
+            },
+        }
+    }
+
+    /// Uploads UI textures and, when the window has an area, draws and presents.
+    fn draw(&mut self, ui: &UiFrame, screenshot: Option<&Path>) -> Result<()> {
+        let ctx = &self.gpu.ctx;
+        // Texture updates must reach the renderer even on skipped frames.
+        for (id, deltas) in &ui.textures.set {
+            for delta in deltas {
+                self.egui_renderer
+                    .update_texture(&ctx.device, &ctx.queue, *id, delta);
+            }
+        }
+        if !self.gpu.visible {
+            return Ok(());
+        }
+        let Some(frame) = self.gpu.acquire() else {
+            return Ok(());
+        };
+        self.write_view_uniforms(ui);
+        let ctx = &self.gpu.ctx;
+        let mut encoder = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("dqview::app::frame"),
+            });
+        let mut commands = self.egui_renderer.update_buffers(
+            &ctx.device,
+            &ctx.queue,
+            &mut encoder,
+            &ui.primitives,
+            &ui.screen,
+        );
+        let timed = self.timer.as_ref().is_some_and(|t| t.can_time());
+        let target = frame
+            .texture
+            .create_view(&wgpu::TextureViewDescriptor::default());
+        self.encode(&mut encoder, &target, ui, timed);
+        // Without COPY_SRC on the swapchain, draw the same frame again into a copyable twin.
+        let twin = (screenshot.is_some() && !self.gpu.copy_src).then(|| self.twin_texture());
+        if let Some(twin) = &twin {
+            let view = twin.create_view(&wgpu::TextureViewDescriptor::default());
+            self.encode(&mut encoder, &view, ui, false);
+        }
+        let ctx = &self.gpu.ctx;
+        let copy = screenshot
+            .map(|_| copy_texture(ctx, &mut encoder, twin.as_ref().unwrap_or(&frame.texture)));
+        if timed && let Some(timer) = &self.timer {
+            timer.resolve(&mut encoder);
+        }
+        commands.push(encoder.finish());
+        ctx.queue.submit(commands);
+        if timed && let Some(timer) = &self.timer {
+            timer.after_submit();
+        }
+        if let (Some(copy), Some(path)) = (copy, screenshot) {
+            copy.write_png(ctx, path)?;
+        }
+        self.window.pre_present_notify();
+        ctx.queue.present(frame);
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// A texture like the swapchain image but copyable, for screenshots.
+    fn twin_texture(&self) -> wgpu::Texture {
+        self.gpu
+            .ctx
+            .device
+            .create_texture(&wgpu::TextureDescriptor {
+                label: Some("dqview::app::screenshot_twin"),
+                size: wgpu::Extent3d {
+                    width: self.gpu.config.width,
+                    height: self.gpu.config.height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: self.gpu.config.format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            })
+    }
+
+    /// Writes camera and overlay uniforms of each view (into existing buffers).
+    fn write_view_uniforms(&self, ui: &UiFrame) {
+        let queue = &self.gpu.ctx.queue;
+        let s = &self.state.skinning;
+        for ((view, binding), overlays) in ui
+            .views
+            .iter()
+            .zip(&self.frame_bindings)
+            .zip(&self.overlay_views)
+        {
+            let aspect = view.rect.width() / view.rect.height().max(1.0);
+            let clip_from_world = self.state.camera.clip_from_world(aspect);
+            let camera = Camera { clip_from_world };
+            binding.write(queue, &self.renderer.settings().to_gpu(&camera, s.beta));
+            let [grid, wire, ghost] = overlays;
+            grid.write(
+                queue,
+                &GpuOverlayUniforms::new(clip_from_world, Vec4::ONE, view.mode, s.beta),
+            );
+            wire.write(
+                queue,
+                &GpuOverlayUniforms::new(clip_from_world, WIRE_COLOR, view.mode, s.beta),
+            );
+            let ghost_uniforms = GpuOverlayUniforms::new(
+                clip_from_world,
+                GHOST_COLOR,
+                ghost_mode(view.mode),
+                s.beta,
+            );
+            ghost.write(queue, &ghost_uniforms);
+        }
+    }
+
+    /// Records the 3D pass (every view) and the egui pass into `target`.
+    fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        ui: &UiFrame,
+        timed: bool,
+    ) {
+        let [r, g, b, a] = self.renderer.settings().background;
+        let targets = &self.gpu.targets;
+        let (view, resolve_target) = match &targets.msaa {
+            Some(msaa) => (msaa, Some(target)),
+            None => (target, None),
+        };
+        let timer = self.timer.as_ref().filter(|_| timed);
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("dqview::app::pass_3d"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &targets.depth,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Discard,
+                    }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: timer.map(|t| t.writes(true)),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            let (width, height) = (self.gpu.config.width, self.gpu.config.height);
+            let ppp = ui.screen.pixels_per_point;
+            for ((v, binding), overlays) in ui
+                .views
+                .iter()
+                .zip(&self.frame_bindings)
+                .zip(&self.overlay_views)
+            {
+                let x0 = ((v.rect.min.x * ppp).round().max(0.0) as u32).min(width);
+                let y0 = ((v.rect.min.y * ppp).round().max(0.0) as u32).min(height);
+                let x1 = ((v.rect.max.x * ppp).round().max(0.0) as u32).min(width);
+                let y1 = ((v.rect.max.y * ppp).round().max(0.0) as u32).min(height);
+                if x1 <= x0 || y1 <= y0 {
+                    continue;
+                }
+                pass.set_viewport(
+                    x0 as f32,
+                    y0 as f32,
+                    (x1 - x0) as f32,
+                    (y1 - y0) as f32,
+                    0.0,
+                    1.0,
+                );
+                pass.set_scissor_rect(x0, y0, x1 - x0, y1 - y0);
+                let [grid, wire, ghost] = overlays;
+                self.model
+                    .gpu
+                    .draw(&mut pass, &self.renderer, binding, v.mode);
+                if self.state.display.grid {
+                    self.overlay.draw_lines(&mut pass, grid, &self.model.grid);
+                }
+                if self.state.display.wireframe {
+                    self.overlay
+                        .draw_wire(&mut pass, wire, &self.model.wire, false);
+                }
+                if self.state.skinning.view == ViewMode::Overlay {
+                    self.overlay
+                        .draw_wire(&mut pass, ghost, &self.model.wire, true);
+                }
+            }
+        }
+        let mut pass = encoder
+            .begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("dqview::app::pass_ui"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: target,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: timer.map(|t| t.writes(false)),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            })
+            .forget_lifetime();
+        self.egui_renderer
+            .render(&mut pass, &ui.primitives, &ui.screen);
+    }
+}

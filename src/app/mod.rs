@@ -1,0 +1,53 @@
+//! The viewer window: winit event loop, wgpu surface, egui, frame loop and screenshots.
+//!
+//! `ui` holds the state and panels; this module owns everything with a handle to
+//! the window or the GPU and feeds `ui` what it shows.
+
+mod frame;
+mod model;
+mod screenshot;
+mod surface;
+mod timing;
+mod viewer;
+
+use std::path::PathBuf;
+
+use anyhow::{Result, anyhow};
+
+use crate::cli::PoseArgs;
+use crate::ui::ViewMode;
+
+/// What to open and, for scripted runs, what to do.
+#[derive(Clone, Debug, Default)]
+pub struct ViewerOptions {
+    /// Model to open: a path or `builtin:NAME`.
+    pub model: String,
+    /// View layout at start.
+    pub view: ViewMode,
+    /// Mode, beta, clip, time and joint overrides at start.
+    pub pose: PoseArgs,
+    /// Write the window's last frame here as PNG.
+    pub screenshot: Option<PathBuf>,
+    /// Render this many frames, then close.
+    pub exit_after_frames: Option<u64>,
+}
+
+impl ViewerOptions {
+    /// Whether this is a scripted run (deterministic: no autoplay, errors end the run).
+    #[must_use]
+    pub fn is_scripted(&self) -> bool {
+        self.screenshot.is_some() || self.exit_after_frames.is_some()
+    }
+}
+
+/// Opens the viewer window and runs until it is closed (or the scripted frames are done).
+pub fn run(options: ViewerOptions) -> Result<()> {
+    let event_loop = winit::event_loop::EventLoop::new().map_err(|e| {
+        anyhow!("cannot open a window: no display ({e}); set DISPLAY, or run under xvfb-run")
+    })?;
+    let mut viewer = viewer::Viewer::new(options);
+    event_loop
+        .run_app(&mut viewer)
+        .map_err(|e| anyhow!("the window's event loop failed: {e}"))?;
+    viewer.finish()
+}

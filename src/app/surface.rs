@@ -1,0 +1,195 @@
+//! The window's GPU side: device, surface configuration, depth and MSAA targets.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow};
+use winit::window::Window;
+
+use crate::render::{DEPTH_FORMAT, GpuContext};
+
+/// The device and the window surface it draws to.
+pub struct WindowGpu {
+    /// Device, queue, adapter.
+    pub ctx: GpuContext,
+    /// The window's surface.
+    pub surface: wgpu::Surface<'static>,
+    /// Current surface configuration (size 0 x 0 never reaches it: see [`WindowGpu::resize`]).
+    pub config: wgpu::SurfaceConfiguration,
+    /// Whether swapchain images can be copied out (screenshots without a second render).
+    pub copy_src: bool,
+    /// MSAA samples of the 3D pass.
+    pub samples: u32,
+    /// Depth target and, with MSAA, the multisampled colour target, sized to the surface.
+    pub targets: Targets,
+    /// Whether the window currently has a drawable area.
+    pub visible: bool,
+}
+
+/// Per-size render targets of the 3D pass.
+pub struct Targets {
+    /// Depth, `samples` per pixel.
+    pub depth: wgpu::TextureView,
+    /// Multisampled colour to resolve from, when `samples > 1`.
+    pub msaa: Option<wgpu::TextureView>,
+}
+
+impl Targets {
+    fn new(ctx: &GpuContext, config: &wgpu::SurfaceConfiguration, samples: u32) -> Self {
+        let size = wgpu::Extent3d {
+            width: config.width.max(1),
+            height: config.height.max(1),
+            depth_or_array_layers: 1,
+        };
+        let make = |label, format| {
+            ctx.device
+                .create_texture(&wgpu::TextureDescriptor {
+                    label: Some(label),
+                    size,
+                    mip_level_count: 1,
+                    sample_count: samples,
+                    dimension: wgpu::TextureDimension::D2,
+                    format,
+                    usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                    view_formats: &[],
+                })
+                .create_view(&wgpu::TextureViewDescriptor::default())
+        };
+        Self {
+            depth: make("dqview::app::depth", DEPTH_FORMAT),
+            msaa: (samples > 1).then(|| make("dqview::app::color_msaa", config.format)),
+        }
+    }
+}
+
+impl WindowGpu {
+    /// Creates the instance, surface, adapter and device for `window`.
+    ///
+    /// The device asks for timestamp queries where the adapter has them (GPU frame time).
+    pub fn new(
+        display: winit::event_loop::OwnedDisplayHandle,
+        window: Arc<Window>,
+        samples: u32,
+    ) -> Result<Self> {
+        let instance = wgpu::Instance::new(
+            wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display)),
+        );
+        let surface = instance.create_surface(window.clone()).context(
+            "cannot create a drawing surface for the window (no GPU driver? without a GPU \
+                 install Mesa's lavapipe, mesa-vulkan-drivers, and set WGPU_BACKEND=vulkan)",
+        )?;
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: Some(&surface),
+            apply_limit_buckets: false,
+        }))
+        .map_err(|e| {
+            anyhow!(crate::render::RenderError::NoAdapter {
+                reason: e.to_string()
+            })
+        })?;
+        let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
+        let info = adapter.get_info();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("dqview::app::device"),
+            required_features: features,
+            required_limits: wgpu::Limits::default(),
+            ..Default::default()
+        }))
+        .with_context(|| format!("cannot create a GPU device on {}", info.name))?;
+        // wgpu's default handler panics; a viewer logs and carries on instead.
+        device.on_uncaptured_error(std::sync::Arc::new(|e| log::error!("GPU error: {e}")));
+        let ctx = GpuContext {
+            instance,
+            adapter,
+            device,
+            queue,
+            info,
+        };
+        let caps = surface.get_capabilities(&ctx.adapter);
+        // An sRGB format, so shaders write linear light as the offscreen renderer does.
+        let format = caps
+            .formats
+            .iter()
+            .copied()
+            .find(wgpu::TextureFormat::is_srgb)
+            .or_else(|| caps.formats.first().copied())
+            .ok_or_else(|| {
+                anyhow!(
+                    "the window surface offers no colour format on {}",
+                    ctx.info.name
+                )
+            })?;
+        let copy_src = caps.usages.contains(wgpu::TextureUsages::COPY_SRC);
+        let mut usage = wgpu::TextureUsages::RENDER_ATTACHMENT;
+        if copy_src {
+            usage |= wgpu::TextureUsages::COPY_SRC;
+        }
+        let vsync = std::env::var_os("DQVIEW_NO_VSYNC").is_none();
+        let size = window.inner_size();
+        let config = wgpu::SurfaceConfiguration {
+            usage,
+            format,
+            width: size.width.max(1),
+            height: size.height.max(1),
+            present_mode: if vsync {
+                wgpu::PresentMode::AutoVsync
+            } else {
+                wgpu::PresentMode::AutoNoVsync
+            },
+            desired_maximum_frame_latency: 2,
+            alpha_mode: caps
+                .alpha_modes
+                .first()
+                .copied()
+                .unwrap_or(wgpu::CompositeAlphaMode::Auto),
+            view_formats: vec![],
+            color_space: wgpu::SurfaceColorSpace::Auto,
+        };
+        surface.configure(&ctx.device, &config);
+        let targets = Targets::new(&ctx, &config, samples);
+        Ok(Self {
+            ctx,
+            surface,
+            config,
+            copy_src,
+            samples,
+            targets,
+            visible: size.width > 0 && size.height > 0,
+        })
+    }
+
+    /// Follows a window resize; a 0 x 0 (minimised) window stops rendering until it has an area again.
+    pub fn resize(&mut self, width: u32, height: u32) {
+        self.visible = width > 0 && height > 0;
+        if !self.visible || (width == self.config.width && height == self.config.height) {
+            return;
+        }
+        self.config.width = width;
+        self.config.height = height;
+        self.reconfigure();
+    }
+
+    /// Reconfigures the surface at the current size and remakes the size-dependent targets.
+    pub fn reconfigure(&mut self) {
+        self.surface.configure(&self.ctx.device, &self.config);
+        self.targets = Targets::new(&self.ctx, &self.config, self.samples);
+    }
+
+    /// The next swapchain image, or `None` to skip this frame (reconfiguring where that helps).
+    pub fn acquire(&mut self) -> Option<wgpu::SurfaceTexture> {
+        match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) => Some(frame),
+            // Still drawable; the surface reports Outdated when it must be reconfigured.
+            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => Some(frame),
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.reconfigure();
+                None
+            }
+            other => {
+                log::debug!("skipping a frame: surface says {other:?}");
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! The winit application: window creation, events, model loading and the exit rules.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow};
+use winit::application::ApplicationHandler;
+use winit::event::WindowEvent;
+use winit::event_loop::ActiveEventLoop;
+use winit::window::{Window, WindowId};
+
+use super::ViewerOptions;
+use super::model::LoadedModel;
+use super::surface::WindowGpu;
+use super::timing::{FrameClock, GpuTimer};
+use crate::render::{FrameBinding, OverlayRenderer, OverlayView, RenderSettings, Renderer};
+use crate::ui::{OrbitCamera, ViewerState};
+
+/// MSAA samples of the 3D view.
+const SAMPLES: u32 = 4;
+
+/// The application: options, and once the window exists, everything running in it.
+pub struct Viewer {
+    options: ViewerOptions,
+    running: Option<Running>,
+    error: Option<anyhow::Error>,
+}
+
+/// A window with its GPU, UI and model.
+pub struct Running {
+    pub(super) window: Arc<Window>,
+    pub(super) gpu: WindowGpu,
+    pub(super) renderer: Renderer,
+    pub(super) overlay: OverlayRenderer,
+    /// Per view (left/right half): frame uniforms of the mesh pipelines.
+    pub(super) frame_bindings: [FrameBinding; 2],
+    /// Per view: uniforms of the grid, the wireframe and the ghost.
+    pub(super) overlay_views: [[OverlayView; 3]; 2],
+    pub(super) egui_ctx: egui::Context,
+    pub(super) egui_state: egui_winit::State,
+    pub(super) egui_renderer: egui_wgpu::Renderer,
+    pub(super) model: LoadedModel,
+    pub(super) state: ViewerState,
+    pub(super) clock: FrameClock,
+    pub(super) timer: Option<GpuTimer>,
+    /// Frames rendered (presented) so far.
+    pub(super) frames: u64,
+    /// When the window was created.
+    pub(super) started: std::time::Instant,
+}
+
+impl Viewer {
+    /// A viewer that opens its window when the event loop starts.
+    #[must_use]
+    pub fn new(options: ViewerOptions) -> Self {
+        Self {
+            options,
+            running: None,
+            error: None,
+        }
+    }
+
+    /// The run's result: the first error that ended it, if any.
+    pub fn finish(self) -> Result<()> {
+        self.error.map_or(Ok(()), Err)
+    }
+
+    fn fail(&mut self, event_loop: &ActiveEventLoop, e: anyhow::Error) {
+        self.error.get_or_insert(e);
+        event_loop.exit();
+    }
+}
+
+impl ApplicationHandler for Viewer {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.running.is_some() {
+            return;
+        }
+        match Running::start(event_loop, &self.options) {
+            Ok(running) => {
+                running.window.request_redraw();
+                self.running = Some(running);
+            }
+            Err(e) => self.fail(event_loop, e),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(running) = self.running.as_mut() else {
+            return;
+        };
+        let response = running.egui_state.on_window_event(&running.window, &event);
+        match event {
+            WindowEvent::CloseRequested | WindowEvent::Destroyed => event_loop.exit(),
+            WindowEvent::Resized(size) => {
+                running.gpu.resize(size.width, size.height);
+                running.window.request_redraw();
+            }
+            WindowEvent::DroppedFile(path) => running.open_path(&path),
+            WindowEvent::RedrawRequested => {
+                let screenshot_now = self
+                    .options
+                    .exit_after_frames
+                    .is_none_or(|n| running.frames + 1 >= n)
+                    .then_some(self.options.screenshot.as_deref())
+                    .flatten();
+                match running.render_frame(screenshot_now) {
+                    Ok(()) => {}
+                    Err(e) => return self.fail(event_loop, e),
+                }
+                if let Some(n) = self.options.exit_after_frames
+                    && running.frames >= n
+                {
+                    let secs = running.started.elapsed().as_secs_f64();
+                    log::info!(
+                        "{n} frames in {secs:.2} s: {:.1} FPS including start-up; last {:.1} FPS",
+                        n as f64 / secs,
+                        running.clock.fps
+                    );
+                    event_loop.exit();
+                    return;
+                }
+                if running.state.requests.open_dialog {
+                    running.state.requests.open_dialog = false;
+                    let picked = rfd::FileDialog::new()
+                        .add_filter("glTF", &["glb", "gltf"])
+                        .pick_file();
+                    if let Some(path) = picked {
+                        running.open_path(&path);
+                    }
+                }
+                // Keep drawing while visible: the status line measures and clips play.
+                if running.gpu.visible {
+                    running.window.request_redraw();
+                }
+            }
+            _ => {
+                if response.repaint {
+                    running.window.request_redraw();
+                }
+            }
+        }
+    }
+}
+
+impl Running {
+    /// Creates the window, the GPU objects and the UI, and opens the model of `options`.
+    fn start(event_loop: &ActiveEventLoop, options: &ViewerOptions) -> Result<Self> {
+        let attributes = Window::default_attributes()
+            .with_title("dqview")
+            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| anyhow!("cannot open a window: {e}"))?,
+        );
+        let gpu = WindowGpu::new(event_loop.owned_display_handle(), window.clone(), SAMPLES)?;
+        let ctx = &gpu.ctx;
+        let renderer = Renderer::new(
+            ctx,
+            RenderSettings {
+                color_format: gpu.config.format,
+                sample_count: SAMPLES,
+                ..RenderSettings::default()
+            },
+        )?;
+        let overlay = OverlayRenderer::new(ctx, &renderer, gpu.config.format)?;
+        let frame_bindings = [
+            FrameBinding::new(ctx, &renderer)?,
+            FrameBinding::new(ctx, &renderer)?,
+        ];
+        let overlay_views = [0, 1].map(|_| [0, 1, 2].map(|_| overlay.view(ctx)));
+        let egui_ctx = egui::Context::default();
+        let max_texture_side = ctx.device.limits().max_texture_dimension_2d as usize;
+        let egui_state = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(max_texture_side),
+        );
+        let egui_renderer = egui_wgpu::Renderer::new(
+            &ctx.device,
+            gpu.config.format,
+            egui_wgpu::RendererOptions::default(),
+        );
+        let scripted = options.is_scripted();
+        let (model, error) = match LoadedModel::open(ctx, &renderer, &options.model) {
+            Ok(m) => (m, None),
+            Err(e) if !scripted => {
+                // Interactive: show the error over the default rig instead of quitting.
+                let fallback = LoadedModel::open(ctx, &renderer, crate::model::DEFAULT_MODEL)?;
+                (fallback, Some(crate::cli::error_message(&e)))
+            }
+            Err(e) => return Err(e),
+        };
+        let mut state = ViewerState::default();
+        state.skinning.view = options.view;
+        state.status.adapter = ctx.info.name.clone();
+        state.error = error;
+        let resolved = options.pose.resolve(&model.scene)?;
+        state.skinning.mode = resolved.mode;
+        state.skinning.beta = resolved.beta;
+        state.joints.overrides = resolved.overrides;
+        let timer = GpuTimer::new(&ctx.device, &ctx.queue);
+        let mut running = Self {
+            window,
+            gpu,
+            renderer,
+            overlay,
+            frame_bindings,
+            overlay_views,
+            egui_ctx,
+            egui_state,
+            egui_renderer,
+            model,
+            state,
+            clock: FrameClock::new(),
+            timer,
+            frames: 0,
+            started: std::time::Instant::now(),
+        };
+        running.adopt_model();
+        let clip = resolved.clip.or_else(|| {
+            // Interactive runs start playing the first clip.
+            (!scripted && options.pose.time == 0.0 && !running.state.clips.is_empty()).then_some(0)
+        });
+        let duration = clip
+            .and_then(|c| running.state.clips.get(c))
+            .map_or(0.0, |c| c.1);
+        running.state.playback.select(clip, duration);
+        running.state.playback.time_s = resolved.time_s.clamp(0.0, duration);
+        running.state.playback.playing = !scripted && resolved.clip.is_none() && clip.is_some();
+        Ok(running)
+    }
+
+    /// Opens `path`, replacing the current model; on failure keeps it and shows the error.
+    pub(super) fn open_path(&mut self, path: &Path) {
+        let spec = path.to_string_lossy().into_owned();
+        match LoadedModel::open(&self.gpu.ctx, &self.renderer, &spec)
+            .with_context(|| format!("cannot open {}", path.display()))
+        {
+            Ok(model) => {
+                self.model = model;
+                self.state.joints = Default::default();
+                self.state.playback = Default::default();
+                self.state.error = None;
+                self.adopt_model();
+                if let Some((_, duration)) = self.state.clips.first() {
+                    self.state.playback.select(Some(0), *duration);
+                    self.state.playback.playing = true;
+                }
+            }
+            Err(e) => self.state.error = Some(crate::cli::error_message(&e)),
+        }
+    }
+
+    /// Points the UI state at the current model: facts, clips, trees, camera.
+    fn adopt_model(&mut self) {
+        self.state.facts = self.model.facts();
+        self.state.clips = self.model.clips();
+        self.state.trees = self.model.trees();
+        self.state.camera = OrbitCamera::framing(self.model.bounds.0, self.model.bounds.1);
+        self.window
+            .set_title(&format!("dqview — {}", self.model.scene.source));
+    }
+}

@@ -1,0 +1,231 @@
+//! The joint tree of a skin, joint selection, picking, and twist/bend/roll overrides.
+
+use glam::Vec2;
+
+use crate::anim::{JointAngles, JointOverrides};
+use crate::scene::Scene;
+
+/// Pixels from a projected joint within which a click selects it.
+pub const PICK_RADIUS_PX: f32 = 10.0;
+
+/// One row of a joint tree, in depth-first order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JointRow {
+    /// Node index of the joint.
+    pub node: usize,
+    /// Node name.
+    pub name: String,
+    /// Depth below the skin's root joints (0 for roots).
+    pub depth: usize,
+    /// Node index of the nearest ancestor that is a joint of the same skin.
+    pub parent: Option<usize>,
+}
+
+/// A skin's joints as an indented, depth-first list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JointTree {
+    /// The skin's name.
+    pub skin_name: String,
+    /// Rows, parents before children.
+    pub rows: Vec<JointRow>,
+}
+
+impl JointTree {
+    /// The tree of skin `skin`; a joint's parent is its nearest ancestor in the skin.
+    #[must_use]
+    pub fn of_skin(scene: &Scene, skin: usize) -> Self {
+        let Some(s) = scene.skins.get(skin) else {
+            return Self::default();
+        };
+        let joints = &s.joints;
+        let joint_parent = |j: usize| {
+            let mut p = scene.nodes.get(j).and_then(|n| n.parent);
+            // The hop limit guards against cycles in malformed files.
+            for _ in 0..=scene.nodes.len() {
+                match p {
+                    Some(n) if !joints.contains(&n) => {
+                        p = scene.nodes.get(n).and_then(|n| n.parent);
+                    }
+                    _ => break,
+                }
+            }
+            p.filter(|n| joints.contains(n))
+        };
+        let parents: Vec<Option<usize>> = joints.iter().map(|&j| joint_parent(j)).collect();
+        let mut rows = Vec::with_capacity(joints.len());
+        let mut stack: Vec<(usize, usize)> = joints
+            .iter()
+            .zip(&parents)
+            .filter(|(_, p)| p.is_none())
+            .map(|(&j, _)| (j, 0))
+            .rev()
+            .collect();
+        while let Some((node, depth)) = stack.pop() {
+            if rows.iter().any(|r: &JointRow| r.node == node) || depth > joints.len() {
+                continue;
+            }
+            rows.push(JointRow {
+                node,
+                name: scene
+                    .nodes
+                    .get(node)
+                    .map_or_else(|| format!("node {node}"), |n| n.name.clone()),
+                depth,
+                parent: joint_parent(node),
+            });
+            stack.extend(
+                joints
+                    .iter()
+                    .zip(&parents)
+                    .filter(|(_, p)| **p == Some(node))
+                    .map(|(&c, _)| (c, depth + 1))
+                    .rev(),
+            );
+        }
+        Self {
+            skin_name: s.name.clone(),
+            rows,
+        }
+    }
+}
+
+/// Joint selection and angle overrides of the viewer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JointsState {
+    /// Which skin's tree is shown.
+    pub skin: usize,
+    /// Selected joint (node index).
+    pub selected: Option<usize>,
+    /// Twist/bend/roll applied on top of the animation.
+    pub overrides: JointOverrides,
+}
+
+/// The node of the joint nearest to `cursor` within `radius` pixels, if any.
+///
+/// `joints` are (node, projected position in the same pixel space as `cursor`).
+#[must_use]
+pub fn pick_joint(joints: &[(usize, Vec2)], cursor: Vec2, radius: f32) -> Option<usize> {
+    joints
+        .iter()
+        .map(|&(node, p)| (node, p.distance_squared(cursor)))
+        .filter(|&(_, d2)| d2.is_finite() && d2 <= radius * radius)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(node, _)| node)
+}
+
+/// The Joints section: skin choice, tree, sliders for the selected joint, resets.
+pub fn joints_ui(ui: &mut egui::Ui, state: &mut JointsState, trees: &[JointTree]) {
+    if trees.is_empty() {
+        ui.label("no skins");
+        return;
+    }
+    if trees.len() > 1 {
+        let current = trees.get(state.skin).map_or("", |t| t.skin_name.as_str());
+        egui::ComboBox::from_label("skin")
+            .selected_text(current.to_owned())
+            .show_ui(ui, |ui| {
+                for (i, t) in trees.iter().enumerate() {
+                    ui.selectable_value(&mut state.skin, i, &t.skin_name);
+                }
+            });
+    }
+    let Some(tree) = trees.get(state.skin) else {
+        return;
+    };
+    egui::ScrollArea::vertical()
+        .id_salt("joint_tree")
+        .max_height(220.0)
+        .show(ui, |ui| {
+            for row in &tree.rows {
+                let marked = !state.overrides.get(row.node).is_zero();
+                let text = format!(
+                    "{}{}{}",
+                    "   ".repeat(row.depth),
+                    row.name,
+                    if marked { "  *" } else { "" }
+                );
+                let selected = state.selected == Some(row.node);
+                let mut rich = egui::RichText::new(text);
+                if marked {
+                    rich = rich.color(egui::Color32::from_rgb(255, 190, 80));
+                }
+                if ui.selectable_label(selected, rich).clicked() {
+                    state.selected = Some(row.node);
+                }
+            }
+        });
+    match state.selected {
+        Some(node) => {
+            let name = tree
+                .rows
+                .iter()
+                .find(|r| r.node == node)
+                .map_or_else(|| format!("node {node}"), |r| r.name.clone());
+            ui.label(format!("selected: {name}"));
+            let mut a: JointAngles = state.overrides.get(node);
+            let mut changed = false;
+            for (value, label) in [
+                (&mut a.twist_deg, "twist °"),
+                (&mut a.bend_deg, "bend °"),
+                (&mut a.roll_deg, "roll °"),
+            ] {
+                changed |= ui
+                    .add(egui::Slider::new(value, -360.0..=360.0).text(label))
+                    .changed();
+            }
+            if changed {
+                state.overrides.set(node, a);
+            }
+            ui.horizontal(|ui| {
+                if ui.button("reset joint").clicked() {
+                    state.overrides.set(node, JointAngles::default());
+                }
+                if ui.button("reset all").clicked() {
+                    state.overrides.clear();
+                }
+            });
+        }
+        None => {
+            ui.label("click a joint in the tree or the viewport");
+            if !state.overrides.angles.is_empty() && ui.button("reset all").clicked() {
+                state.overrides.clear();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_the_nearest_joint_within_the_radius() {
+        let joints = [
+            (3, Vec2::new(100.0, 100.0)),
+            (5, Vec2::new(106.0, 100.0)),
+            (7, Vec2::new(300.0, 300.0)),
+        ];
+        assert_eq!(pick_joint(&joints, Vec2::new(104.0, 100.0), 10.0), Some(5));
+        assert_eq!(pick_joint(&joints, Vec2::new(101.0, 101.0), 10.0), Some(3));
+        assert_eq!(pick_joint(&joints, Vec2::new(200.0, 200.0), 10.0), None);
+        assert_eq!(pick_joint(&[], Vec2::ZERO, 10.0), None);
+        let nan = [(1, Vec2::NAN)];
+        assert_eq!(pick_joint(&nan, Vec2::ZERO, 10.0), None);
+    }
+
+    #[test]
+    fn tree_of_builtin_twist_is_depth_first() {
+        let scene = crate::model::load_model("builtin:twist").unwrap();
+        let tree = JointTree::of_skin(&scene, 0);
+        assert_eq!(tree.rows.len(), scene.skins[0].joints.len());
+        assert_eq!(tree.rows[0].depth, 0);
+        for (i, row) in tree.rows.iter().enumerate() {
+            if let Some(p) = row.parent {
+                let parent_row = tree.rows.iter().position(|r| r.node == p).unwrap();
+                assert!(parent_row < i);
+                assert_eq!(tree.rows[parent_row].depth + 1, row.depth);
+            }
+        }
+        assert!(JointTree::of_skin(&scene, 99).rows.is_empty());
+    }
+}

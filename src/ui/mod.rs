@@ -1,0 +1,245 @@
+//! The viewer's user interface: plain state structs and egui panel functions.
+//!
+//! Nothing here touches wgpu or winit: `app` owns the window and the GPU,
+//! feeds this module the facts it shows, and reads back what the user changed.
+
+mod facts;
+mod joints;
+mod orbit;
+mod playback;
+mod viewport;
+
+pub use facts::{ModelFacts, facts_ui};
+pub use joints::{JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint};
+pub use orbit::{OrbitCamera, ndc_from_viewport, project_to_viewport};
+pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
+pub use viewport::{SkeletonPose, Status, ViewRect, view_rects, viewport_ui};
+
+use crate::skin::SkinningMode;
+
+/// How the viewport shows the two skinning methods.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ViewMode {
+    /// One view in the chosen mode.
+    #[default]
+    Single,
+    /// LBS on the left, DQS on the right, one shared camera.
+    Split,
+    /// The chosen mode solid, the other one as a wireframe ghost.
+    Overlay,
+}
+
+impl ViewMode {
+    /// Every view mode, in display order.
+    pub const ALL: [Self; 3] = [Self::Single, Self::Split, Self::Overlay];
+
+    /// Lower-case name, as on the command line.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Single => "single",
+            Self::Split => "split",
+            Self::Overlay => "overlay",
+        }
+    }
+
+    /// Parses a name as printed by [`ViewMode::name`] (case-insensitive).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name().eq_ignore_ascii_case(name))
+    }
+}
+
+/// The mode drawn as the ghost in overlay view: the other classic method.
+#[must_use]
+pub fn ghost_mode(mode: SkinningMode) -> SkinningMode {
+    match mode {
+        SkinningMode::Dqs => SkinningMode::Lbs,
+        SkinningMode::Lbs | SkinningMode::Hybrid => SkinningMode::Dqs,
+    }
+}
+
+/// Skinning mode, hybrid blend and view layout.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SkinningSettings {
+    /// The mode of the single view and of the solid mesh in overlay view.
+    pub mode: SkinningMode,
+    /// Hybrid beta in [0, 1]: 0 is LBS, 1 is DQS.
+    pub beta: f32,
+    /// Single, split or overlay.
+    pub view: ViewMode,
+}
+
+impl Default for SkinningSettings {
+    fn default() -> Self {
+        Self {
+            mode: SkinningMode::Dqs,
+            beta: 0.5,
+            view: ViewMode::Single,
+        }
+    }
+}
+
+/// Overlays and debug drawing toggles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DisplaySettings {
+    /// Bones as lines and joints as dots, on top of the mesh.
+    pub skeleton: bool,
+    /// A ground grid at the model's feet.
+    pub grid: bool,
+    /// Mesh edges over the shaded surface.
+    pub wireframe: bool,
+}
+
+impl Default for DisplaySettings {
+    fn default() -> Self {
+        Self {
+            skeleton: true,
+            grid: true,
+            wireframe: false,
+        }
+    }
+}
+
+/// One-shot requests from the panel that `app` carries out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Requests {
+    /// Show the native file dialog.
+    pub open_dialog: bool,
+    /// Fit the camera to the model.
+    pub frame_model: bool,
+}
+
+/// Everything the panels and the viewport show and change.
+#[derive(Clone, Debug, Default)]
+pub struct ViewerState {
+    /// Mode, beta and view layout.
+    pub skinning: SkinningSettings,
+    /// Clip and time.
+    pub playback: Playback,
+    /// Joint selection and overrides.
+    pub joints: JointsState,
+    /// Overlay toggles.
+    pub display: DisplaySettings,
+    /// The shared camera.
+    pub camera: OrbitCamera,
+    /// Facts of the loaded model.
+    pub facts: ModelFacts,
+    /// Clips of the loaded model: (name, duration in seconds).
+    pub clips: Vec<(String, f32)>,
+    /// Joint trees, one per skin.
+    pub trees: Vec<JointTree>,
+    /// The last error (a file that failed to load), shown until dismissed.
+    pub error: Option<String>,
+    /// Frame rate, timings and adapter for the status line.
+    pub status: Status,
+    /// What the user asked `app` to do.
+    pub requests: Requests,
+}
+
+/// The left panel: file, skinning, display, animation, joints and model facts.
+pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        ui.heading("dqview");
+        ui.horizontal(|ui| {
+            if ui.button("Open…").clicked() {
+                state.requests.open_dialog = true;
+            }
+            if ui.button("Frame (F)").clicked() {
+                state.requests.frame_model = true;
+            }
+        });
+        ui.label(egui::RichText::new(&state.facts.source).small());
+        if let Some(error) = state.error.clone() {
+            ui.colored_label(egui::Color32::from_rgb(255, 110, 100), error);
+            if ui.small_button("dismiss").clicked() {
+                state.error = None;
+            }
+        }
+        ui.separator();
+        egui::CollapsingHeader::new("Skinning")
+            .default_open(true)
+            .show(ui, |ui| {
+                skinning_ui(ui, &mut state.skinning, &mut state.display)
+            });
+        egui::CollapsingHeader::new("Animation")
+            .default_open(true)
+            .show(ui, |ui| playback_ui(ui, &mut state.playback, &state.clips));
+        egui::CollapsingHeader::new("Joints")
+            .default_open(true)
+            .show(ui, |ui| joints_ui(ui, &mut state.joints, &state.trees));
+        egui::CollapsingHeader::new("Model")
+            .default_open(true)
+            .show(ui, |ui| facts_ui(ui, &state.facts));
+    });
+}
+
+/// The Skinning section: mode, hybrid beta, view layout and overlay toggles.
+pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplaySettings) {
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut s.mode, SkinningMode::Lbs, "LBS");
+        ui.selectable_value(&mut s.mode, SkinningMode::Dqs, "DQS");
+        ui.selectable_value(&mut s.mode, SkinningMode::Hybrid, "Hybrid");
+    });
+    ui.add_enabled(
+        s.mode == SkinningMode::Hybrid,
+        egui::Slider::new(&mut s.beta, 0.0..=1.0).text("beta (0 LBS, 1 DQS)"),
+    );
+    ui.horizontal(|ui| {
+        ui.label("view");
+        ui.selectable_value(&mut s.view, ViewMode::Single, "single");
+        ui.selectable_value(&mut s.view, ViewMode::Split, "split");
+        ui.selectable_value(&mut s.view, ViewMode::Overlay, "overlay");
+    });
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut d.skeleton, "skeleton");
+        ui.checkbox(&mut d.grid, "grid");
+        ui.checkbox(&mut d.wireframe, "wireframe");
+    });
+}
+
+/// Applies the viewer's keyboard shortcuts unless a widget has keyboard focus.
+pub fn shortcuts(ctx: &egui::Context, state: &mut ViewerState) {
+    if ctx.egui_wants_keyboard_input() {
+        return;
+    }
+    ctx.input(|i| {
+        let p = &mut state.playback;
+        if i.key_pressed(egui::Key::Space) {
+            p.toggle();
+        }
+        if i.key_pressed(egui::Key::ArrowLeft) {
+            p.step(-1);
+        }
+        if i.key_pressed(egui::Key::ArrowRight) {
+            p.step(1);
+        }
+        if i.key_pressed(egui::Key::Home) {
+            p.to_start();
+        }
+        if i.key_pressed(egui::Key::End) {
+            p.to_end();
+        }
+        if i.key_pressed(egui::Key::F) {
+            state.requests.frame_model = true;
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_and_ghost_names() {
+        for v in ViewMode::ALL {
+            assert_eq!(ViewMode::from_name(v.name()), Some(v));
+        }
+        assert_eq!(ViewMode::from_name("SPLIT"), Some(ViewMode::Split));
+        assert_eq!(ViewMode::from_name("quad"), None);
+        assert_eq!(ghost_mode(SkinningMode::Lbs), SkinningMode::Dqs);
+        assert_eq!(ghost_mode(SkinningMode::Dqs), SkinningMode::Lbs);
+    }
+}

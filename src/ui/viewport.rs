@@ -1,0 +1,246 @@
+//! The viewport: camera input, joint picking, half labels, skeleton overlay and status line.
+//!
+//! The 3D image itself is drawn by `app` beneath egui, into the rectangles
+//! [`view_rects`] returns; this module paints only what lies on top.
+
+use egui::{Color32, Pos2, Rect, Sense, Stroke, Vec2 as EVec2};
+use glam::{Vec2, Vec3};
+
+use super::joints::{PICK_RADIUS_PX, pick_joint};
+use super::orbit::{ndc_from_viewport, project_to_viewport};
+use super::{SkinningSettings, ViewMode, ViewerState};
+use crate::skin::SkinningMode;
+
+/// One view of the viewport: where it is and which mode it shows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewRect {
+    /// The view's rectangle in points.
+    pub rect: Rect,
+    /// The skinning mode of the solid mesh.
+    pub mode: SkinningMode,
+    /// A caption painted in the view (split view only).
+    pub label: Option<&'static str>,
+}
+
+/// The views of `viewport` for `skinning`: one, or two halves in split view.
+#[must_use]
+pub fn view_rects(viewport: Rect, skinning: &SkinningSettings) -> Vec<ViewRect> {
+    match skinning.view {
+        ViewMode::Split => {
+            let (left, right) = viewport.split_left_right_at_fraction(0.5);
+            vec![
+                ViewRect {
+                    rect: left,
+                    mode: SkinningMode::Lbs,
+                    label: Some("LBS (linear blend)"),
+                },
+                ViewRect {
+                    rect: right,
+                    mode: SkinningMode::Dqs,
+                    label: Some("DQS (dual quaternion)"),
+                },
+            ]
+        }
+        ViewMode::Single | ViewMode::Overlay => vec![ViewRect {
+            rect: viewport,
+            mode: skinning.mode,
+            label: None,
+        }],
+    }
+}
+
+/// Joint positions of the shown skin at the current pose, world space.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SkeletonPose {
+    /// (node, world position, parent joint's node) per joint.
+    pub joints: Vec<(usize, Vec3, Option<usize>)>,
+}
+
+/// Timings and adapter for the status line.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Status {
+    /// Frames per second, averaged.
+    pub fps: f32,
+    /// CPU time of a frame, milliseconds.
+    pub cpu_ms: f32,
+    /// GPU time of a frame, milliseconds, where the adapter has timestamp queries.
+    pub gpu_ms: Option<f32>,
+    /// The adapter's name.
+    pub adapter: String,
+}
+
+/// Handles input over `viewport` and paints the overlays; returns the views to draw.
+pub fn viewport_ui(
+    ui: &mut egui::Ui,
+    viewport: Rect,
+    state: &mut ViewerState,
+    skeleton: &SkeletonPose,
+) -> Vec<ViewRect> {
+    let views = view_rects(viewport, &state.skinning);
+    let response = ui.interact(
+        viewport,
+        ui.scope_id().with("viewport"),
+        Sense::click_and_drag(),
+    );
+    let shift = ui.input(|i| i.modifiers.shift);
+    let height = views.first().map_or(1.0, |v| v.rect.height());
+    let delta = response.drag_delta();
+    let delta = Vec2::new(delta.x, delta.y);
+    let panning = response.dragged_by(egui::PointerButton::Middle)
+        || (shift && response.dragged_by(egui::PointerButton::Primary));
+    if panning {
+        state.camera.pan(delta, height);
+    } else if response.dragged_by(egui::PointerButton::Primary) {
+        state.camera.orbit(delta);
+    }
+    if let Some(pos) = response.hover_pos() {
+        let scroll = ui.input(|i| i.smooth_scroll_delta().y);
+        if scroll != 0.0
+            && let Some(view) = views.iter().find(|v| v.rect.contains(pos))
+        {
+            let size = Vec2::new(view.rect.width(), view.rect.height());
+            let local = pos - view.rect.min;
+            let ndc = ndc_from_viewport(Vec2::new(local.x, local.y), size);
+            // One wheel notch is about 50 points of smooth scroll.
+            state
+                .camera
+                .zoom_to_cursor(scroll / 50.0, ndc, size.x / size.y.max(1.0));
+        }
+    }
+    let painter = ui.painter_at(viewport);
+    let mut projected: Vec<(usize, Vec2)> = Vec::new();
+    for view in &views {
+        let size = Vec2::new(view.rect.width(), view.rect.height());
+        let clip_from_world = state.camera.clip_from_world(size.x / size.y.max(1.0));
+        let origin = Vec2::new(view.rect.min.x, view.rect.min.y);
+        let project = |p: Vec3| project_to_viewport(clip_from_world, p, size).map(|s| s + origin);
+        projected.extend(
+            skeleton
+                .joints
+                .iter()
+                .filter_map(|&(node, p, _)| project(p).map(|s| (node, s))),
+        );
+        if state.display.skeleton {
+            paint_skeleton(
+                &painter.with_clip_rect(view.rect),
+                skeleton,
+                state.joints.selected,
+                &project,
+            );
+        }
+        if let Some(label) = view.label {
+            painter.text(
+                view.rect.center_top() + EVec2::new(0.0, 8.0),
+                egui::Align2::CENTER_TOP,
+                label,
+                egui::FontId::proportional(18.0),
+                Color32::WHITE,
+            );
+        }
+    }
+    if views.len() > 1
+        && let Some(right) = views.get(1)
+    {
+        painter.vline(
+            right.rect.left(),
+            viewport.y_range(),
+            Stroke::new(2.0, Color32::from_gray(90)),
+        );
+    }
+    if response.clicked_by(egui::PointerButton::Primary)
+        && let Some(pos) = response.interact_pointer_pos()
+        && let Some(node) = pick_joint(&projected, Vec2::new(pos.x, pos.y), PICK_RADIUS_PX)
+    {
+        state.joints.selected = Some(node);
+    }
+    paint_status(&painter, viewport, &state.status);
+    views
+}
+
+/// Bones as lines and joints as dots; the selected joint larger and yellow.
+fn paint_skeleton(
+    painter: &egui::Painter,
+    skeleton: &SkeletonPose,
+    selected: Option<usize>,
+    project: &dyn Fn(Vec3) -> Option<Vec2>,
+) {
+    let pos = |v: Vec2| Pos2::new(v.x, v.y);
+    let bone = Stroke::new(2.0, Color32::from_rgb(90, 200, 255));
+    for &(_, p, parent) in &skeleton.joints {
+        let Some(parent_pos) = parent.and_then(|pn| {
+            skeleton
+                .joints
+                .iter()
+                .find(|(n, _, _)| *n == pn)
+                .map(|(_, q, _)| *q)
+        }) else {
+            continue;
+        };
+        if let (Some(a), Some(b)) = (project(p), project(parent_pos)) {
+            painter.line_segment([pos(a), pos(b)], bone);
+        }
+    }
+    for &(node, p, _) in &skeleton.joints {
+        if let Some(s) = project(p) {
+            if selected == Some(node) {
+                painter.circle(
+                    pos(s),
+                    6.0,
+                    Color32::from_rgb(255, 220, 40),
+                    Stroke::new(1.5, Color32::BLACK),
+                );
+            } else {
+                painter.circle(
+                    pos(s),
+                    3.5,
+                    Color32::from_rgb(40, 160, 240),
+                    Stroke::new(1.0, Color32::BLACK),
+                );
+            }
+        }
+    }
+}
+
+/// FPS, CPU and GPU frame times and the adapter, bottom left of the viewport.
+fn paint_status(painter: &egui::Painter, viewport: Rect, status: &Status) {
+    let gpu = status
+        .gpu_ms
+        .map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
+    let text = format!(
+        "{:.1} FPS   CPU {:.2} ms   GPU {gpu}   {}",
+        status.fps, status.cpu_ms, status.adapter
+    );
+    let at = viewport.left_bottom() + EVec2::new(8.0, -6.0);
+    let galley =
+        painter.layout_no_wrap(text, egui::FontId::monospace(13.0), Color32::from_gray(230));
+    let rect = egui::Align2::LEFT_BOTTOM
+        .anchor_size(at, galley.size())
+        .expand(3.0);
+    painter.rect_filled(rect, 3.0, Color32::from_black_alpha(150));
+    painter.galley(rect.min + EVec2::splat(3.0), galley, Color32::WHITE);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_view_is_lbs_left_dqs_right() {
+        let rect = Rect::from_min_size(Pos2::new(200.0, 0.0), EVec2::new(800.0, 600.0));
+        let settings = SkinningSettings {
+            view: ViewMode::Split,
+            mode: SkinningMode::Hybrid,
+            ..SkinningSettings::default()
+        };
+        let views = view_rects(rect, &settings);
+        assert_eq!(views.len(), 2);
+        assert_eq!(views[0].mode, SkinningMode::Lbs);
+        assert_eq!(views[1].mode, SkinningMode::Dqs);
+        assert_eq!(views[0].rect.width(), 400.0);
+        assert_eq!(views[1].rect.left(), 600.0);
+        let single = view_rects(rect, &SkinningSettings::default());
+        assert_eq!(single.len(), 1);
+        assert_eq!(single[0].mode, SkinningMode::Dqs);
+        assert_eq!(single[0].label, None);
+    }
+}

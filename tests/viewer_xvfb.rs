@@ -1,0 +1,153 @@
+//! The viewer window under Xvfb: a scripted split-view run writes its own swapchain image.
+//!
+//! Skipped (loudly) where `xvfb-run` is missing, unless `DQVIEW_REQUIRE_DISPLAY=1`.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+/// Whether `program` is an executable on PATH.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+/// True (and a loud note on stderr) when the test cannot run here and is allowed to skip.
+fn skip_without_xvfb(test: &str) -> bool {
+    if on_path("xvfb-run") {
+        return false;
+    }
+    let required = std::env::var("DQVIEW_REQUIRE_DISPLAY").is_ok_and(|v| v == "1");
+    assert!(
+        !required,
+        "{test}: xvfb-run is not on PATH but DQVIEW_REQUIRE_DISPLAY=1"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED {test}: xvfb-run is not on PATH (apt-get install xvfb xauth; set DQVIEW_REQUIRE_DISPLAY=1 to make this a failure) ***\n"
+    );
+    true
+}
+
+/// Runs dqview under xvfb-run with `args`; panics with its output on failure.
+fn run_viewer(args: &[&str]) {
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(env!("CARGO_BIN_EXE_dqview"))
+        .args(args)
+        // winit 0.30 panics instead of falling back to X11 when these point nowhere.
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .expect("run xvfb-run");
+    assert!(
+        out.status.success(),
+        "dqview {args:?} failed ({}):\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Pixels of `img` in the column range `x0..x1` and row range `y0..y1`.
+fn region(img: &image::RgbaImage, x0: u32, x1: u32, y0: u32, y1: u32) -> Vec<[u8; 3]> {
+    let mut v = Vec::new();
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = img.get_pixel(x, y).0;
+            v.push([p[0], p[1], p[2]]);
+        }
+    }
+    v
+}
+
+/// Distinct colours in `pixels` (a uniform region has one).
+fn distinct(pixels: &[[u8; 3]]) -> usize {
+    let mut v = pixels.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v.len()
+}
+
+/// Pixels of the shaded mesh: it is coloured (channels spread apart), while the background
+/// and grid are grey; the thin skeleton lines add a few hundred at most.
+fn model_pixels(pixels: &[[u8; 3]]) -> usize {
+    pixels
+        .iter()
+        .filter(|p| {
+            let (lo, hi) = (p.iter().min().unwrap_or(&0), p.iter().max().unwrap_or(&0));
+            hi - lo > 25
+        })
+        .count()
+}
+
+/// Column where the panel ends: the first column, from the left, whose top-right
+/// neighbourhood is the viewport background (the 3D clear colour).
+fn viewport_left(img: &image::RgbaImage, background: [u8; 3]) -> u32 {
+    (0..img.width())
+        .find(|&x| {
+            let p = img.get_pixel(x, img.height() / 2).0;
+            [p[0], p[1], p[2]] == background && x > 50
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn split_view_screenshot_shows_panel_and_both_halves() {
+    if skip_without_xvfb("split_view_screenshot_shows_panel_and_both_halves") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dqview_viewer_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("split.png");
+    run_viewer(&[
+        "builtin:twist",
+        "--view",
+        "split",
+        "--twist",
+        "tip=180",
+        "--screenshot",
+        png.to_str().unwrap(),
+        "--exit-after-frames",
+        "5",
+    ]);
+    check_split(&png);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The checks on the split-view image.
+fn check_split(png: &Path) {
+    let img = image::open(png).expect("decode the screenshot").to_rgba8();
+    let (w, h) = img.dimensions();
+    assert!(w >= 640 && h >= 360, "window image is {w}x{h}");
+    // The top-right corner is 3D background (above the model, right of the panel).
+    let corner = img.get_pixel(w - 3, 40).0;
+    let background = [corner[0], corner[1], corner[2]];
+    let left = viewport_left(&img, background);
+    assert!(left > 100 && left < w / 2, "panel ends at x = {left}");
+    // The panel has text and widgets: many colours, not one fill.
+    let panel = region(&img, 0, left - 5, 0, h);
+    assert!(
+        distinct(&panel) > 20,
+        "panel region looks empty ({} colours)",
+        distinct(&panel)
+    );
+    // Both halves of the viewport show the model.
+    let mid = left + (w - left) / 2;
+    let (y0, y1) = (h / 8, h * 7 / 8);
+    let lhs = region(&img, left + 5, mid - 5, y0, y1);
+    let rhs = region(&img, mid + 5, w - 5, y0, y1);
+    let (nl, nr) = (model_pixels(&lhs), model_pixels(&rhs));
+    assert!(nl > 5000, "left (LBS) half has only {nl} model pixels");
+    assert!(nr > 5000, "right (DQS) half has only {nr} model pixels");
+    // At a 180 degree twist LBS collapses the middle and DQS does not: the halves differ there.
+    let half_w = mid - left;
+    let band = |x0: u32| region(&img, x0 + half_w / 4, x0 + half_w * 3 / 4, h / 4, h * 3 / 4);
+    let (bl, br) = (band(left), band(mid));
+    let differing = bl.iter().zip(&br).filter(|(a, b)| a != b).count();
+    assert!(
+        differing > bl.len() / 50,
+        "LBS and DQS halves look alike in the middle ({differing} of {} pixels differ)",
+        bl.len()
+    );
+}
