@@ -5,6 +5,9 @@
 //! lanes. Covers the common case: at most four influences per vertex and a
 //! rigid palette (no scale/shear phase); [`PackedMesh::supports`] says when.
 
+// Lane loops index several arrays by the same lane on purpose: that is what vectorises.
+#![allow(clippy::needless_range_loop)]
+
 use glam::{Mat4, Vec3};
 use rayon::prelude::*;
 
