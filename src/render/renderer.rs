@@ -84,9 +84,11 @@ impl RenderSettings {
 
 impl Default for RenderSettings {
     fn default() -> Self {
+        // White tint: models show their own material colours.
         Self {
             width: 512,
             height: 512,
+            base_color: [1.0, 1.0, 1.0],
             ..Self::TESTING
         }
     }
