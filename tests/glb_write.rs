@@ -152,6 +152,7 @@ fn kitchen_sink() -> Scene {
             },
         ],
         warnings: vec![String::from("not written")],
+        sanitized: 0,
     }
 }
 
