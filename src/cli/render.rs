@@ -15,7 +15,13 @@ use crate::skin::{Betas, SkinningMode, bounds, skin_scene};
 pub const CAMERA_DIRECTION: Vec3 = Vec3::new(0.35, 0.25, 1.0);
 
 /// Renders `model` as `args` say (mode `split` draws LBS left, DQS right) and writes a PNG.
-pub fn run(model: &str, out: &Path, args: &PoseArgs, size: &str) -> Result<()> {
+pub fn run(
+    model: &str,
+    out: &Path,
+    args: &PoseArgs,
+    size: &str,
+    load: &super::LoadArgs,
+) -> Result<()> {
     let ext = out
         .extension()
         .and_then(|e| e.to_str())
@@ -30,7 +36,7 @@ pub fn run(model: &str, out: &Path, args: &PoseArgs, size: &str) -> Result<()> {
     if split {
         pose_args.mode = "dqs".into();
     }
-    let scene = super::load(model)?;
+    let scene = super::load(model, load)?;
     let resolved = pose_args.resolve(&scene).map_err(|e| {
         if args.mode.eq_ignore_ascii_case(&pose_args.mode) || split {
             e
