@@ -18,7 +18,12 @@ impl Bytes<'_> {
         first
     }
     fn f32(&mut self) -> f32 {
-        f32::from_bits(u32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()]))
+        f32::from_bits(u32::from_le_bytes([
+            self.u8(),
+            self.u8(),
+            self.u8(),
+            self.u8(),
+        ]))
     }
     fn f32s<const N: usize>(&mut self) -> [f32; N] {
         std::array::from_fn(|_| self.f32())
@@ -68,9 +73,21 @@ fuzz_target!(|data: &[u8]| {
     for mode in SkinningMode::ALL {
         skin_vertices(&palette, &mesh, mode, Betas::Uniform(beta), &mut out);
         for v in 0..vertices {
-            assert!(out.positions[v].is_finite(), "{mode} position {v}: {:?}", out.positions[v]);
-            assert!(out.normals[v].is_finite(), "{mode} normal {v}: {:?}", out.normals[v]);
-            assert!(out.tangents[v].is_finite(), "{mode} tangent {v}: {:?}", out.tangents[v]);
+            assert!(
+                out.positions[v].is_finite(),
+                "{mode} position {v}: {:?}",
+                out.positions[v]
+            );
+            assert!(
+                out.normals[v].is_finite(),
+                "{mode} normal {v}: {:?}",
+                out.normals[v]
+            );
+            assert!(
+                out.tangents[v].is_finite(),
+                "{mode} tangent {v}: {:?}",
+                out.tangents[v]
+            );
         }
     }
 });
