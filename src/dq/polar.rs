@@ -44,10 +44,9 @@ pub fn split_rigid(m: Mat4) -> RigidSplit {
         is_rigid: true,
         was_non_finite: true,
     };
-    // `!(x <= MAX)` is also true for NaN.
     if m.to_cols_array()
         .iter()
-        .any(|x| !(x.abs() <= MAX_MATRIX_ENTRY))
+        .any(|x| !x.is_finite() || x.abs() > MAX_MATRIX_ENTRY)
     {
         return NON_FINITE;
     }
