@@ -68,10 +68,16 @@ impl Influences {
                     None => wide.push((joint, f64::from(weight))),
                 }
             }
-            let sum: f64 = wide.iter().map(|(_, w)| w).sum();
+            let mut sum: f64 = wide.iter().map(|(_, w)| w).sum();
             if !(sum.is_finite() && sum > f64::from(MIN_WEIGHT)) {
                 out.unweighted_vertices += 1;
                 wide.clear();
+            }
+            // Relative to a huge weight a small one would round to 0 as f32: drop it too.
+            let before = wide.len();
+            wide.retain(|(_, w)| w / sum >= f64::from(MIN_WEIGHT));
+            if wide.len() != before {
+                sum = wide.iter().map(|(_, w)| w).sum();
             }
             row.extend(wide.iter().map(|&(joint, w)| Influence {
                 joint,
@@ -242,7 +248,16 @@ mod tests {
                 (2, f32::INFINITY),
             ],
             vec![(3, 7.0), (4, 1.0), (5, f32::NEG_INFINITY), (6, -0.5)],
+            // Found by the `skinning` fuzz target: 1e-3 / f32::MAX rounded to a weight of 0.
+            vec![(7, f32::MAX), (8, 1e-3)],
         ]);
+        assert_eq!(
+            inf.of(2),
+            &[Influence {
+                joint: 7,
+                weight: 1.0
+            }]
+        );
         assert_eq!(inf.invalid_weights(), 3);
         assert_eq!(inf.unweighted_vertices(), 0);
         let v0 = inf.of(0);
