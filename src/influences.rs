@@ -50,8 +50,11 @@ impl Influences {
             ..Self::default()
         };
         let mut row: Vec<Influence> = Vec::with_capacity(8);
+        // Weights are summed in f64, so rows of huge weights (up to f32::MAX each) renormalise too.
+        let mut wide: Vec<(u16, f64)> = Vec::with_capacity(8);
         for raw in rows {
             row.clear();
+            wide.clear();
             for (joint, weight) in raw {
                 if !weight.is_finite() || weight < 0.0 {
                     out.invalid_weights += 1;
@@ -60,21 +63,28 @@ impl Influences {
                 if weight < MIN_WEIGHT {
                     continue;
                 }
-                match row.iter_mut().find(|i| i.joint == joint) {
-                    Some(existing) => existing.weight += weight,
-                    None => row.push(Influence { joint, weight }),
+                match wide.iter_mut().find(|(j, _)| *j == joint) {
+                    Some(existing) => existing.1 += f64::from(weight),
+                    None => wide.push((joint, f64::from(weight))),
                 }
             }
-            let sum: f32 = row.iter().map(|i| i.weight).sum();
-            if !(sum.is_finite() && sum > MIN_WEIGHT) {
+            let mut sum: f64 = wide.iter().map(|(_, w)| w).sum();
+            if !(sum.is_finite() && sum > f64::from(MIN_WEIGHT)) {
                 out.unweighted_vertices += 1;
-                row.clear();
+                wide.clear();
             }
+            // Relative to a huge weight a small one would round to 0 as f32: drop it too.
+            let before = wide.len();
+            wide.retain(|(_, w)| w / sum >= f64::from(MIN_WEIGHT));
+            if wide.len() != before {
+                sum = wide.iter().map(|(_, w)| w).sum();
+            }
+            row.extend(wide.iter().map(|&(joint, w)| Influence {
+                joint,
+                weight: (w / sum) as f32,
+            }));
             // Heaviest first; ties broken by joint index so the order is deterministic.
             row.sort_by(|a, b| b.weight.total_cmp(&a.weight).then(a.joint.cmp(&b.joint)));
-            for i in &mut row {
-                i.weight /= sum;
-            }
             out.entries.extend_from_slice(&row);
             out.offsets.push(out.entries.len() as u32);
         }
@@ -226,6 +236,41 @@ mod tests {
         assert_eq!(inf.invalid_weights(), 2);
         assert_eq!(inf.max_influences(), 2);
         assert_eq!(inf.max_joint(), Some(7));
+    }
+
+    #[test]
+    fn huge_and_out_of_range_weights_are_renormalised() {
+        let inf = Influences::from_rows([
+            vec![
+                (0, f32::MAX),
+                (1, f32::MAX),
+                (0, f32::MAX),
+                (2, f32::INFINITY),
+            ],
+            vec![(3, 7.0), (4, 1.0), (5, f32::NEG_INFINITY), (6, -0.5)],
+            // Found by the `skinning` fuzz target: 1e-3 / f32::MAX rounded to a weight of 0.
+            vec![(7, f32::MAX), (8, 1e-3)],
+        ]);
+        assert_eq!(
+            inf.of(2),
+            &[Influence {
+                joint: 7,
+                weight: 1.0
+            }]
+        );
+        assert_eq!(inf.invalid_weights(), 3);
+        assert_eq!(inf.unweighted_vertices(), 0);
+        let v0 = inf.of(0);
+        assert_eq!(v0.len(), 2);
+        assert_eq!(v0[0].joint, 0);
+        assert!((v0[0].weight - 2.0 / 3.0).abs() < 1e-6, "{v0:?}");
+        assert!((v0[1].weight - 1.0 / 3.0).abs() < 1e-6, "{v0:?}");
+        let v1 = inf.of(1);
+        assert!((v1[0].weight - 0.875).abs() < 1e-6, "{v1:?}");
+        for row in inf.iter() {
+            let sum: f32 = row.iter().map(|i| i.weight).sum();
+            assert!((sum - 1.0).abs() < 1e-6 && row.iter().all(|i| i.weight > 0.0));
+        }
     }
 
     #[test]

@@ -3,15 +3,20 @@
 use std::path::Path;
 
 use crate::builtin::builtin_scene;
-use crate::scene::{Scene, SceneError, load_gltf_path};
+use crate::scene::{LoadOptions, Scene, SceneError, load_gltf_path_with};
 
 /// The model opened when none is named.
 pub const DEFAULT_MODEL: &str = "builtin:twist";
 
-/// Loads `spec`: `builtin:NAME` for a built-in rig, else a `.gltf`/`.glb` path.
+/// Loads `spec`: `builtin:NAME` for a built-in rig, else a `.gltf`/`.glb` path ([`LoadOptions::DEFAULT`]).
 pub fn load_model(spec: &str) -> Result<Scene, SceneError> {
+    load_model_with(spec, &LoadOptions::DEFAULT)
+}
+
+/// Loads `spec` like [`load_model`]; a file is loaded within the limits and URI policy of `options`.
+pub fn load_model_with(spec: &str, options: &LoadOptions) -> Result<Scene, SceneError> {
     match spec.strip_prefix("builtin:") {
         Some(name) => builtin_scene(name),
-        None => load_gltf_path(Path::new(spec)),
+        None => load_gltf_path_with(Path::new(spec), options),
     }
 }

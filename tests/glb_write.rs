@@ -153,6 +153,7 @@ fn kitchen_sink() -> Scene {
             },
         ],
         warnings: vec![String::from("not written")],
+        sanitized: 0,
     }
 }
 

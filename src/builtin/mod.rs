@@ -143,6 +143,7 @@ fn assemble(spec: RigSpec<'_>) -> Scene {
         textures: Vec::new(),
         animations: spec.animations,
         warnings: Vec::new(),
+        sanitized: 0,
     }
 }
 

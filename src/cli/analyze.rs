@@ -10,11 +10,17 @@ use crate::analysis::{AnalyzeOptions, Measure, analyze};
 use crate::skin::SceneBetas;
 
 /// Analyses `model` over its clip (or the single pose) and prints a report or JSON.
-pub fn run(model: &str, args: &PoseArgs, samples: usize, as_json: bool) -> Result<()> {
+pub fn run(
+    model: &str,
+    args: &PoseArgs,
+    samples: usize,
+    as_json: bool,
+    load: &super::LoadArgs,
+) -> Result<()> {
     if samples == 0 || samples > 100_000 {
         bail!("--samples must be from 1 to 100000, got {samples}");
     }
-    let scene = super::load(model)?;
+    let scene = super::load(model, load)?;
     let pose = args.resolve(&scene)?;
     let options = AnalyzeOptions {
         clip: pose.clip,

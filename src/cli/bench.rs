@@ -41,7 +41,12 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Runs the bench and prints a table or JSON; `started` is when the process began.
-pub fn run(options: &BenchOptions, as_json: bool, started: Instant) -> Result<()> {
+pub fn run(
+    options: &BenchOptions,
+    as_json: bool,
+    started: Instant,
+    load: &super::LoadArgs,
+) -> Result<()> {
     if options.frames == 0 || options.instances == 0 || options.instances > 256 {
         bail!("--frames must be at least 1 and --instances from 1 to 256");
     }
@@ -52,7 +57,7 @@ pub fn run(options: &BenchOptions, as_json: bool, started: Instant) -> Result<()
         );
     }
     let scene = match &options.model {
-        Some(m) => super::load(m)?,
+        Some(m) => super::load(m, load)?,
         None => generated_rig(options.vertices, options.joints),
     };
     let skinned_vertices: usize = scene

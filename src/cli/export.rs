@@ -12,7 +12,13 @@ use crate::scene::{Mesh, Node, Primitive, Scene, write_glb};
 use crate::skin::{Betas, PosedPrimitive, skin_scene};
 
 /// Poses `model` as `args` say and writes it to `out` (.obj or .glb); `gpu` reads back the compute pass.
-pub fn run(model: &str, out: &Path, args: &PoseArgs, gpu: bool) -> Result<()> {
+pub fn run(
+    model: &str,
+    out: &Path,
+    args: &PoseArgs,
+    gpu: bool,
+    load: &super::LoadArgs,
+) -> Result<()> {
     let ext = out
         .extension()
         .and_then(|e| e.to_str())
@@ -21,7 +27,7 @@ pub fn run(model: &str, out: &Path, args: &PoseArgs, gpu: bool) -> Result<()> {
     if ext != "obj" && ext != "glb" {
         bail!("--out must end in .obj or .glb, got {}", out.display());
     }
-    let scene = super::load(model)?;
+    let scene = super::load(model, load)?;
     let pose_args = args.resolve(&scene)?;
     let mut pose = Pose::rest(&scene);
     pose.sample(

@@ -8,9 +8,9 @@ use crate::dq::split_rigid;
 use crate::scene::Scene;
 use crate::skin::{Betas, SkinningMode, bounds, skin_scene};
 
-/// Loads `model` and prints its facts.
-pub fn run(model: &str, as_json: bool) -> Result<()> {
-    let scene = super::load(model)?;
+/// Loads `model` within the limits of `load` and prints its facts.
+pub fn run(model: &str, as_json: bool, load: &super::LoadArgs) -> Result<()> {
+    let scene = super::load(model, load)?;
     let facts = facts(&scene);
     if as_json {
         println!("{}", serde_json::to_string_pretty(&facts)?);
@@ -98,6 +98,7 @@ pub fn facts(scene: &Scene) -> Value {
         "non_rigid_joints": non_rigid,
         "clips": clips,
         "bbox": bbox,
+        "sanitized": scene.sanitized,
         "warnings": scene.warnings,
     })
 }
@@ -241,6 +242,13 @@ fn text(scene: &Scene, f: &Value) -> String {
         _ => {
             let _ = writeln!(s, "bbox        empty");
         }
+    }
+    if scene.sanitized > 0 {
+        let _ = writeln!(
+            s,
+            "sanitized   {} values (non-finite or invalid; replaced or dropped, see warnings)",
+            scene.sanitized
+        );
     }
     for w in &scene.warnings {
         let _ = writeln!(s, "warning     {w}");

@@ -10,7 +10,9 @@ pub mod render;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+
+use crate::scene::LoadOptions;
 
 pub use pose_args::PoseArgs;
 
@@ -57,6 +59,9 @@ pub enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Load limits and URI policy.
+        #[command(flatten)]
+        load: LoadArgs,
     },
     /// Write the posed mesh in world space as OBJ or GLB (CPU reference, or the GPU with --gpu).
     Export {
@@ -72,6 +77,9 @@ pub enum Command {
         /// Pose options.
         #[command(flatten)]
         pose: PoseArgs,
+        /// Load limits and URI policy.
+        #[command(flatten)]
+        load: LoadArgs,
     },
     /// Render a posed model to a PNG without a window (mode may also be `split`: LBS left, DQS right).
     Render {
@@ -90,6 +98,9 @@ pub enum Command {
         /// Pose options.
         #[command(flatten)]
         pose: PoseArgs,
+        /// Load limits and URI policy.
+        #[command(flatten)]
+        load: LoadArgs,
     },
     /// Measure what each skinning mode does to the rig's volume over a clip (or one pose).
     Analyze {
@@ -105,6 +116,9 @@ pub enum Command {
         /// Pose options (`--mode` is ignored: every mode is measured).
         #[command(flatten)]
         pose: PoseArgs,
+        /// Load limits and URI policy.
+        #[command(flatten)]
+        load: LoadArgs,
     },
     /// Measure LBS, DQS and hybrid on the GPU and CPU, interleaved in one process (medians).
     Bench {
@@ -132,6 +146,9 @@ pub enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Load limits and URI policy.
+        #[command(flatten)]
+        load: LoadArgs,
     },
     /// Write a built-in rig (twist, elbow, arm) as a .glb file.
     Builtin {
@@ -158,30 +175,77 @@ pub struct RenderFlags {
     pub hybrid_auto: bool,
 }
 
+/// Limits and URI policy for loading a model file (see [`LoadOptions`]).
+#[derive(Clone, Debug, Args)]
+pub struct LoadArgs {
+    /// Refuse files with more vertices than this (summed over primitives).
+    #[arg(long, value_name = "N", default_value_t = LoadOptions::DEFAULT_MAX_VERTICES)]
+    pub max_vertices: u64,
+    /// Refuse files with more joints than this (summed over skins).
+    #[arg(long, value_name = "N", default_value_t = LoadOptions::DEFAULT_MAX_JOINTS)]
+    pub max_joints: u64,
+    /// Refuse files with more bytes of buffers than this (default 2 GiB).
+    #[arg(long, value_name = "BYTES", default_value_t = LoadOptions::DEFAULT_MAX_BUFFER_BYTES)]
+    pub max_buffer_bytes: u64,
+    /// Let buffer and image URIs name files outside the model's folder (absolute paths, `..`, file:).
+    #[arg(long)]
+    pub allow_external_uris: bool,
+}
+
+impl Default for LoadArgs {
+    fn default() -> Self {
+        Self {
+            max_vertices: LoadOptions::DEFAULT_MAX_VERTICES,
+            max_joints: LoadOptions::DEFAULT_MAX_JOINTS,
+            max_buffer_bytes: LoadOptions::DEFAULT_MAX_BUFFER_BYTES,
+            allow_external_uris: false,
+        }
+    }
+}
+
+impl LoadArgs {
+    /// The loader options these flags give (texture limits keep their defaults).
+    #[must_use]
+    pub fn to_options(&self) -> LoadOptions {
+        LoadOptions {
+            max_vertices: self.max_vertices,
+            max_joints: self.max_joints,
+            max_buffer_bytes: self.max_buffer_bytes,
+            allow_external_uris: self.allow_external_uris,
+            ..LoadOptions::DEFAULT
+        }
+    }
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
     let started = std::time::Instant::now();
     match cli.command {
-        Some(Command::Inspect { model, json }) => inspect::run(&model_or_default(model), json),
+        Some(Command::Inspect { model, json, load }) => {
+            inspect::run(&model_or_default(model), json, &load)
+        }
         Some(Command::Export {
             model,
             out,
             gpu,
             pose,
-        }) => export::run(&model_or_default(model), &out, &pose, gpu),
+            load,
+        }) => export::run(&model_or_default(model), &out, &pose, gpu, &load),
         Some(Command::Render {
             model,
             out,
             size,
             look,
             pose,
-        }) => render::run(&model_or_default(model), &out, &pose, &size, &look),
+            load,
+        }) => render::run(&model_or_default(model), &out, &pose, &size, &look, &load),
         Some(Command::Analyze {
             model,
             samples,
             json,
             pose,
-        }) => analyze::run(&model_or_default(model), &pose, samples, json),
+            load,
+        }) => analyze::run(&model_or_default(model), &pose, samples, json, &load),
         Some(Command::Bench {
             model,
             vertices,
@@ -191,6 +255,7 @@ pub fn run(cli: Cli) -> Result<()> {
             path,
             instances,
             json,
+            load,
         }) => {
             if !path.eq_ignore_ascii_case("vertex") {
                 anyhow::bail!(
@@ -205,7 +270,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 size: render::parse_size(&size)?,
                 instances,
             };
-            bench::run(&options, json, started)
+            bench::run(&options, json, started, &load)
         }
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
@@ -237,9 +302,10 @@ fn model_or_default(model: Option<String>) -> String {
     model.unwrap_or_else(|| crate::model::DEFAULT_MODEL.to_string())
 }
 
-/// Loads a model with an error message that names it.
-fn load(model: &str) -> Result<crate::scene::Scene> {
-    crate::model::load_model(model).with_context(|| format!("cannot load {model}"))
+/// Loads a model within the limits of `args`, with an error message that names it.
+fn load(model: &str, args: &LoadArgs) -> Result<crate::scene::Scene> {
+    crate::model::load_model_with(model, &args.to_options())
+        .with_context(|| format!("cannot load {model}"))
 }
 
 /// One line for the user: the error and its causes, leaving out causes a message already quotes.

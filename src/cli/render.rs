@@ -30,7 +30,14 @@ pub struct RenderLook {
 }
 
 /// Renders `model` as `args` say (mode `split` draws LBS left, DQS right) and writes a PNG.
-pub fn run(model: &str, out: &Path, args: &PoseArgs, size: &str, look: &RenderFlags) -> Result<()> {
+pub fn run(
+    model: &str,
+    out: &Path,
+    args: &PoseArgs,
+    size: &str,
+    look: &RenderFlags,
+    load: &super::LoadArgs,
+) -> Result<()> {
     let ext = out
         .extension()
         .and_then(|e| e.to_str())
@@ -49,7 +56,7 @@ pub fn run(model: &str, out: &Path, args: &PoseArgs, size: &str, look: &RenderFl
     if split {
         pose_args.mode = "dqs".into();
     }
-    let scene = super::load(model)?;
+    let scene = super::load(model, load)?;
     let resolved = pose_args.resolve(&scene)?;
     let joint = match &look.joint {
         None => None,

@@ -9,7 +9,7 @@ mod blend;
 mod polar;
 
 pub use blend::{blend, blend_rotation};
-pub use polar::{RigidSplit, split_rigid};
+pub use polar::{MAX_MATRIX_ENTRY, RigidSplit, split_rigid};
 
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 

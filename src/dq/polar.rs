@@ -20,24 +20,35 @@ pub struct RigidSplit {
 /// Largest |S - I| entry for which a joint still counts as rigid.
 pub const RIGID_TOLERANCE: f32 = 1e-4;
 
+/// Largest |entry| a skinning matrix may have; a bigger one is treated like a non-finite one.
+///
+/// S = R^T A and the dual part of the rigid transform are sums of three or four
+/// products of an entry with a unit rotation's, so below 1e36 they cannot
+/// overflow `f32::MAX` (3.4e38). No real rig puts a joint 1e36 units away.
+pub const MAX_MATRIX_ENTRY: f32 = 1e36;
+
 /// Splits `m` by polar decomposition of its upper 3x3, A = R S.
 ///
 /// R is the closest proper rotation to A; a mirror (det A < 0) is moved into
 /// S (R = -Q, S = -P for A = Q P), since no rotation can mirror. The split is
 /// exact: R * S reproduces A whatever R is. Fallbacks, so no NaN comes out:
-/// a matrix with NaN or infinite entries becomes the identity
-/// (`was_non_finite`); a singular A (zero scale on some axis) gets R from
+/// a matrix with NaN or infinite entries, or entries beyond [`MAX_MATRIX_ENTRY`],
+/// becomes the identity (`was_non_finite`); a singular A (zero scale on some axis) gets R from
 /// Gram-Schmidt on its largest columns, or the identity when A is zero.
 #[must_use]
 pub fn split_rigid(m: Mat4) -> RigidSplit {
-    if !m.is_finite() {
-        return RigidSplit {
-            rotation: Quat::IDENTITY,
-            translation: Vec3::ZERO,
-            scale_shear: Mat3::IDENTITY,
-            is_rigid: true,
-            was_non_finite: true,
-        };
+    const NON_FINITE: RigidSplit = RigidSplit {
+        rotation: Quat::IDENTITY,
+        translation: Vec3::ZERO,
+        scale_shear: Mat3::IDENTITY,
+        is_rigid: true,
+        was_non_finite: true,
+    };
+    if m.to_cols_array()
+        .iter()
+        .any(|x| !x.is_finite() || x.abs() > MAX_MATRIX_ENTRY)
+    {
+        return NON_FINITE;
     }
     let a = Mat3::from_mat4(m);
     let translation = m.w_axis.truncate();
@@ -46,6 +57,10 @@ pub fn split_rigid(m: Mat4) -> RigidSplit {
     // Recompute R from the quaternion so that S absorbs its rounding.
     let r = Mat3::from_quat(rotation);
     let scale_shear = r.transpose() * a;
+    if !(rotation.is_finite() && scale_shear.is_finite()) {
+        // Unreachable within MAX_MATRIX_ENTRY; kept so no NaN can ever leave the split.
+        return NON_FINITE;
+    }
     let is_rigid = scale_shear.abs_diff_eq(Mat3::IDENTITY, RIGID_TOLERANCE);
     RigidSplit {
         rotation,
@@ -58,6 +73,17 @@ pub fn split_rigid(m: Mat4) -> RigidSplit {
 
 /// The proper rotation nearest to `a` (polar factor with the sign of det moved out).
 fn rotation_of(a: Mat3) -> Mat3 {
+    // The polar factor does not depend on scale; bring huge or tiny matrices near 1 so
+    // the norm and determinant below do not overflow or underflow.
+    let largest = [a.x_axis, a.y_axis, a.z_axis]
+        .iter()
+        .map(|c| c.abs().max_element())
+        .fold(0.0f32, f32::max);
+    let a = if largest > 1e15 || (largest > 0.0 && largest < 1e-15) {
+        a * (1.0 / largest)
+    } else {
+        a
+    };
     let norm = frobenius(a);
     if norm.is_nan() || norm <= 1e-20 {
         return Mat3::IDENTITY;
@@ -183,6 +209,34 @@ mod tests {
         assert!(!s.is_rigid);
         assert!(s.scale_shear.determinant() < 0.0);
         check_exact(m, &s);
+    }
+
+    #[test]
+    fn huge_entries_count_as_non_finite() {
+        // Found by the `skinning` fuzz target: entries near f32::MAX overflowed S = R^T A to infinity.
+        let huge = Mat4::from_cols_array(&[f32::from_bits(0x7f7f_7f7f); 16]);
+        let s = split_rigid(huge);
+        assert!(s.was_non_finite && s.scale_shear.is_finite() && s.rotation.is_finite());
+        let big = Mat4::from_cols_array(&[MAX_MATRIX_ENTRY; 16]);
+        let s = split_rigid(big);
+        assert!(!s.was_non_finite && s.scale_shear.is_finite() && s.rotation.is_finite());
+        let dq = crate::dq::DualQuat::from_rotation_translation(s.rotation, s.translation);
+        assert!(dq.is_finite());
+        let turned = Mat4::from_rotation_translation(
+            Quat::from_rotation_y(0.7),
+            Vec3::splat(-MAX_MATRIX_ENTRY),
+        ) * Mat4::from_scale(Vec3::new(MAX_MATRIX_ENTRY, 1e30, 1e20));
+        let s = split_rigid(turned);
+        let a = Mat3::from_quat(s.rotation) * s.scale_shear;
+        let error = frobenius(
+            a * (1.0 / MAX_MATRIX_ENTRY) - Mat3::from_mat4(turned) * (1.0 / MAX_MATRIX_ENTRY),
+        );
+        assert!(error < 1e-5, "relative error {error}");
+        assert!(
+            s.rotation.abs_diff_eq(Quat::from_rotation_y(0.7), 1e-5),
+            "{s:?}"
+        );
+        assert!(split_rigid(big * 10.0).was_non_finite);
     }
 
     #[test]

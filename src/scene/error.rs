@@ -225,6 +225,34 @@ pub enum SceneError {
         /// The budget in bytes: a multiple of the buffer bytes, with a floor.
         limit: u64,
     },
+    /// The file claims more of something than a [`crate::scene::LoadOptions`] limit allows.
+    #[error(
+        "the file has {found} {what}, more than the limit of {limit}; raise it with {flag} (LoadOptions::{field})"
+    )]
+    LimitExceeded {
+        /// What was counted, e.g. `vertices` or `bytes of buffers`.
+        what: &'static str,
+        /// How many the file has (or claims), counted up to the point it was refused.
+        found: u64,
+        /// The limit in force.
+        limit: u64,
+        /// The command-line flag that raises the limit.
+        flag: &'static str,
+        /// The [`crate::scene::LoadOptions`] field that raises the limit.
+        field: &'static str,
+    },
+    /// A buffer URI names a file outside the model's own folder, and external URIs are not allowed.
+    #[error(
+        "{referrer}: URI `{uri}` {reason}; refused, because files may only name files in their own folder (pass --allow-external-uris, or set LoadOptions::allow_external_uris, to allow it)"
+    )]
+    ExternalUri {
+        /// Who holds the URI, e.g. `buffer 0`.
+        referrer: String,
+        /// The URI as written in the file.
+        uri: String,
+        /// Why it is outside, e.g. `is an absolute path`.
+        reason: &'static str,
+    },
     /// An enumerated field holds a value glTF does not define.
     #[error("{referrer}: `{field}` has a value glTF does not define")]
     UnknownEnumValue {

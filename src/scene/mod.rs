@@ -6,10 +6,12 @@
 mod error;
 mod glb_write;
 mod gltf_load;
+mod options;
 
 pub use error::SceneError;
 pub use glb_write::{MAX_SKIN_JOINTS, write_glb};
-pub use gltf_load::{load_gltf_path, load_gltf_slice};
+pub use gltf_load::{load_gltf_path, load_gltf_path_with, load_gltf_slice, load_gltf_slice_with};
+pub use options::LoadOptions;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
@@ -36,6 +38,11 @@ pub struct Scene {
     pub animations: Vec<Animation>,
     /// Things that were odd but loadable (sanitised numbers, unsupported extensions, ...).
     pub warnings: Vec<String>,
+    /// How many values the loader sanitised: non-finite node transforms, inverse bind
+    /// matrices, key times and values, positions, normals, tangents, UVs, morph weights
+    /// and colour factors it replaced, plus negative or non-finite skin weights it
+    /// dropped. Each kind also has a line in `warnings`.
+    pub sanitized: usize,
 }
 
 /// One node of the hierarchy.

@@ -102,6 +102,7 @@ fn load_channel(
     let mut times_s: Vec<f32> = data.read(&input)?;
     let fixed = sanitize_times(&mut times_s);
     if fixed > 0 {
+        data.count_sanitized(fixed);
         warnings.push(format!(
             "{here}: {fixed} key times were non-finite or decreasing; clamped to the previous time"
         ));
@@ -150,6 +151,7 @@ fn load_channel(
     };
     let replaced = sanitize_values(&mut values, property, per_key);
     if replaced > 0 {
+        data.count_sanitized(replaced);
         warnings.push(format!(
             "{here}: {replaced} key values were non-finite; replaced by the previous key's value"
         ));

@@ -6,7 +6,7 @@ use glam::Vec4;
 use gltf::json::texture::Info;
 
 use super::source::Data;
-use super::texture::{MAX_TOTAL_TEXTURE_BYTES, load_image};
+use super::texture::load_image;
 use crate::scene::{Material, SceneError, Texture};
 
 /// Decoded images: image index -> slot in the texture list, or `None` when decoding failed.
@@ -34,6 +34,7 @@ pub(super) fn load_materials(
         let pbr = &material.pbr_metallic_roughness;
         let mut factor = Vec4::from_array(pbr.base_color_factor.0);
         if !factor.is_finite() {
+            data.count_sanitized(1);
             warnings.push(format!(
                 "material {i}: non-finite base colour factor; set to white"
             ));
@@ -100,7 +101,7 @@ fn base_color_texture(
     if let Some(&slot) = decoded.by_image.get(&image) {
         return Ok(slot);
     }
-    let budget = MAX_TOTAL_TEXTURE_BYTES.saturating_sub(decoded.bytes);
+    let budget = data.options.max_texture_bytes.saturating_sub(decoded.bytes);
     let slot = match load_image(data, image, budget) {
         Ok(texture) => {
             decoded.bytes += texture.rgba8.len() as u64;

@@ -48,6 +48,13 @@ pub(super) fn load_meshes(
                         w.len()
                     ));
                 }
+                let bad = w.iter().filter(|x| !x.is_finite()).count();
+                if bad > 0 {
+                    data.count_sanitized(bad);
+                    warnings.push(format!(
+                        "mesh {m}: {bad} default morph weights were non-finite; set to 0"
+                    ));
+                }
                 w.iter()
                     .map(|&x| if x.is_finite() { x } else { 0.0 })
                     .collect()
@@ -105,6 +112,7 @@ fn load_primitive(
     let acc = data.accessor(position, &accessor::POSITIONS, &|| {
         format!("POSITION of {here}")
     })?;
+    data.charge_vertices(acc.count as u64)?;
     let mut positions: Vec<Vec3> = data
         .read_floats(&acc)?
         .into_iter()
@@ -113,6 +121,7 @@ fn load_primitive(
     let vertices = positions.len();
     let replaced = repair_positions(&mut positions);
     if replaced > 0 {
+        data.count_sanitized(replaced);
         warnings.push(format!(
             "{here}: {replaced} positions had non-finite coordinates; set to 0"
         ));
@@ -131,6 +140,7 @@ fn load_primitive(
                 .collect();
             let repaired = repair_normals(&mut normals, &positions, &indices);
             if repaired > 0 {
+                data.count_sanitized(repaired);
                 warnings.push(format!(
                     "{here}: {repaired} normals were non-finite or zero; recomputed"
                 ));
@@ -140,21 +150,37 @@ fn load_primitive(
         None => smooth_normals(&positions, &indices),
     };
     let tangents = match attribute(Semantic::Tangents, &accessor::TANGENTS)? {
-        Some(acc) => Some(
-            data.read_floats(&acc)?
+        Some(acc) => {
+            let mut tangents: Vec<Vec4> = data
+                .read_floats(&acc)?
                 .into_iter()
                 .map(Vec4::from_array)
-                .collect(),
-        ),
+                .collect();
+            let bad = replace_non_finite(&mut tangents, Vec4::X);
+            if bad > 0 {
+                data.count_sanitized(bad);
+                warnings.push(format!("{here}: {bad} tangents were non-finite; set to +X"));
+            }
+            Some(tangents)
+        }
         None => None,
     };
     let uvs = match attribute(Semantic::TexCoords(0), &accessor::TEX_COORDS)? {
-        Some(acc) => Some(
-            data.read_floats(&acc)?
+        Some(acc) => {
+            let mut uvs: Vec<Vec2> = data
+                .read_floats(&acc)?
                 .into_iter()
                 .map(Vec2::from_array)
-                .collect(),
-        ),
+                .collect();
+            let bad = replace_non_finite(&mut uvs, Vec2::ZERO);
+            if bad > 0 {
+                data.count_sanitized(bad);
+                warnings.push(format!(
+                    "{here}: {bad} texture coordinates were non-finite; set to 0"
+                ));
+            }
+            Some(uvs)
+        }
         None => None,
     };
     // dqview's own hybrid attribute: per-vertex beta, clamped; NaN counts as DQS like elsewhere.
@@ -191,6 +217,34 @@ fn load_primitive(
         morph_targets: prim.targets.as_ref().map_or(0, Vec::len),
     };
     Ok(Some((primitive, joint_uses)))
+}
+
+/// Replaces every non-finite vector by `fallback`; returns how many changed.
+fn replace_non_finite<V: Copy + NonFinite>(values: &mut [V], fallback: V) -> usize {
+    let mut changed = 0;
+    for v in values.iter_mut().filter(|v| !v.all_finite()) {
+        *v = fallback;
+        changed += 1;
+    }
+    changed
+}
+
+/// Vectors that can say whether every component is finite.
+trait NonFinite {
+    /// Whether every component is finite.
+    fn all_finite(&self) -> bool;
+}
+
+impl NonFinite for Vec2 {
+    fn all_finite(&self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl NonFinite for Vec4 {
+    fn all_finite(&self) -> bool {
+        self.is_finite()
+    }
 }
 
 /// Sets non-finite coordinates to zero; returns how many positions changed.
@@ -327,7 +381,8 @@ fn load_influences(
             .iter()
             .zip(&weights)
             .flat_map(|(j, w)| j.iter().zip(w))
-            .filter(|(_, w)| w.is_finite() && **w > 0.0)
+            // The same test `Influences` keeps a weight by: lighter ones are dropped, not errors.
+            .filter(|(_, w)| w.is_finite() && **w >= crate::influences::MIN_WEIGHT)
             .map(|(j, _)| *j)
             .max();
         if let Some(max_joint) = max_joint {
@@ -348,6 +403,7 @@ fn load_influences(
         ))
     })?;
     if influences.invalid_weights() > 0 {
+        data.count_sanitized(influences.invalid_weights());
         warnings.push(format!(
             "mesh {m} primitive {p}: {} weights were negative or non-finite; ignored",
             influences.invalid_weights()

@@ -32,30 +32,64 @@ use std::path::Path;
 use mesh::JointUse;
 use source::Data;
 
-use crate::scene::{Mesh, Node, Scene, SceneError, Skin};
+use crate::scene::{LoadOptions, Mesh, Node, Scene, SceneError, Skin};
 
 /// Required extensions that are honoured, so need no warning.
 const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization"];
 
 /// Loads a `.gltf` file (external buffers and images resolved next to it) or a `.glb` file.
+///
+/// Uses [`LoadOptions::DEFAULT`]: see [`load_gltf_path_with`].
 pub fn load_gltf_path(path: &Path) -> Result<Scene, SceneError> {
-    let bytes = std::fs::read(path).map_err(|source| SceneError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let base_dir = path.parent().unwrap_or_else(|| Path::new("."));
-    load_gltf_slice(&bytes, Some(base_dir), &path.display().to_string())
+    load_gltf_path_with(path, &LoadOptions::DEFAULT)
 }
 
-/// Loads glTF (JSON or GLB) from bytes.
+/// Loads a `.gltf` or `.glb` file within the limits and URI policy of `options`.
 ///
-/// Relative URIs are resolved against `base_dir`; with `None` they are an
-/// error (data URIs and the GLB BIN chunk always work). `source` becomes
-/// [`Scene::source`].
+/// The file itself may be at most [`LoadOptions::max_buffer_bytes`] plus 256 MiB
+/// (its JSON); it is not read past that. [`Scene::source`] is `path` as given.
+pub fn load_gltf_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, SceneError> {
+    let io_error = |source: std::io::Error| SceneError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let max_file = options.max_buffer_bytes.saturating_add(FILE_JSON_ALLOWANCE);
+    let bytes = source::read_file_limited(path, max_file).map_err(|e| match e {
+        source::UriError::TooLarge(found) => SceneError::LimitExceeded {
+            what: "bytes in the file",
+            found,
+            limit: max_file,
+            flag: "--max-buffer-bytes",
+            field: "max_buffer_bytes",
+        },
+        other => io_error(std::io::Error::other(other.to_string())),
+    })?;
+    let base_dir = path.parent().unwrap_or_else(|| Path::new("."));
+    load_gltf_slice_with(&bytes, Some(base_dir), &path.display().to_string(), options)
+}
+
+/// Bytes a file may hold beyond [`LoadOptions::max_buffer_bytes`]: room for its JSON.
+const FILE_JSON_ALLOWANCE: u64 = 256 << 20;
+
+/// Loads glTF (JSON or GLB) from bytes with [`LoadOptions::DEFAULT`]; see [`load_gltf_slice_with`].
 pub fn load_gltf_slice(
     bytes: &[u8],
     base_dir: Option<&Path>,
     source: &str,
+) -> Result<Scene, SceneError> {
+    load_gltf_slice_with(bytes, base_dir, source, &LoadOptions::DEFAULT)
+}
+
+/// Loads glTF (JSON or GLB) from bytes within the limits and URI policy of `options`.
+///
+/// Relative URIs are resolved against `base_dir`; with `None` they are an
+/// error (data URIs and the GLB BIN chunk always work). `source` becomes
+/// [`Scene::source`].
+pub fn load_gltf_slice_with(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    source: &str,
+    options: &LoadOptions,
 ) -> Result<Scene, SceneError> {
     let (gltf::Gltf { document, blob }, mut warnings) = source::parse(bytes)?;
     let mut unsupported: Vec<&str> = document
@@ -70,9 +104,11 @@ pub fn load_gltf_slice(
             format!("extension {ext} is required by the file but not supported; ignored")
         }),
     );
-    let buffers = source::load_buffers(&document, blob, base_dir)?;
-    let data = Data::new(&document, &buffers, base_dir);
-    let nodes = nodes::load_nodes(data.json, &mut warnings)?;
+    let buffers = source::load_buffers(&document, blob, base_dir, options)?;
+    let data = Data::new(&document, &buffers, base_dir, options);
+    let mut sanitized_nodes = 0;
+    let nodes = nodes::load_nodes(data.json, &mut warnings, &mut sanitized_nodes)?;
+    data.count_sanitized(sanitized_nodes);
     let roots = nodes::roots(data.json, &nodes, &mut warnings)?;
     let (meshes, joint_uses) = mesh::load_meshes(&data, &mut warnings)?;
     let skins = skin::load_skins(&data, &mut warnings)?;
@@ -89,6 +125,7 @@ pub fn load_gltf_slice(
         textures,
         animations,
         warnings,
+        sanitized: data.sanitized.get(),
     })
 }
 

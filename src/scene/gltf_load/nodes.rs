@@ -6,7 +6,13 @@ use gltf::json::Root;
 use crate::scene::{Node, NodeTransform, SceneError, Trs};
 
 /// Converts every node, checking its references and that the hierarchy is a forest.
-pub(super) fn load_nodes(json: &Root, warnings: &mut Vec<String>) -> Result<Vec<Node>, SceneError> {
+///
+/// Adds the number of transforms repaired to `sanitized`.
+pub(super) fn load_nodes(
+    json: &Root,
+    warnings: &mut Vec<String>,
+    sanitized: &mut usize,
+) -> Result<Vec<Node>, SceneError> {
     let mut nodes = Vec::with_capacity(json.nodes.len());
     for (index, node) in json.nodes.iter().enumerate() {
         let mesh = check_ref(
@@ -30,6 +36,7 @@ pub(super) fn load_nodes(json: &Root, warnings: &mut Vec<String>) -> Result<Vec<
             ),
         };
         if repaired {
+            *sanitized += 1;
             warnings.push(format!(
                 "node {index}: transform had non-finite or zero-length values; replaced by identity parts"
             ));

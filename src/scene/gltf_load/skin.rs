@@ -24,6 +24,20 @@ pub(super) fn load_skins(
             })
         }
     };
+    let joint_total = data
+        .json
+        .skins
+        .iter()
+        .fold(0u64, |sum, s| sum.saturating_add(s.joints.len() as u64));
+    if joint_total > data.options.max_joints {
+        return Err(SceneError::LimitExceeded {
+            what: "joints (summed over skins)",
+            found: joint_total,
+            limit: data.options.max_joints,
+            flag: "--max-joints",
+            field: "max_joints",
+        });
+    }
     let mut skins = Vec::with_capacity(data.json.skins.len());
     for (s, skin) in data.json.skins.iter().enumerate() {
         let joints = skin
@@ -65,6 +79,7 @@ pub(super) fn load_skins(
                     })
                     .collect();
                 if replaced > 0 {
+                    data.count_sanitized(replaced);
                     warnings.push(format!(
                         "skin {s}: {replaced} inverse bind matrices had non-finite entries; replaced by identity"
                     ));

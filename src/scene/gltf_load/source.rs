@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use gltf::json::Root;
 
 use super::repair;
-use crate::scene::SceneError;
+use crate::scene::{LoadOptions, SceneError};
 
 /// Size of the GLB file header: magic, version, total length.
 const GLB_HEADER_BYTES: usize = 12;
@@ -28,6 +28,12 @@ pub(super) struct Data<'a> {
     pub base_dir: Option<&'a Path>,
     /// Bytes of vertex, index, skin and key data decoded so far.
     pub decoded: Cell<u64>,
+    /// Vertices (POSITION elements) read so far, against [`LoadOptions::max_vertices`].
+    pub vertices: Cell<u64>,
+    /// Limits and URI policy.
+    pub options: &'a LoadOptions,
+    /// Values sanitised so far (see [`crate::scene::Scene::sanitized`]).
+    pub sanitized: Cell<usize>,
 }
 
 /// Decoded data may reach this many times the buffer bytes (conversions widen, accessors are shared).
@@ -72,25 +78,46 @@ fn check_glb_header(bytes: &[u8]) -> Result<usize, SceneError> {
 }
 
 /// Loads every buffer: the GLB BIN chunk, data URIs and files relative to `base_dir`.
+///
+/// Declared sizes are summed against [`LoadOptions::max_buffer_bytes`] before
+/// any buffer is read, and URIs are checked against the folder policy.
 pub(super) fn load_buffers(
     doc: &gltf::Document,
     blob: Option<Vec<u8>>,
     base_dir: Option<&Path>,
+    options: &LoadOptions,
 ) -> Result<Vec<Vec<u8>>, SceneError> {
+    let buffers = &doc.as_json().buffers;
+    let declared_total = buffers
+        .iter()
+        .fold(0u64, |sum, b| sum.saturating_add(b.byte_length.0));
+    if declared_total > options.max_buffer_bytes {
+        return Err(buffer_limit(declared_total, options));
+    }
     let mut blob = blob;
-    let mut out = Vec::with_capacity(doc.as_json().buffers.len());
-    for (index, buffer) in doc.as_json().buffers.iter().enumerate() {
+    let mut out = Vec::with_capacity(buffers.len());
+    let mut loaded = 0u64;
+    for (index, buffer) in buffers.iter().enumerate() {
         let uri = buffer.uri.as_deref();
         let load_error = |reason: String| SceneError::BufferLoad {
             buffer: index,
             uri: uri.unwrap_or("GLB BIN chunk").to_owned(),
             reason,
         };
+        let remaining = options.max_buffer_bytes.saturating_sub(loaded);
         let bytes = match uri {
             None => blob
                 .take()
                 .ok_or_else(|| load_error("the file has no (further) BIN chunk".to_owned()))?,
-            Some(uri) => read_uri(uri, base_dir).map_err(load_error)?,
+            Some(uri) => read_uri(uri, base_dir, options, remaining).map_err(|e| match e {
+                UriError::External(reason) => SceneError::ExternalUri {
+                    referrer: format!("buffer {index}"),
+                    uri: uri.to_owned(),
+                    reason,
+                },
+                UriError::TooLarge(found) => buffer_limit(loaded.saturating_add(found), options),
+                UriError::Other(reason) => load_error(reason),
+            })?,
         };
         let declared = buffer.byte_length.0;
         if (bytes.len() as u64) < declared {
@@ -100,24 +127,142 @@ pub(super) fn load_buffers(
                 actual: bytes.len(),
             });
         }
+        loaded = loaded.saturating_add(bytes.len() as u64);
         out.push(bytes);
     }
     Ok(out)
 }
 
-/// Reads the bytes a URI names: a `data:` URI, a `file:` URI or a path relative to `base_dir`.
-pub(super) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, String> {
-    if uri.contains(':') {
-        let source = gltf::buffer::Source::Uri(uri);
-        return gltf::buffer::Data::from_source(source, base_dir)
-            .map(|data| data.0)
-            .map_err(|e| e.to_string());
+/// The error for buffers over [`LoadOptions::max_buffer_bytes`].
+pub(super) fn buffer_limit(found: u64, options: &LoadOptions) -> SceneError {
+    SceneError::LimitExceeded {
+        what: "bytes of buffers",
+        found,
+        limit: options.max_buffer_bytes,
+        flag: "--max-buffer-bytes",
+        field: "max_buffer_bytes",
     }
-    let Some(base) = base_dir else {
-        return Err("external file, but the data was given without a base folder".to_owned());
+}
+
+/// Why a URI could not be read.
+#[derive(Debug)]
+pub(super) enum UriError {
+    /// It names a file outside the model's folder, and that is not allowed; the reason.
+    External(&'static str),
+    /// The file holds more than the bytes that may still be read; how many it holds (at least).
+    TooLarge(u64),
+    /// Anything else (missing file, bad data URI, no base folder, ...).
+    Other(String),
+}
+
+impl std::fmt::Display for UriError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::External(reason) => write!(
+                f,
+                "URI {reason}; refused (pass --allow-external-uris to allow it)"
+            ),
+            Self::TooLarge(found) => write!(f, "file has more than {found} bytes"),
+            Self::Other(reason) => f.write_str(reason),
+        }
+    }
+}
+
+/// Why `uri` names something outside the model's folder, or `None` when it stays inside.
+///
+/// `data:` URIs stay inside. Any other scheme (`file:`, `http:`, a Windows drive
+/// letter), an absolute path, or a `..` that climbs above the folder is outside.
+/// Percent escapes are decoded first, so `%2e%2e` is a `..` too.
+pub(super) fn external_reason(uri: &str) -> Option<&'static str> {
+    if uri.starts_with("data:") {
+        return None;
+    }
+    let path = percent_decode(uri).unwrap_or_else(|_| uri.to_owned());
+    if uri.contains(':') || path.contains(':') {
+        return Some("has a scheme other than data: (or a drive letter)");
+    }
+    if path.starts_with(['/', '\\']) {
+        return Some("is an absolute path");
+    }
+    let mut depth = 0i64;
+    for part in path.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return Some("climbs out of the model's folder with `..`");
+                }
+            }
+            _ => depth += 1,
+        }
+    }
+    None
+}
+
+/// Reads the bytes a URI names: a `data:` URI, a `file:` URI or a path relative to `base_dir`.
+///
+/// URIs outside the model's folder are refused unless `options` allows them; a
+/// file holding more than `max_bytes` is refused without reading past that.
+pub(super) fn read_uri(
+    uri: &str,
+    base_dir: Option<&Path>,
+    options: &LoadOptions,
+    max_bytes: u64,
+) -> Result<Vec<u8>, UriError> {
+    if let Some(reason) = external_reason(uri)
+        && !options.allow_external_uris
+    {
+        return Err(UriError::External(reason));
+    }
+    if uri.starts_with("data:") {
+        let source = gltf::buffer::Source::Uri(uri);
+        return gltf::buffer::Data::from_source(source, None)
+            .map(|data| data.0)
+            .map_err(|e| UriError::Other(e.to_string()));
+    }
+    let relative = match uri.strip_prefix("file:") {
+        // file:///abs/path and file:relative/path.
+        Some(rest) => rest.strip_prefix("//").unwrap_or(rest),
+        None if uri.contains(':') => {
+            return Err(UriError::Other(format!(
+                "URI scheme of `{uri}` is not supported (only data: and files)"
+            )));
+        }
+        None => uri,
     };
-    let path: PathBuf = base.join(percent_decode(uri)?);
-    std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))
+    let decoded = percent_decode(relative).map_err(UriError::Other)?;
+    let path: PathBuf = match base_dir {
+        Some(base) => base.join(&decoded),
+        None if Path::new(&decoded).is_absolute() => PathBuf::from(&decoded),
+        None => {
+            return Err(UriError::Other(
+                "external file, but the data was given without a base folder".to_owned(),
+            ));
+        }
+    };
+    read_file_limited(&path, max_bytes)
+}
+
+/// Reads a file, refusing one that holds more than `max_bytes` (without reading past them).
+///
+/// Reading stops at `max_bytes + 1` bytes whatever the file claims, so devices
+/// such as `/dev/zero` cannot make the loader read forever.
+pub(super) fn read_file_limited(path: &Path, max_bytes: u64) -> Result<Vec<u8>, UriError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| UriError::Other(e.to_string()))?;
+    let claimed = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if claimed > max_bytes {
+        return Err(UriError::TooLarge(claimed));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(claimed).unwrap_or(0));
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| UriError::Other(e.to_string()))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(UriError::TooLarge(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// Decodes `%XX` escapes of a relative URI; the result must be UTF-8.
@@ -151,6 +296,7 @@ impl<'a> Data<'a> {
         doc: &'a gltf::Document,
         buffers: &'a [Vec<u8>],
         base_dir: Option<&'a Path>,
+        options: &'a LoadOptions,
     ) -> Self {
         Self {
             doc,
@@ -158,7 +304,32 @@ impl<'a> Data<'a> {
             buffers,
             base_dir,
             decoded: Cell::new(0),
+            vertices: Cell::new(0),
+            options,
+            sanitized: Cell::new(0),
         }
+    }
+
+    /// Counts `count` more sanitised values.
+    pub fn count_sanitized(&self, count: usize) {
+        self.sanitized
+            .set(self.sanitized.get().saturating_add(count));
+    }
+
+    /// Counts `count` more vertices against [`LoadOptions::max_vertices`], before they are read.
+    pub fn charge_vertices(&self, count: u64) -> Result<(), SceneError> {
+        let total = self.vertices.get().saturating_add(count);
+        if total > self.options.max_vertices {
+            return Err(SceneError::LimitExceeded {
+                what: "vertices",
+                found: total,
+                limit: self.options.max_vertices,
+                flag: "--max-vertices",
+                field: "max_vertices",
+            });
+        }
+        self.vertices.set(total);
+        Ok(())
     }
 
     /// Counts `bytes` more of decoded data against the file's budget.
@@ -241,18 +412,50 @@ mod tests {
     }
 
     #[test]
+    fn uris_outside_the_folder_are_recognised() {
+        for inside in [
+            "a.bin",
+            "sub/a.bin",
+            "sub/../a.bin",
+            "./a.bin",
+            "a%20b.bin",
+            "data:application/octet-stream;base64,AAAA",
+        ] {
+            assert_eq!(external_reason(inside), None, "{inside}");
+        }
+        for outside in [
+            "/etc/passwd",
+            "\\\\server\\share",
+            "../a.bin",
+            "sub/../../a.bin",
+            "%2e%2e/a.bin",
+            "file:///etc/passwd",
+            "http://example.com/a.bin",
+            "C:/a.bin",
+        ] {
+            assert!(external_reason(outside).is_some(), "{outside}");
+        }
+    }
+
+    #[test]
+    fn files_are_read_up_to_a_limit() {
+        let err = read_file_limited(Path::new("/dev/zero"), 1000).unwrap_err();
+        assert!(matches!(err, UriError::TooLarge(1001)), "{err}");
+    }
+
+    #[test]
     fn decoding_is_budgeted() {
         let gltf =
             gltf::Gltf::from_slice_without_validation(br#"{"asset":{"version":"2.0"}}"#).unwrap();
         let buffers = vec![vec![0u8; 8 << 20]];
-        let data = Data::new(&gltf.document, &buffers, None);
+        let data = Data::new(&gltf.document, &buffers, None, &LoadOptions::DEFAULT);
         // 64 times 8 MiB of buffers.
         assert!(data.charge(500 << 20).is_ok());
         assert!(data.charge(12 << 20).is_ok());
         assert!(
             matches!(data.charge(1), Err(SceneError::DecodeBudget { limit }) if limit == 512 << 20)
         );
-        let no_buffers = Data::new(&gltf.document, &[], None);
+        let no_buffers = Data::new(&gltf.document, &[], None, &LoadOptions::DEFAULT);
         assert!(no_buffers.charge(DECODE_FLOOR_BYTES).is_ok());
         assert!(no_buffers.charge(1).is_err());
     }

@@ -1,0 +1,138 @@
+//! Every input the fuzz targets (`fuzz/`) ever crashed on, replayed through the same checks.
+//!
+//! Inputs live in `tests/fuzz_regressions/<target>/`; add a crash file there when a fuzz target
+//! finds one. The check functions mirror `fuzz/fuzz_targets/*.rs`: keep them in sync.
+
+use std::path::Path;
+
+use dqview::anim::Pose;
+use dqview::influences::Influences;
+use dqview::skin::{
+    Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, skin_scene, skin_vertices,
+};
+use glam::{Mat4, Vec3, Vec4};
+
+/// The files in `tests/fuzz_regressions/<target>/`, with their bytes.
+fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz_regressions")
+        .join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<_> = entries
+        .map(|e| e.expect("entry").path())
+        .map(|p| {
+            let name = p.file_name().expect("name").to_string_lossy().into_owned();
+            (name, std::fs::read(&p).expect("read"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `fuzz/fuzz_targets/load_gltf.rs`.
+fn load_gltf(bytes: &[u8]) {
+    if let Ok(scene) = dqview::scene::load_gltf_slice(bytes, None, "fuzz") {
+        let pose = Pose::rest(&scene);
+        for mode in SkinningMode::ALL {
+            for p in &skin_scene(&scene, &pose, mode, Betas::Uniform(0.5)) {
+                assert!(p.vertices.positions.iter().all(|v| v.is_finite()));
+                assert!(p.vertices.normals.iter().all(|v| v.is_finite()));
+                assert!(p.vertices.tangents.iter().all(|v| v.is_finite()));
+            }
+        }
+    }
+}
+
+/// Reads little-endian values off the front of the input; zeros once it runs out.
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn u8(&mut self) -> u8 {
+        let (first, rest) = self.0.split_first().map_or((0, &[][..]), |(f, r)| (*f, r));
+        self.0 = rest;
+        first
+    }
+    fn f32(&mut self) -> f32 {
+        f32::from_bits(u32::from_le_bytes([
+            self.u8(),
+            self.u8(),
+            self.u8(),
+            self.u8(),
+        ]))
+    }
+    fn f32s<const N: usize>(&mut self) -> [f32; N] {
+        std::array::from_fn(|_| self.f32())
+    }
+}
+
+/// `fuzz/fuzz_targets/skinning.rs`.
+fn skinning(data: &[u8]) {
+    let mut b = Bytes(data);
+    let joints = usize::from(b.u8() % 8) + 1;
+    let vertices = usize::from(b.u8() % 16) + 1;
+    let beta = b.f32();
+    let matrices: Vec<Mat4> = (0..joints)
+        .map(|_| Mat4::from_cols_array(&b.f32s::<16>()))
+        .collect();
+    let palette = JointPalette::from_matrices(&matrices);
+    assert_eq!(palette.len(), joints);
+    assert!(palette.matrices.iter().all(|m| m.is_finite()));
+    assert!(palette.dual_quats.iter().all(|q| q.is_finite()));
+    assert!(palette.scale_shear.iter().flatten().all(|s| s.is_finite()));
+    let mut positions = Vec::new();
+    let mut normals = Vec::new();
+    let mut tangents = Vec::new();
+    let mut rows = Vec::new();
+    for _ in 0..vertices {
+        positions.push(Vec3::from_array(b.f32s::<3>()));
+        normals.push(Vec3::from_array(b.f32s::<3>()));
+        tangents.push(Vec4::from_array(b.f32s::<4>()));
+        let count = b.u8() % 9;
+        let row: Vec<(u16, f32)> = (0..count)
+            .map(|_| (u16::from(b.u8()) % (joints as u16 + 2), b.f32()))
+            .collect();
+        rows.push(row);
+    }
+    let influences = Influences::from_rows(rows);
+    for row in influences.iter() {
+        assert!(row.iter().all(|i| i.weight.is_finite() && i.weight > 0.0));
+    }
+    let mesh = SkinMesh {
+        positions: &positions,
+        normals: &normals,
+        tangents: &tangents,
+        influences: &influences,
+    };
+    let mut out = SkinnedVertices::default();
+    for mode in SkinningMode::ALL {
+        skin_vertices(&palette, &mesh, mode, Betas::Uniform(beta), &mut out);
+        for v in 0..vertices {
+            assert!(out.positions[v].is_finite(), "{mode} position {v}");
+            assert!(out.normals[v].is_finite(), "{mode} normal {v}");
+            assert!(out.tangents[v].is_finite(), "{mode} tangent {v}");
+        }
+    }
+}
+
+#[test]
+fn load_gltf_crashes_stay_fixed() {
+    for (name, bytes) in inputs("load_gltf") {
+        eprintln!("load_gltf {name}");
+        load_gltf(&bytes);
+    }
+}
+
+#[test]
+fn skinning_crashes_stay_fixed() {
+    let found = inputs("skinning");
+    assert!(
+        !found.is_empty(),
+        "the skinning regression inputs are missing"
+    );
+    for (name, bytes) in found {
+        eprintln!("skinning {name}");
+        skinning(&bytes);
+    }
+}
