@@ -8,46 +8,16 @@
 
 mod support;
 
-use std::io::Write as _;
-use std::sync::OnceLock;
+use support::gpu;
 
 use dqview::anim::Pose;
 use dqview::influences::Influences;
-use dqview::render::{
-    ComputeSkinner, GpuContext, RenderError, RenderSettings, Renderer, SceneGpu, View,
-    skin_scene_gpu,
-};
+use dqview::render::{RenderSettings, Renderer, SceneGpu, View, skin_scene_gpu};
 use dqview::scene::{
     Material, Mesh, Node, NodeTransform, Primitive, Scene, Skin, Trs, load_gltf_slice, write_glb,
 };
 use dqview::skin::{Betas, PosedPrimitive, SkinningMode, bounds, skin_scene};
 use glam::{Mat4, Quat, Vec3};
-
-struct Gpu {
-    ctx: GpuContext,
-    skinner: ComputeSkinner,
-}
-
-/// The shared GPU, or `None` after a loud skip message when there is no adapter.
-fn gpu(test: &str) -> Option<&'static Gpu> {
-    static GPU: OnceLock<Result<Gpu, (bool, String)>> = OnceLock::new();
-    let result = GPU.get_or_init(|| {
-        let ctx = GpuContext::headless()
-            .map_err(|e| (matches!(e, RenderError::NoAdapter { .. }), e.to_string()))?;
-        let skinner = ComputeSkinner::new(&ctx).map_err(|e| (false, e.to_string()))?;
-        Ok(Gpu { ctx, skinner })
-    });
-    match result {
-        Ok(gpu) => Some(gpu),
-        Err((true, why)) => {
-            let required = std::env::var("DQVIEW_REQUIRE_GPU").is_ok_and(|v| v == "1");
-            assert!(!required, "{test}: {why}, and DQVIEW_REQUIRE_GPU=1");
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-            None
-        }
-        Err((false, why)) => panic!("{test}: GPU setup failed: {why}"),
-    }
-}
 
 /// A double-sided quad strip from y = 0 to y = `len` (x in -0.5..0.5, `rows` + 1 rows), in the XY plane.
 fn strip(rows: usize, len: f32, weights: impl Fn(f32) -> Vec<(u16, f32)>) -> Primitive {
@@ -213,9 +183,8 @@ fn gpu_checks(scene: &Scene, pose: &Pose, what: &str) {
         width,
         height,
         &modes,
-        0.5,
-        min,
-        max,
+        dqview::render::ViewParams::shaded(0.5),
+        [min, max],
         Vec3::new(0.35, 0.25, 1.0),
     );
     let image = renderer

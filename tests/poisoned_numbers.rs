@@ -3,13 +3,15 @@
 //!
 //! Without a GPU adapter the GPU halves print `SKIPPED` and pass, unless `DQVIEW_REQUIRE_GPU=1`.
 
-use std::io::Write as _;
+mod support;
+
+use support::gpu;
+
 use std::process::Command;
-use std::sync::OnceLock;
 
 use dqview::anim::{JointOverrides, Pose};
 use dqview::influences::Influences;
-use dqview::render::{ComputeSkinner, GpuContext, RenderError, skin_scene_gpu};
+use dqview::render::skin_scene_gpu;
 use dqview::scene::{NodeTransform, Scene, Trs, load_gltf_slice};
 use dqview::skin::{
     Betas, JointPalette, PosedPrimitive, SkinMesh, SkinnedVertices, SkinningMode, skin_scene,
@@ -17,32 +19,6 @@ use dqview::skin::{
 };
 use glam::{Mat4, Quat, Vec3, Vec4};
 use serde_json::json;
-
-struct Gpu {
-    ctx: GpuContext,
-    skinner: ComputeSkinner,
-}
-
-/// The shared GPU, or `None` after a loud skip message when there is no adapter.
-fn gpu(test: &str) -> Option<&'static Gpu> {
-    static GPU: OnceLock<Result<Gpu, (bool, String)>> = OnceLock::new();
-    let result = GPU.get_or_init(|| {
-        let ctx = GpuContext::headless()
-            .map_err(|e| (matches!(e, RenderError::NoAdapter { .. }), e.to_string()))?;
-        let skinner = ComputeSkinner::new(&ctx).map_err(|e| (false, e.to_string()))?;
-        Ok(Gpu { ctx, skinner })
-    });
-    match result {
-        Ok(gpu) => Some(gpu),
-        Err((true, why)) => {
-            let required = std::env::var("DQVIEW_REQUIRE_GPU").is_ok_and(|v| v == "1");
-            assert!(!required, "{test}: {why}, and DQVIEW_REQUIRE_GPU=1");
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-            None
-        }
-        Err((false, why)) => panic!("{test}: GPU setup failed: {why}"),
-    }
-}
 
 /// Packs JSON and binary data into a GLB container.
 fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
