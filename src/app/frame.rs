@@ -1,5 +1,6 @@
 //! One frame: UI, pose, the 3D pass per view, the egui pass, present, and screenshots.
 
+use crate::render::ViewParams;
 use std::path::Path;
 use std::time::Instant;
 
@@ -175,6 +176,18 @@ impl Running {
             })
     }
 
+    /// The selected joint as an index into its skin's joint list (0 when none), for the weights view.
+    fn selected_joint_index(&self) -> u32 {
+        let joints = &self.state.joints;
+        joints
+            .selected
+            .and_then(|node| {
+                let skin = self.model.scene.skins.get(joints.skin)?;
+                skin.joints.iter().position(|&j| j == node)
+            })
+            .unwrap_or(0) as u32
+    }
+
     /// Writes camera and overlay uniforms of each view (into existing buffers).
     fn write_view_uniforms(&self, ui: &UiFrame) {
         let queue = &self.gpu.ctx.queue;
@@ -188,7 +201,16 @@ impl Running {
             let aspect = view.rect.width() / view.rect.height().max(1.0);
             let clip_from_world = self.state.camera.clip_from_world(aspect);
             let camera = Camera { clip_from_world };
-            binding.write(queue, &self.renderer.settings().to_gpu(&camera, s.beta));
+            let params = ViewParams {
+                beta: s.beta,
+                view: s.shading,
+                selected_joint: self.selected_joint_index(),
+                diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
+            };
+            binding.write(
+                queue,
+                &self.renderer.settings().to_gpu_view(&camera, &params),
+            );
             let [grid, wire, ghost] = overlays;
             grid.write(
                 queue,

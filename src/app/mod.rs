@@ -24,6 +24,8 @@ pub struct ViewerOptions {
     pub model: String,
     /// View layout at start.
     pub view: ViewMode,
+    /// Shading (debug view) at start.
+    pub shading: crate::render::DebugView,
     /// Mode, beta, clip, time and joint overrides at start.
     pub pose: PoseArgs,
     /// Write the window's last frame here as PNG.

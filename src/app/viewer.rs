@@ -197,6 +197,7 @@ impl Running {
         };
         let mut state = ViewerState::default();
         state.skinning.view = options.view;
+        state.skinning.shading = options.shading;
         state.status.adapter = ctx.info.name.clone();
         state.error = error;
         let resolved = options.pose.resolve(&model.scene)?;

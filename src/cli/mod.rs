@@ -40,6 +40,9 @@ pub struct ViewerArgs {
     /// View layout: single, split (LBS left, DQS right) or overlay (the other mode as a ghost).
     #[arg(long, value_name = "single|split|overlay", default_value = "single")]
     pub view: String,
+    /// Shading: shaded, weights, influences, normals, displacement, joints, collapse, beta.
+    #[arg(long, default_value = "shaded")]
+    pub shading: String,
     /// Write the window's final frame to this PNG file.
     #[arg(long, value_name = "FILE.png")]
     pub screenshot: Option<PathBuf>,
@@ -286,9 +289,22 @@ pub fn run(cli: Cli) -> Result<()> {
                     cli.viewer.view
                 )
             })?;
+            let shading =
+                crate::render::DebugView::from_name(&cli.viewer.shading).ok_or_else(|| {
+                    let names: Vec<&str> = crate::render::DebugView::ALL
+                        .iter()
+                        .map(|v| v.name())
+                        .collect();
+                    anyhow::anyhow!(
+                        "unknown shading `{}` (valid: {})",
+                        cli.viewer.shading,
+                        names.join(", ")
+                    )
+                })?;
             crate::app::run(crate::app::ViewerOptions {
                 model: model_or_default(cli.model),
                 view,
+                shading,
                 pose: cli.pose,
                 screenshot: cli.viewer.screenshot,
                 exit_after_frames: cli.viewer.exit_after_frames,

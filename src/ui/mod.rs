@@ -15,6 +15,7 @@ pub use orbit::{OrbitCamera, ndc_from_viewport, project_to_viewport};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
 pub use viewport::{SkeletonPose, Status, ViewRect, view_rects, viewport_ui};
 
+use crate::render::DebugView;
 use crate::skin::SkinningMode;
 
 /// How the viewport shows the two skinning methods.
@@ -70,6 +71,8 @@ pub struct SkinningSettings {
     pub beta: f32,
     /// Single, split or overlay.
     pub view: ViewMode,
+    /// What the mesh is coloured by (shaded, weights, displacement, collapse, ...).
+    pub shading: DebugView,
 }
 
 impl Default for SkinningSettings {
@@ -78,6 +81,7 @@ impl Default for SkinningSettings {
             mode: SkinningMode::Dqs,
             beta: 0.5,
             view: ViewMode::Single,
+            shading: DebugView::Shaded,
         }
     }
 }
@@ -193,6 +197,17 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         ui.selectable_value(&mut s.view, ViewMode::Split, "split");
         ui.selectable_value(&mut s.view, ViewMode::Overlay, "overlay");
     });
+    egui::ComboBox::from_label("shading")
+        .selected_text(s.shading.name())
+        .show_ui(ui, |ui| {
+            for v in DebugView::ALL {
+                ui.selectable_value(&mut s.shading, v, v.name());
+            }
+        });
+    if s.shading != DebugView::Shaded {
+        // The legend: what the colours mean.
+        ui.small(s.shading.legend());
+    }
     ui.horizontal(|ui| {
         ui.checkbox(&mut d.skeleton, "skeleton");
         ui.checkbox(&mut d.grid, "grid");
