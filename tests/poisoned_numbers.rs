@@ -20,28 +20,9 @@ use dqview::skin::{
 use glam::{Mat4, Quat, Vec3, Vec4};
 use serde_json::json;
 
-/// Packs JSON and binary data into a GLB container.
+/// Packs JSON and binary data into a GLB container (the writer's own container code).
 fn glb(json: &serde_json::Value, bin: &[u8]) -> Vec<u8> {
-    let mut text = json.to_string().into_bytes();
-    while !text.len().is_multiple_of(4) {
-        text.push(b' ');
-    }
-    let mut bin = bin.to_vec();
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
-    }
-    let total = 12 + 8 + text.len() + 8 + bin.len();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&text);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin);
-    out
+    dqview::scene::glb_container(json.to_string().into_bytes(), bin.to_vec()).expect("small GLB")
 }
 
 /// A skinned quad whose file is poisoned in every place a number can be: node transforms

@@ -1,6 +1,6 @@
 //! One frame: UI, pose, the 3D pass per view, the egui pass, present, and screenshots.
 
-use crate::render::ViewParams;
+use crate::render::{ViewParams, begin_scene_pass};
 use std::path::Path;
 use std::time::Instant;
 
@@ -238,7 +238,6 @@ impl Running {
         ui: &UiFrame,
         timed: bool,
     ) {
-        let [r, g, b, a] = self.renderer.settings().background;
         let targets = &self.gpu.targets;
         let (view, resolve_target) = match &targets.msaa {
             Some(msaa) => (msaa, Some(target)),
@@ -246,29 +245,14 @@ impl Running {
         };
         let timer = self.timer.as_ref().filter(|_| timed);
         {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("dqview::app::pass_3d"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view,
-                    depth_slice: None,
-                    resolve_target,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &targets.depth,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Discard,
-                    }),
-                    stencil_ops: None,
-                }),
-                timestamp_writes: timer.map(|t| t.writes(true)),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let mut pass = begin_scene_pass(
+                encoder,
+                view,
+                resolve_target,
+                &targets.depth,
+                self.renderer.settings().background,
+                timer.map(|t| t.writes(true)),
+            );
             let (width, height) = (self.gpu.config.width, self.gpu.config.height);
             let ppp = ui.screen.pixels_per_point;
             for ((v, binding), overlays) in ui

@@ -6,7 +6,7 @@ use glam::Vec3;
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::render::{GpuContext, LineMesh, Renderer, SceneGpu, WireScene, grid_lines};
 use crate::scene::Scene;
-use crate::skin::{Betas, SkinningMode, bounds, skin_scene};
+use crate::skin::rest_bounds;
 use crate::ui::{JointTree, ModelFacts, SkeletonPose};
 
 /// One loaded model with everything the frame loop draws it with.
@@ -36,8 +36,7 @@ impl LoadedModel {
     /// Uploads `scene`.
     pub fn from_scene(ctx: &GpuContext, renderer: &Renderer, scene: Scene) -> Result<Self> {
         let pose = Pose::rest(&scene);
-        let posed = skin_scene(&scene, &pose, SkinningMode::Lbs, Betas::Uniform(0.0));
-        let bounds = bounds(&posed).unwrap_or((Vec3::splat(-1.0), Vec3::splat(1.0)));
+        let bounds = rest_bounds(&scene).unwrap_or((Vec3::splat(-1.0), Vec3::splat(1.0)));
         let gpu = SceneGpu::new(ctx, renderer, &scene, &pose)
             .context("cannot upload the model to the GPU")?;
         let wire = WireScene::new(ctx, renderer, &scene, &pose)

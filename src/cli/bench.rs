@@ -11,7 +11,7 @@ use crate::render::{
     FrameBinding, GpuContext, OffscreenTarget, RenderSettings, Renderer, SceneGpu, View, ViewParams,
 };
 use crate::skin::{
-    Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, bounds, skin_scene, skin_vertices,
+    Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, rest_bounds, skin_vertices,
 };
 
 /// Options of `dqview bench`.
@@ -90,8 +90,7 @@ pub fn run(
     )?;
     let target = OffscreenTarget::new(&ctx, &renderer)?;
     let mut pose = Pose::rest(&scene);
-    let rest = skin_scene(&scene, &pose, SkinningMode::Lbs, Betas::Uniform(0.0));
-    let (min, max) = bounds(&rest).unwrap_or((glam::Vec3::splat(-1.0), glam::Vec3::ONE));
+    let (min, max) = rest_bounds(&scene).unwrap_or((glam::Vec3::splat(-1.0), glam::Vec3::ONE));
     let mut gpus = Vec::with_capacity(options.instances);
     for _ in 0..options.instances {
         gpus.push(SceneGpu::new(&ctx, &renderer, &scene, &pose)?);

@@ -13,7 +13,7 @@ use crate::render::{
     draw_label,
 };
 use crate::scene::Scene;
-use crate::skin::{Betas, SceneBetas, SkinningMode, bounds, skin_scene};
+use crate::skin::{SceneBetas, SkinningMode, rest_bounds};
 
 /// Direction the default camera looks from: in front (+Z, glTF's forward), a little right and above.
 pub const CAMERA_DIRECTION: Vec3 = Vec3::new(0.35, 0.25, 1.0);
@@ -126,14 +126,7 @@ pub fn render_image(
             ..RenderSettings::TESTING
         },
     )?;
-    let rest = Pose::rest(scene);
-    let (min, max) = bounds(&skin_scene(
-        scene,
-        &rest,
-        SkinningMode::Lbs,
-        Betas::Uniform(0.0),
-    ))
-    .unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
+    let (min, max) = rest_bounds(scene).unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
     let mut gpu = SceneGpu::new(&ctx, &renderer, scene, pose)?;
     gpu.update(&ctx, scene, pose);
     if let Some(betas) = &look.betas {

@@ -2,7 +2,7 @@
 
 use std::num::NonZeroU64;
 
-use glam::{Vec3, Vec4};
+use glam::Vec4;
 use wgpu::util::DeviceExt;
 
 use super::gpu_data::{
@@ -64,8 +64,8 @@ impl ComputeSkinner {
         beta: f32,
     ) -> Result<SkinnedVertices, RenderError> {
         let n = mesh.positions.len();
-        let has_normals = mesh.normals.len() == n;
-        let has_tangents = mesh.tangents.len() == n;
+        let has_normals = mesh.has_normals();
+        let has_tangents = mesh.has_tangents();
         if n == 0 {
             return Ok(SkinnedVertices::default());
         }
@@ -84,7 +84,7 @@ impl ComputeSkinner {
             PaletteBinding::Storage => &self.storage,
         };
         let gpu_palette = GpuPalette::new(ctx, &variant.palette_layout, palette)?;
-        let vertices = pack_vertices(mesh, has_normals, has_tangents);
+        let vertices = pack_vertices(mesh);
         let influences = pack_influences(mesh);
         let (groups_x, groups_y) = dispatch_size(n, limits.max_compute_workgroups_per_dimension);
         let params = GpuComputeParams {
@@ -276,21 +276,9 @@ fn dispatch_size(vertices: usize, max_x: u32) -> (u32, u32) {
 }
 
 /// Bind-pose vertices; missing normals and tangents get the CPU reference's stand-ins (+Y, +X).
-fn pack_vertices(mesh: &SkinMesh<'_>, has_normals: bool, has_tangents: bool) -> Vec<GpuBindVertex> {
+fn pack_vertices(mesh: &SkinMesh<'_>) -> Vec<GpuBindVertex> {
     (0..mesh.positions.len())
-        .map(|v| {
-            let n = if has_normals {
-                mesh.normals[v]
-            } else {
-                Vec3::Y
-            };
-            let t = if has_tangents {
-                mesh.tangents[v]
-            } else {
-                Vec4::X
-            };
-            GpuBindVertex::new(mesh.positions[v], n, t)
-        })
+        .map(|v| GpuBindVertex::new(mesh.positions[v], mesh.normal(v), mesh.tangent(v)))
         .collect()
 }
 

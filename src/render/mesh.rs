@@ -1,6 +1,6 @@
 //! A skinned mesh's bind-pose vertex buffers for the render pipelines.
 
-use glam::{Vec2, Vec3};
+use glam::Vec2;
 use wgpu::util::DeviceExt;
 
 use super::gpu_data::{GpuMeshVertex, GpuVertexJoints};
@@ -35,18 +35,13 @@ impl GpuMesh {
         indices: &[u32],
     ) -> Result<Self, RenderError> {
         let n = mesh.positions.len();
-        let has_normals = mesh.normals.len() == n;
         let vertices: Vec<GpuMeshVertex> = mesh
             .positions
             .iter()
             .enumerate()
             .map(|(v, p)| GpuMeshVertex {
                 position: p.to_array(),
-                normal: if has_normals {
-                    mesh.normals[v].to_array()
-                } else {
-                    Vec3::Y.to_array()
-                },
+                normal: mesh.normal(v).to_array(),
                 uv: uvs
                     .and_then(|u| u.get(v))
                     .map_or([0.0; 2], |u| u.to_array()),

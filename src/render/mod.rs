@@ -43,7 +43,7 @@ pub use frame::FrameBinding;
 pub use label::draw_label;
 pub use material::GpuMaterialBinding;
 pub use mesh::GpuMesh;
-pub use offscreen::{OffscreenTarget, RgbaImage};
+pub use offscreen::{OffscreenTarget, RgbaImage, begin_scene_pass};
 pub use overlay::{
     GpuLineVertex, GpuOverlayUniforms, LineMesh, OverlayRenderer, OverlayView, WireScene, edges_of,
     grid_lines,

@@ -89,34 +89,11 @@ impl OffscreenTarget {
         encoder: &'e mut wgpu::CommandEncoder,
         background: [f64; 4],
     ) -> wgpu::RenderPass<'e> {
-        let [r, g, b, a] = background;
-        let (view, resolve_target) = match &self.msaa_view {
+        let (color, resolve) = match &self.msaa_view {
             Some(msaa) => (msaa, Some(&self.resolve_view)),
             None => (&self.resolve_view, None),
         };
-        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("dqview::OffscreenTarget::pass"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view,
-                depth_slice: None,
-                resolve_target,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &self.depth_view,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: None,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        })
+        begin_scene_pass(encoder, color, resolve, &self.depth_view, background, None)
     }
 
     /// Reads the resolved colour back, without the row padding of the copy.
@@ -216,4 +193,40 @@ impl Renderer {
         })?;
         target.read_rgba(ctx)
     }
+}
+
+/// Begins the 3D pass every renderer target uses: colour cleared to `background` (resolved into
+/// `resolve` when multisampled), depth cleared to 1 and discarded afterwards.
+pub fn begin_scene_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    color: &wgpu::TextureView,
+    resolve: Option<&wgpu::TextureView>,
+    depth: &wgpu::TextureView,
+    background: [f64; 4],
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> wgpu::RenderPass<'e> {
+    let [r, g, b, a] = background;
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("dqview::scene_pass"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: color,
+            depth_slice: None,
+            resolve_target: resolve,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: depth,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Discard,
+            }),
+            stencil_ops: None,
+        }),
+        timestamp_writes,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
 }

@@ -514,18 +514,9 @@ pub fn edges_of(indices: &[u32], vertex_count: usize) -> Vec<u32> {
 mod tests {
     use super::*;
 
+    /// Entry point names of a WGSL module, after naga validated it.
     fn validate(name: &str, source: &str) -> Vec<String> {
-        let module = match naga::front::wgsl::parse_str(source) {
-            Ok(m) => m,
-            Err(e) => panic!("{name}: {}", e.emit_to_string(source)),
-        };
-        let mut validator = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::default(),
-        );
-        if let Err(e) = validator.validate(&module) {
-            panic!("{name}: {e:?}");
-        }
+        let module = crate::render::shaders::validate_wgsl(name, source);
         let mut names: Vec<String> = module.entry_points.iter().map(|e| e.name.clone()).collect();
         names.sort();
         names

@@ -108,25 +108,28 @@ pub fn vertex_entry_point(mode: crate::skin::SkinningMode) -> &'static str {
     }
 }
 
+/// Parses and validates WGSL `source` with naga alone (no adapter needed); panics with the error.
+#[cfg(test)]
+pub(crate) fn validate_wgsl(name: &str, source: &str) -> naga::Module {
+    let module = match naga::front::wgsl::parse_str(source) {
+        Ok(m) => m,
+        Err(e) => panic!("{name}: {}", e.emit_to_string(source)),
+    };
+    let mut validator = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    );
+    if let Err(e) = validator.validate(&module) {
+        panic!("{name}: {e:?}");
+    }
+    module
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Parses and validates `source` with naga alone (no adapter needed).
-    fn validate(name: &str, source: &str) -> naga::Module {
-        let module = match naga::front::wgsl::parse_str(source) {
-            Ok(m) => m,
-            Err(e) => panic!("{name}: {}", e.emit_to_string(source)),
-        };
-        let mut validator = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::default(),
-        );
-        if let Err(e) = validator.validate(&module) {
-            panic!("{name}: {e:?}");
-        }
-        module
-    }
+    use super::validate_wgsl as validate;
 
     #[test]
     fn shaders_validate_with_naga() {

@@ -9,7 +9,7 @@ mod gltf_load;
 mod options;
 
 pub use error::SceneError;
-pub use glb_write::{MAX_SKIN_JOINTS, write_glb};
+pub use glb_write::{MAX_SKIN_JOINTS, glb_container, write_glb};
 pub use gltf_load::{load_gltf_path, load_gltf_path_with, load_gltf_slice, load_gltf_slice_with};
 pub use options::LoadOptions;
 

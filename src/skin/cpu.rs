@@ -23,6 +23,32 @@ pub struct SkinMesh<'a> {
     pub influences: &'a Influences,
 }
 
+impl SkinMesh<'_> {
+    /// Whether every vertex has a normal.
+    #[must_use]
+    pub fn has_normals(&self) -> bool {
+        self.normals.len() == self.positions.len()
+    }
+
+    /// Whether every vertex has a tangent.
+    #[must_use]
+    pub fn has_tangents(&self) -> bool {
+        self.tangents.len() == self.positions.len()
+    }
+
+    /// Normal of vertex `v`; +Y when the mesh has none (every skinning path uses this stand-in).
+    #[must_use]
+    pub fn normal(&self, v: usize) -> Vec3 {
+        self.normals.get(v).copied().unwrap_or(Vec3::Y)
+    }
+
+    /// Tangent of vertex `v`; +X, right-handed, when the mesh has none.
+    #[must_use]
+    pub fn tangent(&self, v: usize) -> Vec4 {
+        self.tangents.get(v).copied().unwrap_or(Vec4::X)
+    }
+}
+
 /// Hybrid blend factors: 0 is pure LBS, 1 pure DQS.
 #[derive(Clone, Copy, Debug)]
 pub enum Betas<'a> {
@@ -67,8 +93,8 @@ pub fn skin_vertices(
     out: &mut SkinnedVertices,
 ) {
     let n = mesh.positions.len();
-    let has_normals = mesh.normals.len() == n;
-    let has_tangents = mesh.tangents.len() == n;
+    let has_normals = mesh.has_normals();
+    let has_tangents = mesh.has_tangents();
     // Always fill all three streams so the chunks line up; drop the ones the mesh lacks after.
     out.positions.resize(n, Vec3::ZERO);
     out.normals.resize(n, Vec3::ZERO);
@@ -89,16 +115,7 @@ pub fn skin_vertices(
                     (Some(&a), Some(&b)) => entries.get(a as usize..b as usize).unwrap_or(&[]),
                     _ => &[],
                 };
-                let n = if has_normals {
-                    mesh.normals[v]
-                } else {
-                    Vec3::Y
-                };
-                let t = if has_tangents {
-                    mesh.tangents[v]
-                } else {
-                    Vec4::X
-                };
+                let (n, t) = (mesh.normal(v), mesh.tangent(v));
                 let beta = betas.of(v);
                 let skinned = skin_vertex(palette, mode, beta, mesh.positions[v], n, t, infl);
                 (pos_out[k], nrm_out[k], tan_out[k]) = skinned;

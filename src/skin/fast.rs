@@ -53,7 +53,7 @@ impl PackedMesh {
             let (c, l) = (v / LANES, v % LANES);
             let chunk = &mut chunks[c];
             let p = mesh.positions[v];
-            let nrm = mesh.normals.get(v).copied().unwrap_or(Vec3::Y);
+            let nrm = mesh.normal(v);
             for k in 0..3 {
                 chunk.p[k][l] = p[k];
                 chunk.n[k][l] = nrm[k];

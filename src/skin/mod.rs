@@ -12,7 +12,7 @@ pub use cpu::{Betas, SkinMesh, SkinnedVertices, skin_vertex, skin_vertices};
 pub use fast::{PackedMesh, PackedPalette, skin_packed};
 pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
 pub use palette::{GpuDualQuat, JointPalette};
-pub use posed::{PosedPrimitive, bounds, skin_scene, skin_scene_hybrid};
+pub use posed::{PosedPrimitive, bounds, rest_bounds, skin_scene, skin_scene_hybrid};
 
 /// How joint transforms are blended per vertex.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -156,3 +156,14 @@ pub fn bounds(posed: &[PosedPrimitive]) -> Option<(Vec3, Vec3)> {
             Some((lo, hi)) => Some((lo.min(p), hi.max(p))),
         })
 }
+
+/// Bounds of the whole scene in its rest pose (the frame every camera and diagonal uses).
+#[must_use]
+pub fn rest_bounds(scene: &Scene) -> Option<(Vec3, Vec3)> {
+    bounds(&skin_scene(
+        scene,
+        &Pose::rest(scene),
+        SkinningMode::Lbs,
+        Betas::Uniform(0.0),
+    ))
+}

@@ -178,7 +178,7 @@ impl Bin {
 }
 
 /// Wraps JSON and binary data in the GLB container: header, JSON chunk, BIN chunk.
-pub(super) fn glb_container(mut json: Vec<u8>, mut bin: Vec<u8>) -> Result<Vec<u8>, SceneError> {
+pub fn glb_container(mut json: Vec<u8>, mut bin: Vec<u8>) -> Result<Vec<u8>, SceneError> {
     // Chunks must be 4-byte aligned: JSON pads with spaces, BIN with zeros.
     while !json.len().is_multiple_of(4) {
         json.push(b' ');

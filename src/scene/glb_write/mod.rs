@@ -16,7 +16,8 @@ use serde_json::{Map, Value, json};
 
 use super::{Interpolation, Material, Node, NodeTransform, Property, Scene, Skin};
 use super::{SceneError, Texture};
-use bin::{Bin, Kind, glb_container};
+pub use bin::glb_container;
+use bin::{Bin, Kind};
 use mesh::mesh_json;
 
 /// Most joints one skin can have in a GLB from dqview: JOINTS_n are written as u16.
