@@ -151,3 +151,79 @@ fn check_split(png: &Path) {
         bl.len()
     );
 }
+
+/// Pixels in the error colour of the panel (a light red, 255/110/100).
+fn error_text_pixels(img: &image::RgbaImage, panel_right: u32) -> usize {
+    region(img, 0, panel_right, 0, img.height())
+        .iter()
+        .filter(|p| p[0] > 180 && p[1] < 150 && p[2] < 140 && p[0] - p[1].max(p[2]) > 60)
+        .count()
+}
+
+#[test]
+fn lost_device_is_recreated_and_the_model_drawn_again() {
+    if skip_without_xvfb("lost_device_is_recreated_and_the_model_drawn_again") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dqview_viewer_lost_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("after_loss.png");
+    // The device is destroyed after frame 2; frames 3..6 come from a new device.
+    run_viewer(&[
+        "builtin:twist",
+        "--view",
+        "split",
+        "--twist",
+        "tip=180",
+        "--lose-device-at-frame",
+        "2",
+        "--screenshot",
+        png.to_str().unwrap(),
+        "--exit-after-frames",
+        "6",
+    ]);
+    check_split(&png);
+    let img = image::open(&png).unwrap().to_rgba8();
+    let red = error_text_pixels(&img, 300);
+    assert!(red > 100, "no device-lost notice in the panel ({red} red pixels)");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn broken_shader_file_is_reported_and_the_builtin_shaders_draw() {
+    if skip_without_xvfb("broken_shader_file_is_reported_and_the_builtin_shaders_draw") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dqview_viewer_shader_{}", std::process::id()));
+    let shaders = dir.join("shaders");
+    std::fs::create_dir_all(&shaders).unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, shaders.join(path.file_name().unwrap())).unwrap();
+    }
+    // An edit that does not compile: a call to a function that does not exist.
+    let render = shaders.join("skin_render.wgsl");
+    let text = std::fs::read_to_string(&render).unwrap();
+    std::fs::write(&render, format!("{text}\nfn broken() -> f32 {{ return no_such_fn(); }}\n"))
+        .unwrap();
+    let png = dir.join("broken_shader.png");
+    run_viewer(&[
+        "builtin:twist",
+        "--view",
+        "split",
+        "--twist",
+        "tip=180",
+        "--shader-dir",
+        shaders.to_str().unwrap(),
+        "--screenshot",
+        png.to_str().unwrap(),
+        "--exit-after-frames",
+        "3",
+    ]);
+    check_split(&png);
+    let img = image::open(&png).unwrap().to_rgba8();
+    let red = error_text_pixels(&img, 300);
+    assert!(red > 100, "no shader error in the panel ({red} red pixels)");
+    let _ = std::fs::remove_dir_all(&dir);
+}

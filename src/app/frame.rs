@@ -29,6 +29,7 @@ impl Running {
     /// Runs the UI, updates the pose and draws a frame; writes it to `screenshot` if given.
     pub(super) fn render_frame(&mut self, screenshot: Option<&Path>) -> Result<()> {
         let started = Instant::now();
+        self.handle_gpu_faults();
         let dt = self.clock.tick();
         if let Some(timer) = self.timer.as_mut() {
             timer.collect(&self.gpu.ctx.device);
@@ -152,6 +153,10 @@ impl Running {
         self.window.pre_present_notify();
         ctx.queue.present(frame);
         self.frames += 1;
+        if self.lose_device_at_frame == Some(self.frames) {
+            log::warn!("destroying the GPU device after frame {} (test hook)", self.frames);
+            self.gpu.ctx.device.destroy();
+        }
         Ok(())
     }
 

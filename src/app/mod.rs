@@ -5,6 +5,7 @@
 
 mod frame;
 mod model;
+mod recovery;
 mod screenshot;
 mod surface;
 mod timing;
@@ -32,6 +33,10 @@ pub struct ViewerOptions {
     pub screenshot: Option<PathBuf>,
     /// Render this many frames, then close.
     pub exit_after_frames: Option<u64>,
+    /// Read shaders from this folder and rebuild the pipelines when its files change.
+    pub shader_dir: Option<PathBuf>,
+    /// Test hook: destroy the GPU device after this many frames (the viewer must recover).
+    pub lose_device_at_frame: Option<u64>,
 }
 
 impl ViewerOptions {

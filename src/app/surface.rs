@@ -1,6 +1,6 @@
 //! The window's GPU side: device, surface configuration, depth and MSAA targets.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, anyhow};
 use winit::window::Window;
@@ -23,6 +23,29 @@ pub struct WindowGpu {
     pub targets: Targets,
     /// Whether the window currently has a drawable area.
     pub visible: bool,
+    /// GPU faults reported by wgpu's callbacks, for the frame loop to act on.
+    pub faults: Arc<GpuFaults>,
+}
+
+/// What wgpu reported from its callbacks since the frame loop last looked.
+#[derive(Debug, Default)]
+pub struct GpuFaults {
+    /// Set when the device is lost: the reason, in words.
+    pub lost: Mutex<Option<String>>,
+    /// The latest error that no error scope caught.
+    pub uncaptured: Mutex<Option<String>>,
+}
+
+impl GpuFaults {
+    /// Takes the device-lost reason, if the device was lost.
+    pub fn take_lost(&self) -> Option<String> {
+        self.lost.lock().ok().and_then(|mut l| l.take())
+    }
+
+    /// Takes the latest uncaptured error, if any.
+    pub fn take_uncaptured(&self) -> Option<String> {
+        self.uncaptured.lock().ok().and_then(|mut e| e.take())
+    }
 }
 
 /// Per-size render targets of the 3D pass.
@@ -97,8 +120,26 @@ impl WindowGpu {
             ..Default::default()
         }))
         .with_context(|| format!("cannot create a GPU device on {}", info.name))?;
-        // wgpu's default handler panics; a viewer logs and carries on instead.
-        device.on_uncaptured_error(std::sync::Arc::new(|e| log::error!("GPU error: {e}")));
+        let faults = Arc::new(GpuFaults::default());
+        // wgpu's default handler panics; a viewer logs, shows the error and carries on instead.
+        let sink = faults.clone();
+        device.on_uncaptured_error(Arc::new(move |e| {
+            log::error!("GPU error: {e}");
+            if let Ok(mut slot) = sink.uncaptured.lock() {
+                *slot = Some(e.to_string());
+            }
+        }));
+        let sink = faults.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            log::error!("GPU device lost ({reason:?}): {message}");
+            if let Ok(mut slot) = sink.lost.lock() {
+                *slot = Some(if message.is_empty() {
+                    format!("{reason:?}")
+                } else {
+                    format!("{reason:?}: {message}")
+                });
+            }
+        });
         let ctx = GpuContext {
             instance,
             adapter,
@@ -156,6 +197,7 @@ impl WindowGpu {
             samples,
             targets,
             visible: size.width > 0 && size.height > 0,
+            faults,
         })
     }
 

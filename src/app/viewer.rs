@@ -11,9 +11,10 @@ use winit::window::{Window, WindowId};
 
 use super::ViewerOptions;
 use super::model::LoadedModel;
+use super::recovery::{Graphics, ShaderWatch};
 use super::surface::WindowGpu;
 use super::timing::{FrameClock, GpuTimer};
-use crate::render::{FrameBinding, OverlayRenderer, OverlayView, RenderSettings, Renderer};
+use crate::render::{FrameBinding, OverlayRenderer, OverlayView, Renderer};
 use crate::ui::{OrbitCamera, ViewerState};
 
 /// MSAA samples of the 3D view.
@@ -29,6 +30,8 @@ pub struct Viewer {
 /// A window with its GPU, UI and model.
 pub struct Running {
     pub(super) window: Arc<Window>,
+    /// The display connection, for surfaces of a recreated device.
+    pub(super) display: winit::event_loop::OwnedDisplayHandle,
     pub(super) gpu: WindowGpu,
     pub(super) renderer: Renderer,
     pub(super) overlay: OverlayRenderer,
@@ -47,6 +50,10 @@ pub struct Running {
     pub(super) frames: u64,
     /// When the window was created.
     pub(super) started: std::time::Instant,
+    /// The edited-shader folder being watched (`--shader-dir`).
+    pub(super) shader_watch: Option<ShaderWatch>,
+    /// Test hook: destroy the device after this many frames, to exercise recovery.
+    pub(super) lose_device_at_frame: Option<u64>,
 }
 
 impl Viewer {
@@ -154,22 +161,37 @@ impl Running {
                 .create_window(attributes)
                 .map_err(|e| anyhow!("cannot open a window: {e}"))?,
         );
-        let gpu = WindowGpu::new(event_loop.owned_display_handle(), window.clone(), SAMPLES)?;
+        let display = event_loop.owned_display_handle();
+        let gpu = WindowGpu::new(display.clone(), window.clone(), SAMPLES)?;
         let ctx = &gpu.ctx;
-        let renderer = Renderer::new(
-            ctx,
-            RenderSettings {
-                color_format: gpu.config.format,
-                sample_count: SAMPLES,
-                ..RenderSettings::default()
-            },
-        )?;
-        let overlay = OverlayRenderer::new(ctx, &renderer, gpu.config.format)?;
-        let frame_bindings = [
-            FrameBinding::new(ctx, &renderer)?,
-            FrameBinding::new(ctx, &renderer)?,
-        ];
-        let overlay_views = [0, 1].map(|_| [0, 1, 2].map(|_| overlay.view(ctx)));
+        let (graphics, shader_error) = match &options.shader_dir {
+            None => (Graphics::new(ctx, gpu.config.format, SAMPLES)?, None),
+            Some(dir) => {
+                crate::render::set_shader_dir(Some(dir.clone()));
+                match Graphics::new(ctx, gpu.config.format, SAMPLES) {
+                    Ok(g) => (g, None),
+                    // Start with the built-in shaders; the edited ones are shown as an error
+                    // and tried again when a file changes.
+                    Err(e) => {
+                        crate::render::set_shader_dir(None);
+                        let g = Graphics::new(ctx, gpu.config.format, SAMPLES);
+                        crate::render::set_shader_dir(Some(dir.clone()));
+                        let message = format!(
+                            "Shader error in {}, drawing with the built-in shaders:\n{}",
+                            dir.display(),
+                            crate::cli::error_message(&e)
+                        );
+                        (g?, Some(message))
+                    }
+                }
+            }
+        };
+        let Graphics {
+            renderer,
+            overlay,
+            frame_bindings,
+            overlay_views,
+        } = graphics;
         let egui_ctx = egui::Context::default();
         let max_texture_side = ctx.device.limits().max_texture_dimension_2d as usize;
         let egui_state = egui_winit::State::new(
@@ -199,7 +221,7 @@ impl Running {
         state.skinning.view = options.view;
         state.skinning.shading = options.shading;
         state.status.adapter = ctx.info.name.clone();
-        state.error = error;
+        state.error = error.or(shader_error);
         let resolved = options.pose.resolve(&model.scene)?;
         state.skinning.mode = resolved.mode;
         state.skinning.beta = resolved.beta;
@@ -207,6 +229,7 @@ impl Running {
         let timer = GpuTimer::new(&ctx.device, &ctx.queue);
         let mut running = Self {
             window,
+            display,
             gpu,
             renderer,
             overlay,
@@ -221,6 +244,8 @@ impl Running {
             timer,
             frames: 0,
             started: std::time::Instant::now(),
+            shader_watch: options.shader_dir.clone().map(ShaderWatch::new),
+            lose_device_at_frame: options.lose_device_at_frame,
         };
         running.adopt_model();
         let clip = resolved.clip.or_else(|| {

@@ -49,6 +49,13 @@ pub struct ViewerArgs {
     /// Render this many frames, then close (with --screenshot: the image of the last one).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub exit_after_frames: Option<u64>,
+    /// Read the WGSL shaders from this folder (a copy of `shaders/`) and rebuild the pipelines
+    /// whenever a file in it changes; a shader that fails to compile is shown in the window.
+    #[arg(long, value_name = "DIR")]
+    pub shader_dir: Option<PathBuf>,
+    /// Destroy the GPU device after N frames to test recovery (for tests and bug reports).
+    #[arg(long, value_name = "N", hide = true)]
+    pub lose_device_at_frame: Option<u64>,
 }
 
 /// The subcommands.
@@ -301,6 +308,11 @@ pub fn run(cli: Cli) -> Result<()> {
                         names.join(", ")
                     )
                 })?;
+            if let Some(dir) = &cli.viewer.shader_dir
+                && !dir.is_dir()
+            {
+                anyhow::bail!("--shader-dir {}: not a folder", dir.display());
+            }
             crate::app::run(crate::app::ViewerOptions {
                 model: model_or_default(cli.model),
                 view,
@@ -308,6 +320,8 @@ pub fn run(cli: Cli) -> Result<()> {
                 pose: cli.pose,
                 screenshot: cli.viewer.screenshot,
                 exit_after_frames: cli.viewer.exit_after_frames,
+                shader_dir: cli.viewer.shader_dir,
+                lose_device_at_frame: cli.viewer.lose_device_at_frame,
             })
         }
     }

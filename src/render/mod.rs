@@ -51,5 +51,5 @@ pub use overlay::{
 pub use palette::{GpuPalette, PaletteLayout};
 pub use renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, RenderSettings, Renderer};
 pub use scene_gpu::SceneGpu;
-pub use shaders::PaletteBinding;
+pub use shaders::{PaletteBinding, set_shader_dir, shader_dir};
 pub use views::View;

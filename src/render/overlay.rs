@@ -10,7 +10,7 @@ use wgpu::util::DeviceExt;
 
 use super::gpu_data::GpuVertexJoints;
 use super::palette::GpuPalette;
-use super::shaders::{PaletteBinding, module_source};
+use super::shaders::{PaletteBinding, module_source, shader_text};
 use super::{DEPTH_FORMAT, GpuContext, RenderError, Renderer};
 use crate::anim::Pose;
 use crate::scene::Scene;
@@ -160,7 +160,7 @@ impl OverlayRenderer {
             });
             let lines_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("dqview::OverlayRenderer::lines_shader"),
-                source: wgpu::ShaderSource::Wgsl(LINES_WGSL.into()),
+                source: wgpu::ShaderSource::Wgsl(shader_text("lines.wgsl", LINES_WGSL)),
             });
             let line_attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
             let lines = pipeline(
@@ -203,7 +203,9 @@ impl OverlayRenderer {
                     });
                     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some("dqview::OverlayRenderer::wire_shader"),
-                        source: wgpu::ShaderSource::Wgsl(module_source(binding, WIRE_WGSL).into()),
+                        source: wgpu::ShaderSource::Wgsl(
+                            module_source(binding, &shader_text("wire.wgsl", WIRE_WGSL)).into(),
+                        ),
                     });
                     let make = |label, compare| {
                         pipeline(label, &layout, &module, "vs_wire", "fs_wire", &wire_buffers, compare)

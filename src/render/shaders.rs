@@ -5,6 +5,8 @@
 //! the vertex-shader pipelines run the very same skinning functions.
 
 use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 
 /// Dual quaternion helpers (`rotate_vector`, `dq_translation`, `dq_blend`).
 pub const DQ_WGSL: &str = include_str!("../../shaders/dq.wgsl");
@@ -61,13 +63,54 @@ impl PaletteBinding {
     }
 }
 
+/// A folder whose `.wgsl` files replace the built-in ones (the viewer's `--shader-dir`).
+///
+/// Process-wide because every pipeline constructor reads shader text; `None` (the default)
+/// means the sources compiled into the binary.
+static SHADER_DIR: RwLock<Option<PathBuf>> = RwLock::new(None);
+
+/// Reads shaders from `dir` from now on (`None`: the built-in sources); pipelines built later see it.
+pub fn set_shader_dir(dir: Option<PathBuf>) {
+    if let Ok(mut slot) = SHADER_DIR.write() {
+        *slot = dir;
+    }
+}
+
+/// The folder set by [`set_shader_dir`], if any.
+#[must_use]
+pub fn shader_dir() -> Option<PathBuf> {
+    SHADER_DIR.read().ok().and_then(|d| d.clone())
+}
+
+/// The text of shader file `name`: from the shader folder when one is set and has it, else `builtin`.
+#[must_use]
+pub fn shader_text(name: &str, builtin: &'static str) -> Cow<'static, str> {
+    match shader_dir() {
+        Some(dir) => read_override(&dir, name).map_or(Cow::Borrowed(builtin), Cow::Owned),
+        None => Cow::Borrowed(builtin),
+    }
+}
+
+/// `dir/name`, or `None` (logged) when it cannot be read.
+fn read_override(dir: &Path, name: &str) -> Option<String> {
+    let path = dir.join(name);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            log::warn!("{}: {e}; using the built-in {name}", path.display());
+            None
+        }
+    }
+}
+
 /// `palette.wgsl` with the dual quaternion binding declared for `binding`.
 #[must_use]
 pub fn palette_source(binding: PaletteBinding) -> Cow<'static, str> {
+    let text = shader_text("palette.wgsl", PALETTE_WGSL);
     match binding {
-        PaletteBinding::Uniform => Cow::Borrowed(PALETTE_WGSL),
+        PaletteBinding::Uniform => text,
         PaletteBinding::Storage => {
-            Cow::Owned(PALETTE_WGSL.replacen(UNIFORM_DECLARATION, STORAGE_DECLARATION, 1))
+            Cow::Owned(text.replacen(UNIFORM_DECLARATION, STORAGE_DECLARATION, 1))
         }
     }
 }
@@ -76,10 +119,11 @@ pub fn palette_source(binding: PaletteBinding) -> Cow<'static, str> {
 #[must_use]
 pub fn module_source(binding: PaletteBinding, entry_points: &str) -> String {
     let palette = palette_source(binding);
-    let mut s = String::with_capacity(
-        DQ_WGSL.len() + palette.len() + SKIN_WGSL.len() + entry_points.len() + 4,
-    );
-    for part in [DQ_WGSL, &palette, SKIN_WGSL, entry_points] {
+    let dq = shader_text("dq.wgsl", DQ_WGSL);
+    let skin = shader_text("skin.wgsl", SKIN_WGSL);
+    let mut s =
+        String::with_capacity(dq.len() + palette.len() + skin.len() + entry_points.len() + 4);
+    for part in [&dq, &palette, &skin, entry_points] {
         s.push_str(part);
         s.push('\n');
     }
@@ -89,13 +133,18 @@ pub fn module_source(binding: PaletteBinding, entry_points: &str) -> String {
 /// The compute skinning module (`cs_skin`).
 #[must_use]
 pub fn compute_source(binding: PaletteBinding) -> String {
-    module_source(binding, SKIN_COMPUTE_WGSL)
+    module_source(
+        binding,
+        &shader_text("skin_compute.wgsl", SKIN_COMPUTE_WGSL),
+    )
 }
 
 /// The render module (vertex-shader skinning and shading).
 #[must_use]
 pub fn render_source(binding: PaletteBinding) -> String {
-    module_source(binding, &format!("{DEBUG_VIEWS_WGSL}\n{SKIN_RENDER_WGSL}"))
+    let debug_views = shader_text("debug_views.wgsl", DEBUG_VIEWS_WGSL);
+    let skin_render = shader_text("skin_render.wgsl", SKIN_RENDER_WGSL);
+    module_source(binding, &format!("{debug_views}\n{skin_render}"))
 }
 
 /// The vertex entry point that skins with `mode`.
