@@ -5,6 +5,7 @@
 
 mod frame;
 mod model;
+mod open_dialog;
 mod recovery;
 mod screenshot;
 mod surface;

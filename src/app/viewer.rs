@@ -11,6 +11,7 @@ use winit::window::{Window, WindowId};
 
 use super::ViewerOptions;
 use super::model::LoadedModel;
+use super::open_dialog::OpenDialog;
 use super::recovery::{Graphics, ShaderWatch};
 use super::surface::WindowGpu;
 use super::timing::{FrameClock, GpuTimer};
@@ -54,6 +55,8 @@ pub struct Running {
     pub(super) shader_watch: Option<ShaderWatch>,
     /// Test hook: destroy the device after this many frames, to exercise recovery.
     pub(super) lose_device_at_frame: Option<u64>,
+    /// The open-file dialog, while it is up.
+    pub(super) open_dialog: Option<OpenDialog>,
 }
 
 impl Viewer {
@@ -127,12 +130,14 @@ impl ApplicationHandler for Viewer {
                     event_loop.exit();
                     return;
                 }
-                if running.state.requests.open_dialog {
-                    running.state.requests.open_dialog = false;
-                    let picked = rfd::FileDialog::new()
-                        .add_filter("glTF", &["glb", "gltf"])
-                        .pick_file();
-                    if let Some(path) = picked {
+                if std::mem::take(&mut running.state.requests.open_dialog)
+                    && running.open_dialog.is_none()
+                {
+                    running.open_dialog = Some(OpenDialog::show(&running.window));
+                }
+                if let Some(answer) = running.open_dialog.as_ref().and_then(OpenDialog::poll) {
+                    running.open_dialog = None;
+                    if let Some(path) = answer {
                         running.open_path(&path);
                     }
                 }
@@ -246,6 +251,7 @@ impl Running {
             started: std::time::Instant::now(),
             shader_watch: options.shader_dir.clone().map(ShaderWatch::new),
             lose_device_at_frame: options.lose_device_at_frame,
+            open_dialog: None,
         };
         running.adopt_model();
         let clip = resolved.clip.or_else(|| {
