@@ -185,7 +185,10 @@ fn lost_device_is_recreated_and_the_model_drawn_again() {
     check_split(&png);
     let img = image::open(&png).unwrap().to_rgba8();
     let red = error_text_pixels(&img, 300);
-    assert!(red > 100, "no device-lost notice in the panel ({red} red pixels)");
+    assert!(
+        red > 100,
+        "no device-lost notice in the panel ({red} red pixels)"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -205,8 +208,11 @@ fn broken_shader_file_is_reported_and_the_builtin_shaders_draw() {
     // An edit that does not compile: a call to a function that does not exist.
     let render = shaders.join("skin_render.wgsl");
     let text = std::fs::read_to_string(&render).unwrap();
-    std::fs::write(&render, format!("{text}\nfn broken() -> f32 {{ return no_such_fn(); }}\n"))
-        .unwrap();
+    std::fs::write(
+        &render,
+        format!("{text}\nfn broken() -> f32 {{ return no_such_fn(); }}\n"),
+    )
+    .unwrap();
     let png = dir.join("broken_shader.png");
     run_viewer(&[
         "builtin:twist",

@@ -154,7 +154,10 @@ impl Running {
         ctx.queue.present(frame);
         self.frames += 1;
         if self.lose_device_at_frame == Some(self.frames) {
-            log::warn!("destroying the GPU device after frame {} (test hook)", self.frames);
+            log::warn!(
+                "destroying the GPU device after frame {} (test hook)",
+                self.frames
+            );
             self.gpu.ctx.device.destroy();
         }
         Ok(())

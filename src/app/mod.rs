@@ -34,6 +34,8 @@ pub struct ViewerOptions {
     pub screenshot: Option<PathBuf>,
     /// Render this many frames, then close.
     pub exit_after_frames: Option<u64>,
+    /// MSAA samples per pixel (1 or 4); `None` picks by adapter.
+    pub msaa: Option<u32>,
     /// Read shaders from this folder and rebuild the pipelines when its files change.
     pub shader_dir: Option<PathBuf>,
     /// Test hook: destroy the GPU device after this many frames (the viewer must recover).

@@ -156,11 +156,12 @@ impl Running {
         let gpu = WindowGpu::new(
             self.display.clone(),
             self.window.clone(),
-            self.gpu.samples,
+            Some(self.gpu.samples),
         )
         .context("cannot create a new GPU device")?;
         let graphics = Graphics::new(&gpu.ctx, gpu.config.format, gpu.samples)?;
-        let model = LoadedModel::from_scene(&gpu.ctx, &graphics.renderer, self.model.scene.clone())?;
+        let model =
+            LoadedModel::from_scene(&gpu.ctx, &graphics.renderer, self.model.scene.clone())?;
         self.egui_renderer = egui_wgpu::Renderer::new(
             &gpu.ctx.device,
             gpu.config.format,

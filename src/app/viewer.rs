@@ -18,9 +18,6 @@ use super::timing::{FrameClock, GpuTimer};
 use crate::render::{FrameBinding, OverlayRenderer, OverlayView, Renderer};
 use crate::ui::{OrbitCamera, ViewerState};
 
-/// MSAA samples of the 3D view.
-const SAMPLES: u32 = 4;
-
 /// The application: options, and once the window exists, everything running in it.
 pub struct Viewer {
     options: ViewerOptions,
@@ -167,19 +164,20 @@ impl Running {
                 .map_err(|e| anyhow!("cannot open a window: {e}"))?,
         );
         let display = event_loop.owned_display_handle();
-        let gpu = WindowGpu::new(display.clone(), window.clone(), SAMPLES)?;
+        let gpu = WindowGpu::new(display.clone(), window.clone(), options.msaa)?;
+        let samples = gpu.samples;
         let ctx = &gpu.ctx;
         let (graphics, shader_error) = match &options.shader_dir {
-            None => (Graphics::new(ctx, gpu.config.format, SAMPLES)?, None),
+            None => (Graphics::new(ctx, gpu.config.format, samples)?, None),
             Some(dir) => {
                 crate::render::set_shader_dir(Some(dir.clone()));
-                match Graphics::new(ctx, gpu.config.format, SAMPLES) {
+                match Graphics::new(ctx, gpu.config.format, samples) {
                     Ok(g) => (g, None),
                     // Start with the built-in shaders; the edited ones are shown as an error
                     // and tried again when a file changes.
                     Err(e) => {
                         crate::render::set_shader_dir(None);
-                        let g = Graphics::new(ctx, gpu.config.format, SAMPLES);
+                        let g = Graphics::new(ctx, gpu.config.format, samples);
                         crate::render::set_shader_dir(Some(dir.clone()));
                         let message = format!(
                             "Shader error in {}, drawing with the built-in shaders:\n{}",
@@ -225,7 +223,11 @@ impl Running {
         let mut state = ViewerState::default();
         state.skinning.view = options.view;
         state.skinning.shading = options.shading;
-        state.status.adapter = ctx.info.name.clone();
+        state.status.adapter = if samples > 1 {
+            format!("{}, {samples}x MSAA", ctx.info.name)
+        } else {
+            ctx.info.name.clone()
+        };
         state.error = error.or(shader_error);
         let resolved = options.pose.resolve(&model.scene)?;
         state.skinning.mode = resolved.mode;

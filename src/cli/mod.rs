@@ -49,6 +49,9 @@ pub struct ViewerArgs {
     /// Render this many frames, then close (with --screenshot: the image of the last one).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub exit_after_frames: Option<u64>,
+    /// Anti-aliasing samples per pixel, 1 or 4 (default: 4 on a GPU, 1 on a software rasterizer).
+    #[arg(long, value_name = "1|4", value_parser = parse_msaa)]
+    pub msaa: Option<u32>,
     /// Read the WGSL shaders from this folder (a copy of `shaders/`) and rebuild the pipelines
     /// whenever a file in it changes; a shader that fails to compile is shown in the window.
     #[arg(long, value_name = "DIR")]
@@ -320,10 +323,20 @@ pub fn run(cli: Cli) -> Result<()> {
                 pose: cli.pose,
                 screenshot: cli.viewer.screenshot,
                 exit_after_frames: cli.viewer.exit_after_frames,
+                msaa: cli.viewer.msaa,
                 shader_dir: cli.viewer.shader_dir,
                 lose_device_at_frame: cli.viewer.lose_device_at_frame,
             })
         }
+    }
+}
+
+/// `--msaa`: 1 or 4, the sample counts every adapter supports for the surface formats.
+fn parse_msaa(text: &str) -> Result<u32, String> {
+    match text {
+        "1" => Ok(1),
+        "4" => Ok(4),
+        _ => Err(format!("`{text}` is not 1 or 4")),
     }
 }
 
