@@ -119,7 +119,8 @@ impl TwistFlips {
     /// Whether a twist of `twist_deg` lies past a flip (outside `below_deg..above_deg`).
     #[must_use]
     pub fn is_flipped_at(&self, twist_deg: f32) -> bool {
-        self.above_deg.is_some_and(|a| twist_deg > a) || self.below_deg.is_some_and(|b| twist_deg < b)
+        self.above_deg.is_some_and(|a| twist_deg > a)
+            || self.below_deg.is_some_and(|b| twist_deg < b)
     }
 
     /// The flip `twist_deg` has passed, if any (the bound it lies beyond).
@@ -171,7 +172,11 @@ pub fn twist_flips(
         .collect();
     let above = sweep.first_flips(pairs, &start, &reference, SWEEP_STEP_DEG);
     let below = sweep.first_flips(pairs, &start, &reference, -SWEEP_STEP_DEG);
-    let skin_joints = scene.skins.get(pairs.skin).map(|s| s.joints.as_slice()).unwrap_or(&[]);
+    let skin_joints = scene
+        .skins
+        .get(pairs.skin)
+        .map(|s| s.joints.as_slice())
+        .unwrap_or(&[]);
     let node_of = |j: usize| skin_joints.get(j).copied().unwrap_or(j);
     let flips: Vec<PairFlip> = pairs
         .pairs
@@ -313,7 +318,11 @@ pub fn clip_flips(
         pose.sample(scene, Some(clip), t, overrides);
         pose.skinning_matrices(scene, pairs.skin, &mut matrices);
         palette.rebuild(&matrices);
-        palette.dual_quats.iter().map(|dq| dq.real).collect::<Vec<Quat>>()
+        palette
+            .dual_quats
+            .iter()
+            .map(|dq| dq.real)
+            .collect::<Vec<Quat>>()
     };
     let Some(&first) = times_s.first() else {
         return Vec::new();

@@ -67,7 +67,10 @@ impl RatioSeries {
     /// The ratios of `mode`.
     #[must_use]
     pub fn of(&self, mode: SkinningMode) -> &[f64] {
-        let i = SkinningMode::ALL.iter().position(|&m| m == mode).unwrap_or(0);
+        let i = SkinningMode::ALL
+            .iter()
+            .position(|&m| m == mode)
+            .unwrap_or(0);
         self.ratios.get(i).map_or(&[], Vec::as_slice)
     }
 
@@ -96,10 +99,9 @@ impl RatioSeries {
 pub fn series_x(scene: &Scene, request: &SeriesRequest) -> Vec<f32> {
     let n = request.samples.max(2);
     let (lo, hi) = match request.axis {
-        SeriesAxis::ClipTime { clip } => (
-            0.0,
-            scene.animations.get(clip).map_or(0.0, clip_duration_s),
-        ),
+        SeriesAxis::ClipTime { clip } => {
+            (0.0, scene.animations.get(clip).map_or(0.0, clip_duration_s))
+        }
         SeriesAxis::Twist { .. } => (-super::flip::SWEEP_LIMIT_DEG, super::flip::SWEEP_LIMIT_DEG),
     };
     (0..n)
@@ -131,13 +133,8 @@ pub fn ratio_series(
             }
             let pose = pose_at(scene, request, at);
             let row = SkinningMode::ALL.map(|mode| {
-                let posed = skin_scene_hybrid(
-                    scene,
-                    &pose,
-                    mode,
-                    &request.betas,
-                    request.beta_scale,
-                );
+                let posed =
+                    skin_scene_hybrid(scene, &pose, mode, &request.betas, request.beta_scale);
                 reference.ratios(scene, &posed).0
             });
             progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);

@@ -88,11 +88,18 @@ impl Running {
                 .show(ui, |ui| panel_ui(ui, state));
             if state.display.plot {
                 egui::Panel::bottom("plot")
-                    .default_size(190.0)
+                    .min_size(200.0)
+                    .default_size(220.0)
                     .resizable(true)
                     .show(ui, |ui| {
                         let inspect = &mut state.inspect;
-                        plot_ui(ui, inspect, &mut state.playback, &mut state.joints, &joint_name);
+                        plot_ui(
+                            ui,
+                            inspect,
+                            &mut state.playback,
+                            &mut state.joints,
+                            &joint_name,
+                        );
                     });
             }
             egui::CentralPanel::no_frame().show(ui, |ui| {

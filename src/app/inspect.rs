@@ -100,7 +100,11 @@ impl Inspector {
 
     /// Default DQS flags of every skin (twist/roll names, joints the clip mostly twists).
     #[must_use]
-    pub fn default_flags(&self, clip: Option<usize>, overrides: &JointOverrides) -> Vec<HybridFlags> {
+    pub fn default_flags(
+        &self,
+        clip: Option<usize>,
+        overrides: &JointOverrides,
+    ) -> Vec<HybridFlags> {
         (0..self.scene.skins.len())
             .map(|s| HybridFlags::defaults(&self.scene, s, clip, overrides))
             .collect()
@@ -176,7 +180,13 @@ impl Inspector {
         let mut overrides = state.joints.overrides.clone();
         if let SeriesAxis::Twist { joint } = axis {
             let a = overrides.get(joint);
-            overrides.set(joint, JointAngles { twist_deg: 0.0, ..a });
+            overrides.set(
+                joint,
+                JointAngles {
+                    twist_deg: 0.0,
+                    ..a
+                },
+            );
         }
         Some(SeriesKey {
             axis,
@@ -203,7 +213,8 @@ impl Inspector {
         let cancel = Arc::new(AtomicBool::new(false));
         let done = Arc::new(AtomicUsize::new(0));
         let (tx, rx) = mpsc::channel();
-        let (scene, thread_cancel, thread_done) = (self.scene.clone(), cancel.clone(), done.clone());
+        let (scene, thread_cancel, thread_done) =
+            (self.scene.clone(), cancel.clone(), done.clone());
         let spawned = std::thread::Builder::new()
             .name("dqview-analysis".into())
             .spawn(move || {
@@ -236,7 +247,9 @@ impl Inspector {
             return;
         };
         let received = if wait {
-            job.result.recv().map_err(|_| mpsc::TryRecvError::Disconnected)
+            job.result
+                .recv()
+                .map_err(|_| mpsc::TryRecvError::Disconnected)
         } else {
             job.result.try_recv()
         };
@@ -327,8 +340,14 @@ impl Inspector {
             merged = Some(match merged {
                 None => f,
                 Some(mut m) => {
-                    m.above_deg = [m.above_deg, f.above_deg].into_iter().flatten().reduce(f32::min);
-                    m.below_deg = [m.below_deg, f.below_deg].into_iter().flatten().reduce(f32::max);
+                    m.above_deg = [m.above_deg, f.above_deg]
+                        .into_iter()
+                        .flatten()
+                        .reduce(f32::min);
+                    m.below_deg = [m.below_deg, f.below_deg]
+                        .into_iter()
+                        .flatten()
+                        .reduce(f32::max);
                     m.pairs.extend(f.pairs);
                     m
                 }

@@ -29,7 +29,12 @@ pub fn flipped_ranges(flips: &TwistFlips) -> Vec<(f32, f32)> {
 
 /// Paints the strip under a twist slider whose response is `slider`: the flipped ranges
 /// in red, a tick and label at each flip, and the current twist as a white mark.
-pub fn flip_strip_ui(ui: &mut egui::Ui, slider: &egui::Response, flips: &TwistFlips, twist_deg: f32) {
+pub fn flip_strip_ui(
+    ui: &mut egui::Ui,
+    slider: &egui::Response,
+    flips: &TwistFlips,
+    twist_deg: f32,
+) {
     let width = ui.spacing().slider_width;
     let handle_radius = ui.spacing().interact_size.y / 2.5;
     let (rect, response) = ui.allocate_exact_size(Vec2::new(width, 16.0), Sense::hover());

@@ -30,7 +30,6 @@ pub struct InspectState {
     pub warning: Option<String>,
 }
 
-
 /// Line colour of a mode (LBS orange, DQS blue, hybrid green).
 #[must_use]
 pub fn mode_color(mode: SkinningMode) -> Color32 {
@@ -102,7 +101,10 @@ pub fn plot_ui(
                 match s.axis {
                     SeriesAxis::ClipTime { .. } => format!("{what} / rest over the clip"),
                     SeriesAxis::Twist { joint } => {
-                        format!("{what} / rest over a twist of {} (no clip)", joint_name(joint))
+                        format!(
+                            "{what} / rest over a twist of {} (no clip)",
+                            joint_name(joint)
+                        )
                     }
                 }
             }
@@ -145,6 +147,7 @@ pub fn plot_ui(
         .include_y(1.0)
         .include_y(0.0)
         .x_axis_label(x_label)
+        .height(ui.available_height().max(150.0))
         .y_axis_min_width(36.0);
     let response = plot.show(ui, |p| {
         for (lo, hi) in runs {
@@ -154,7 +157,7 @@ pub fn plot_ui(
             );
         }
         p.hline(
-            HLine::new("rest", 1.0)
+            HLine::new("", 1.0)
                 .color(Color32::from_gray(140))
                 .style(LineStyle::dashed_loose()),
         );
@@ -171,7 +174,7 @@ pub fn plot_ui(
                     .width(2.0),
             );
         }
-        p.vline(VLine::new("now", cursor_x).color(Color32::WHITE).width(1.5));
+        p.vline(VLine::new("", cursor_x).color(Color32::WHITE).width(1.5));
     });
     let r = &response.response;
     if (r.clicked() || r.dragged())
@@ -200,14 +203,34 @@ mod tests {
         playback.select(Some(0), 2.0);
         playback.playing = true;
         let mut joints = JointsState::default();
-        jump_to(SeriesAxis::ClipTime { clip: 0 }, 1.25, &mut playback, &mut joints);
+        jump_to(
+            SeriesAxis::ClipTime { clip: 0 },
+            1.25,
+            &mut playback,
+            &mut joints,
+        );
         assert_eq!(playback.time_s, 1.25);
         assert!(!playback.playing);
-        jump_to(SeriesAxis::ClipTime { clip: 0 }, 9.0, &mut playback, &mut joints);
+        jump_to(
+            SeriesAxis::ClipTime { clip: 0 },
+            9.0,
+            &mut playback,
+            &mut joints,
+        );
         assert_eq!(playback.time_s, 2.0);
-        jump_to(SeriesAxis::Twist { joint: 3 }, 179.6, &mut playback, &mut joints);
+        jump_to(
+            SeriesAxis::Twist { joint: 3 },
+            179.6,
+            &mut playback,
+            &mut joints,
+        );
         assert_eq!(joints.overrides.get(3).twist_deg, 180.0);
-        jump_to(SeriesAxis::Twist { joint: 3 }, f64::NAN, &mut playback, &mut joints);
+        jump_to(
+            SeriesAxis::Twist { joint: 3 },
+            f64::NAN,
+            &mut playback,
+            &mut joints,
+        );
         assert_eq!(joints.overrides.get(3).twist_deg, 180.0);
     }
 }

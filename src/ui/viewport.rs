@@ -234,7 +234,11 @@ fn paint_status(painter: &egui::Painter, viewport: Rect, status: &Status, warnin
         let warn_rect = egui::Align2::LEFT_BOTTOM
             .anchor_size(at, galley.size())
             .expand(3.0);
-        painter.rect_filled(warn_rect, 3.0, Color32::from_rgba_unmultiplied(90, 20, 10, 200));
+        painter.rect_filled(
+            warn_rect,
+            3.0,
+            Color32::from_rgba_unmultiplied(90, 20, 10, 200),
+        );
         painter.galley(warn_rect.min + EVec2::splat(3.0), galley, Color32::WHITE);
     }
 }
