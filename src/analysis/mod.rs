@@ -1,10 +1,16 @@
 //! Rig analysis: what each skinning mode does to a rig's volume, per pose and over a clip.
 
+mod flip;
 mod measure;
 mod metrics;
+mod series;
 
+pub use flip::{
+    BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flips, twist_flips,
+};
 pub use measure::{area, is_closed, signed_volume};
 pub use metrics::{Measure, RestReference, min_radius_about};
+pub use series::{RatioSeries, SeriesAxis, SeriesRequest, ratio_series, series_x};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

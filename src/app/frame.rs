@@ -10,7 +10,7 @@ use glam::Vec4;
 use super::screenshot::copy_texture;
 use super::viewer::Running;
 use crate::render::{Camera, GpuOverlayUniforms};
-use crate::ui::{ViewMode, ViewRect, ghost_mode, panel_ui, shortcuts, viewport_ui};
+use crate::ui::{ViewMode, ViewRect, ghost_mode, panel_ui, plot_ui, shortcuts, viewport_ui};
 
 /// Edge colour of the wireframe toggle.
 const WIRE_COLOR: Vec4 = Vec4::new(0.05, 0.05, 0.06, 0.55);
@@ -39,6 +39,12 @@ impl Running {
         self.state.status.cpu_ms = self.clock.cpu_ms;
         self.state.playback.advance(dt);
         let mut ui = self.run_ui();
+        if let Some(betas) = self.inspector.betas_if_changed(&mut self.state) {
+            self.model.gpu.set_betas(&self.gpu.ctx, betas);
+        }
+        // Scripted runs wait for the plot's series before their screenshot.
+        self.inspector
+            .update(&mut self.state, Instant::now(), screenshot.is_some());
         if std::mem::take(&mut self.state.requests.frame_model) {
             let (min, max) = self.model.bounds;
             self.state.camera.frame(min, max);
@@ -67,6 +73,13 @@ impl Running {
             .model
             .skeleton(self.state.trees.get(self.state.joints.skin));
         let state = &mut self.state;
+        let scene = &self.model.scene;
+        let joint_name = |n: usize| {
+            scene
+                .nodes
+                .get(n)
+                .map_or_else(|| format!("node {n}"), |node| node.name.clone())
+        };
         let mut views = Vec::new();
         let output = self.egui_ctx.run_ui(raw, |ui| {
             shortcuts(ui.ctx(), state);
@@ -74,6 +87,22 @@ impl Running {
                 .default_size(310.0)
                 .resizable(true)
                 .show(ui, |ui| panel_ui(ui, state));
+            if state.display.plot {
+                egui::Panel::bottom("plot")
+                    .min_size(200.0)
+                    .default_size(220.0)
+                    .resizable(true)
+                    .show(ui, |ui| {
+                        let inspect = &mut state.inspect;
+                        plot_ui(
+                            ui,
+                            inspect,
+                            &mut state.playback,
+                            &mut state.joints,
+                            &joint_name,
+                        );
+                    });
+            }
             egui::CentralPanel::no_frame().show(ui, |ui| {
                 let rect = ui.max_rect();
                 views = viewport_ui(ui, rect, state, &skeleton);

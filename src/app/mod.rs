@@ -4,6 +4,7 @@
 //! the window or the GPU and feeds `ui` what it shows.
 
 mod frame;
+mod inspect;
 mod model;
 mod open_dialog;
 mod recovery;

@@ -1,5 +1,7 @@
 //! A model open in the viewer: its scene, current pose and GPU resources.
 
+use std::sync::Arc;
+
 use anyhow::{Context, Result};
 use glam::Vec3;
 
@@ -11,8 +13,8 @@ use crate::ui::{JointTree, ModelFacts, SkeletonPose};
 
 /// One loaded model with everything the frame loop draws it with.
 pub struct LoadedModel {
-    /// The scene as loaded.
-    pub scene: Scene,
+    /// The scene as loaded (shared with the analysis thread).
+    pub scene: Arc<Scene>,
     /// The pose drawn this frame.
     pub pose: Pose,
     /// Meshes, materials and palettes on the GPU.
@@ -52,7 +54,7 @@ impl LoadedModel {
         let cells = ((size * 2.0 / spacing).ceil() as u32).clamp(4, 200) & !1;
         let grid = LineMesh::new(ctx, &grid_lines(snap(center, spacing), spacing, cells));
         Ok(Self {
-            scene,
+            scene: Arc::new(scene),
             pose,
             gpu,
             wire,

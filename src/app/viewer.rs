@@ -10,6 +10,7 @@ use winit::event_loop::ActiveEventLoop;
 use winit::window::{Window, WindowId};
 
 use super::ViewerOptions;
+use super::inspect::Inspector;
 use super::model::LoadedModel;
 use super::open_dialog::OpenDialog;
 use super::recovery::{Graphics, ShaderWatch};
@@ -41,6 +42,8 @@ pub struct Running {
     pub(super) egui_state: egui_winit::State,
     pub(super) egui_renderer: egui_wgpu::Renderer,
     pub(super) model: LoadedModel,
+    /// Plot series, flips and hybrid betas of the model.
+    pub(super) inspector: Inspector,
     pub(super) state: ViewerState,
     pub(super) clock: FrameClock,
     pub(super) timer: Option<GpuTimer>,
@@ -233,6 +236,8 @@ impl Running {
         state.skinning.mode = resolved.mode;
         state.skinning.beta = resolved.beta;
         state.joints.overrides = resolved.overrides;
+        // A joint given an angle on the command line starts selected: its flip strip and twist plot show.
+        state.joints.selected = state.joints.overrides.angles.keys().next().copied();
         let timer = GpuTimer::new(&ctx.device, &ctx.queue);
         let mut running = Self {
             window,
@@ -245,6 +250,7 @@ impl Running {
             egui_ctx,
             egui_state,
             egui_renderer,
+            inspector: Inspector::new(model.scene.clone()),
             model,
             state,
             clock: FrameClock::new(),
@@ -266,6 +272,7 @@ impl Running {
         running.state.playback.select(clip, duration);
         running.state.playback.time_s = resolved.time_s.clamp(0.0, duration);
         running.state.playback.playing = !scripted && resolved.clip.is_none() && clip.is_some();
+        running.reset_hybrid_flags();
         Ok(running)
     }
 
@@ -276,6 +283,7 @@ impl Running {
             .with_context(|| format!("cannot open {}", path.display()))
         {
             Ok(model) => {
+                self.inspector = Inspector::new(model.scene.clone());
                 self.model = model;
                 self.state.joints = Default::default();
                 self.state.playback = Default::default();
@@ -285,9 +293,19 @@ impl Running {
                     self.state.playback.select(Some(0), *duration);
                     self.state.playback.playing = true;
                 }
+                self.state.inspect = Default::default();
+                self.reset_hybrid_flags();
             }
             Err(e) => self.state.error = Some(crate::cli::error_message(&e)),
         }
+    }
+
+    /// Default DQS flags for the current model, clip and overrides (uploaded next frame).
+    fn reset_hybrid_flags(&mut self) {
+        self.state.hybrid.flags = self
+            .inspector
+            .default_flags(self.state.playback.clip, &self.state.joints.overrides);
+        self.state.hybrid.revision += 1;
     }
 
     /// Points the UI state at the current model: facts, clips, trees, camera.

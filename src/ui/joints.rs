@@ -2,8 +2,11 @@
 
 use glam::Vec2;
 
+use super::flip::flip_strip_ui;
+use crate::analysis::TwistFlips;
 use crate::anim::{JointAngles, JointOverrides};
 use crate::scene::Scene;
+use crate::skin::HybridFlags;
 
 /// Pixels from a projected joint within which a click selects it.
 pub const PICK_RADIUS_PX: f32 = 10.0;
@@ -13,6 +16,8 @@ pub const PICK_RADIUS_PX: f32 = 10.0;
 pub struct JointRow {
     /// Node index of the joint.
     pub node: usize,
+    /// Index of the joint in its skin's joint list.
+    pub index: usize,
     /// Node name.
     pub name: String,
     /// Depth below the skin's root joints (0 for roots).
@@ -66,6 +71,7 @@ impl JointTree {
             }
             rows.push(JointRow {
                 node,
+                index: joints.iter().position(|&j| j == node).unwrap_or(0),
                 name: scene
                     .nodes
                     .get(node)
@@ -100,6 +106,17 @@ pub struct JointsState {
     pub overrides: JointOverrides,
 }
 
+/// Per-joint DQS flags of every skin, as the joint tree edits them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HybridState {
+    /// Flags per skin (a vertex's beta is the summed weight of its flagged joints).
+    pub flags: Vec<HybridFlags>,
+    /// Bumped on every edit; `app` uploads new betas when it changes.
+    pub revision: u64,
+    /// Request from the panel: put back the default flags.
+    pub reset_defaults: bool,
+}
+
 /// The node of the joint nearest to `cursor` within `radius` pixels, if any.
 ///
 /// `joints` are (node, projected position in the same pixel space as `cursor`).
@@ -113,8 +130,15 @@ pub fn pick_joint(joints: &[(usize, Vec2)], cursor: Vec2, radius: f32) -> Option
         .map(|(node, _)| node)
 }
 
-/// The Joints section: skin choice, tree, sliders for the selected joint, resets.
-pub fn joints_ui(ui: &mut egui::Ui, state: &mut JointsState, trees: &[JointTree]) {
+/// The Joints section: skin choice, tree with DQS flags, sliders (with the flip strip
+/// under the twist) for the selected joint, resets.
+pub fn joints_ui(
+    ui: &mut egui::Ui,
+    state: &mut JointsState,
+    trees: &[JointTree],
+    hybrid: &mut HybridState,
+    flips: Option<&TwistFlips>,
+) {
     if trees.is_empty() {
         ui.label("no skins");
         return;
@@ -149,11 +173,39 @@ pub fn joints_ui(ui: &mut egui::Ui, state: &mut JointsState, trees: &[JointTree]
                 if marked {
                     rich = rich.color(egui::Color32::from_rgb(255, 190, 80));
                 }
-                if ui.selectable_label(selected, rich).clicked() {
-                    state.selected = Some(row.node);
-                }
+                ui.horizontal(|ui| {
+                    let flag = hybrid
+                        .flags
+                        .get_mut(state.skin)
+                        .and_then(|f| f.dqs.get_mut(row.index));
+                    if let Some(flag) = flag
+                        && ui
+                            .checkbox(flag, "")
+                            .on_hover_text("DQS flag: hybrid beta includes this joint's weight")
+                            .changed()
+                    {
+                        hybrid.revision += 1;
+                    }
+                    if ui.selectable_label(selected, rich).clicked() {
+                        state.selected = Some(row.node);
+                    }
+                });
             }
         });
+    ui.horizontal(|ui| {
+        ui.label("DQS flags:");
+        if ui.small_button("defaults").clicked() {
+            hybrid.reset_defaults = true;
+        }
+        for (label, value) in [("none", false), ("all", true)] {
+            if ui.small_button(label).clicked()
+                && let Some(f) = hybrid.flags.get_mut(state.skin)
+            {
+                f.dqs.iter_mut().for_each(|d| *d = value);
+                hybrid.revision += 1;
+            }
+        }
+    });
     match state.selected {
         Some(node) => {
             let name = tree
@@ -164,14 +216,21 @@ pub fn joints_ui(ui: &mut egui::Ui, state: &mut JointsState, trees: &[JointTree]
             ui.label(format!("selected: {name}"));
             let mut a: JointAngles = state.overrides.get(node);
             let mut changed = false;
-            for (value, label) in [
+            for (k, (value, label)) in [
                 (&mut a.twist_deg, "twist °"),
                 (&mut a.bend_deg, "bend °"),
                 (&mut a.roll_deg, "roll °"),
-            ] {
-                changed |= ui
-                    .add(egui::Slider::new(value, -360.0..=360.0).text(label))
-                    .changed();
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let response = ui.add(egui::Slider::new(value, -360.0..=360.0).text(label));
+                changed |= response.changed();
+                if k == 0
+                    && let Some(f) = flips.filter(|f| f.joint == node)
+                {
+                    flip_strip_ui(ui, &response, f, *value);
+                }
             }
             if changed {
                 state.overrides.set(node, a);

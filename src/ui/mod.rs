@@ -4,15 +4,21 @@
 //! feeds this module the facts it shows, and reads back what the user changed.
 
 mod facts;
+mod flip;
 mod joints;
 mod orbit;
 mod playback;
+mod plot;
 mod viewport;
 
 pub use facts::{ModelFacts, facts_ui};
-pub use joints::{JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint};
+pub use flip::{FLIP_COLOR, flip_strip_ui, flipped_ranges, x_of_twist};
+pub use joints::{
+    HybridState, JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint,
+};
 pub use orbit::{OrbitCamera, ndc_from_viewport, project_to_viewport};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
+pub use plot::{InspectState, flipped_runs, jump_to, mode_color, plot_ui};
 pub use viewport::{SkeletonPose, Status, ViewRect, view_rects, viewport_ui};
 
 use crate::render::DebugView;
@@ -67,7 +73,7 @@ pub fn ghost_mode(mode: SkinningMode) -> SkinningMode {
 pub struct SkinningSettings {
     /// The mode of the single view and of the solid mesh in overlay view.
     pub mode: SkinningMode,
-    /// Hybrid beta in [0, 1]: 0 is LBS, 1 is DQS.
+    /// Global scale of the per-vertex hybrid betas, in [0, 1] (0 is LBS everywhere).
     pub beta: f32,
     /// Single, split or overlay.
     pub view: ViewMode,
@@ -95,6 +101,8 @@ pub struct DisplaySettings {
     pub grid: bool,
     /// Mesh edges over the shaded surface.
     pub wireframe: bool,
+    /// The ratio plot under the viewport.
+    pub plot: bool,
 }
 
 impl Default for DisplaySettings {
@@ -103,6 +111,7 @@ impl Default for DisplaySettings {
             skeleton: true,
             grid: true,
             wireframe: false,
+            plot: true,
         }
     }
 }
@@ -125,6 +134,10 @@ pub struct ViewerState {
     pub playback: Playback,
     /// Joint selection and overrides.
     pub joints: JointsState,
+    /// Per-joint DQS flags for hybrid skinning.
+    pub hybrid: HybridState,
+    /// The ratio plot, flips and warnings.
+    pub inspect: InspectState,
     /// Overlay toggles.
     pub display: DisplaySettings,
     /// The shared camera.
@@ -173,7 +186,15 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
             .show(ui, |ui| playback_ui(ui, &mut state.playback, &state.clips));
         egui::CollapsingHeader::new("Joints")
             .default_open(true)
-            .show(ui, |ui| joints_ui(ui, &mut state.joints, &state.trees));
+            .show(ui, |ui| {
+                joints_ui(
+                    ui,
+                    &mut state.joints,
+                    &state.trees,
+                    &mut state.hybrid,
+                    state.inspect.flips.as_ref(),
+                );
+            });
         egui::CollapsingHeader::new("Model")
             .default_open(true)
             .show(ui, |ui| facts_ui(ui, &state.facts));
@@ -189,7 +210,11 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
     });
     ui.add_enabled(
         s.mode == SkinningMode::Hybrid,
-        egui::Slider::new(&mut s.beta, 0.0..=1.0).text("beta (0 LBS, 1 DQS)"),
+        egui::Slider::new(&mut s.beta, 0.0..=1.0).text("beta scale"),
+    )
+    .on_hover_text(
+        "Hybrid: per vertex, beta = summed weight of the joints flagged DQS in the joint tree \
+         (or the mesh's _DQS_BLEND), times this scale; 0 is LBS, 1 is DQS",
     );
     ui.horizontal(|ui| {
         ui.label("view");
@@ -209,6 +234,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         ui.small(s.shading.legend());
     }
     ui.horizontal(|ui| {
+        ui.checkbox(&mut d.plot, "plot");
         ui.checkbox(&mut d.skeleton, "skeleton");
         ui.checkbox(&mut d.grid, "grid");
         ui.checkbox(&mut d.wireframe, "wireframe");

@@ -153,7 +153,12 @@ pub fn viewport_ui(
     {
         state.joints.selected = Some(node);
     }
-    paint_status(&painter, viewport, &state.status);
+    paint_status(
+        &painter,
+        viewport,
+        &state.status,
+        state.inspect.warning.as_deref(),
+    );
     views
 }
 
@@ -201,8 +206,9 @@ fn paint_skeleton(
     }
 }
 
-/// FPS, CPU and GPU frame times and the adapter, bottom left of the viewport.
-fn paint_status(painter: &egui::Painter, viewport: Rect, status: &Status) {
+/// FPS, CPU and GPU frame times and the adapter, bottom left of the viewport;
+/// a warning (the DQS flip) on a line above it.
+fn paint_status(painter: &egui::Painter, viewport: Rect, status: &Status, warning: Option<&str>) {
     let gpu = status
         .gpu_ms
         .map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
@@ -218,6 +224,23 @@ fn paint_status(painter: &egui::Painter, viewport: Rect, status: &Status) {
         .expand(3.0);
     painter.rect_filled(rect, 3.0, Color32::from_black_alpha(150));
     painter.galley(rect.min + EVec2::splat(3.0), galley, Color32::WHITE);
+    if let Some(warning) = warning {
+        let galley = painter.layout_no_wrap(
+            warning.to_owned(),
+            egui::FontId::monospace(13.0),
+            Color32::from_rgb(255, 200, 90),
+        );
+        let at = rect.left_top() + EVec2::new(0.0, -4.0);
+        let warn_rect = egui::Align2::LEFT_BOTTOM
+            .anchor_size(at, galley.size())
+            .expand(3.0);
+        painter.rect_filled(
+            warn_rect,
+            3.0,
+            Color32::from_rgba_unmultiplied(90, 20, 10, 200),
+        );
+        painter.galley(warn_rect.min + EVec2::splat(3.0), galley, Color32::WHITE);
+    }
 }
 
 #[cfg(test)]
