@@ -36,7 +36,12 @@ impl LoadedModel {
     }
 
     /// Uploads `scene`.
-    pub fn from_scene(ctx: &GpuContext, renderer: &Renderer, scene: Scene) -> Result<Self> {
+    pub fn from_scene(
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        scene: impl Into<Arc<Scene>>,
+    ) -> Result<Self> {
+        let scene: Arc<Scene> = scene.into();
         let pose = Pose::rest(&scene);
         let bounds = rest_bounds(&scene).unwrap_or((Vec3::splat(-1.0), Vec3::splat(1.0)));
         let gpu = SceneGpu::new(ctx, renderer, &scene, &pose)
@@ -54,7 +59,7 @@ impl LoadedModel {
         let cells = ((size * 2.0 / spacing).ceil() as u32).clamp(4, 200) & !1;
         let grid = LineMesh::new(ctx, &grid_lines(snap(center, spacing), spacing, cells));
         Ok(Self {
-            scene: Arc::new(scene),
+            scene,
             pose,
             gpu,
             wire,

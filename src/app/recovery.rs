@@ -191,6 +191,10 @@ impl Running {
         self.frame_bindings = graphics.frame_bindings;
         self.overlay_views = graphics.overlay_views;
         self.model = model;
+        // The new buffers start from the file's betas: put the panel's hybrid flags back.
+        self.model
+            .gpu
+            .set_betas(&self.gpu.ctx, &self.inspector.betas);
     }
 }
 
