@@ -136,10 +136,10 @@ impl Inspector {
 
     /// The series part of [`Inspector::update`].
     fn update_series(&mut self, state: &mut ViewerState, now: Instant, wait: bool) {
-        if std::mem::take(&mut state.inspect.cancel) {
-            if let Some(job) = self.job.take() {
-                self.settled = Some(job.key.clone());
-            }
+        if std::mem::take(&mut state.inspect.cancel)
+            && let Some(job) = self.job.take()
+        {
+            self.settled = Some(job.key.clone());
         }
         let key = self.key(state);
         state.inspect.note = key.is_none().then(|| {
