@@ -1,12 +1,15 @@
 //! Rig inspection: DQS flip angles, ratio series over twist sweeps and clips, hybrid betas from flags.
 
+mod support;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use dqview::analysis::{BlendPairs, Measure, SeriesAxis, SeriesRequest, ratio_series, twist_flips};
+use dqview::anim::Pose;
 use dqview::anim::{JointAngles, JointOverrides};
 use dqview::model::load_model;
 use dqview::scene::Scene;
-use dqview::skin::{HybridFlags, SceneBetas, SkinningMode};
+use dqview::skin::{Betas, HybridFlags, SceneBetas, SkinningMode, skin_scene};
 
 /// Node index of the joint named `name`.
 fn node(scene: &Scene, name: &str) -> usize {
@@ -205,4 +208,56 @@ fn betas_follow_the_flags() {
             assert!((*beta - 0.5).abs() < 1e-5);
         }
     }
+}
+
+/// Largest vertex distance between the DQS skins of `scene` at two twists of `joint`.
+fn dqs_jump(scene: &Scene, joint: usize, a_deg: f32, b_deg: f32) -> f32 {
+    let skin_at = |deg: f32| {
+        let mut o = JointOverrides::new();
+        o.set(
+            joint,
+            JointAngles {
+                twist_deg: deg,
+                ..JointAngles::default()
+            },
+        );
+        let mut pose = Pose::rest(scene);
+        pose.sample(scene, Some(0), 0.0, &o);
+        skin_scene(scene, &pose, SkinningMode::Dqs, Betas::Uniform(1.0))
+    };
+    let (a, b) = (skin_at(a_deg), skin_at(b_deg));
+    let mut worst = 0.0f32;
+    for (pa, pb) in a.iter().zip(&b) {
+        for (p, q) in pa.vertices.positions.iter().zip(&pb.vertices.positions) {
+            worst = worst.max((*p - *q).length());
+        }
+    }
+    worst
+}
+
+#[test]
+fn cesium_man_flip_is_where_the_dqs_skin_jumps() {
+    let Some(dir) = support::data_dir("DQVIEW_SAMPLES", "cesium_man_flip") else {
+        return;
+    };
+    let scene = load_model(dir.join("CesiumMan.glb").to_str().unwrap()).unwrap();
+    let pairs = BlendPairs::of_skin(&scene, 0);
+    // The joint whose positive twist flips soonest.
+    let (joint, flip) = scene.skins[0]
+        .joints
+        .iter()
+        .filter_map(|&j| {
+            let f = twist_flips(&scene, &pairs, j, Some(0), 0.0, &JointOverrides::new());
+            assert!(f.below_deg.is_none_or(|b| b < 0.0) && f.above_deg.is_none_or(|a| a > 0.0));
+            f.above_deg.map(|a| (j, a))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("some joint of CesiumMan flips within 360 degrees");
+    // Across the flip, one degree of twist moves the DQS skin far more than one degree elsewhere.
+    let across = dqs_jump(&scene, joint, flip - 0.5, flip + 0.5);
+    let before = dqs_jump(&scene, joint, flip - 2.5, flip - 1.5);
+    println!(
+        "CesiumMan: joint {joint} flips at {flip:.3} deg; jump {across:.4} vs {before:.4} a degree earlier"
+    );
+    assert!(across > 5.0 * before, "across {across}, before {before}");
 }

@@ -233,3 +233,57 @@ fn broken_shader_file_is_reported_and_the_builtin_shaders_draw() {
     assert!(red > 100, "no shader error in the panel ({red} red pixels)");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Pixels within `tol` of `rgb` in every channel.
+fn near(pixels: &[[u8; 3]], rgb: [u8; 3], tol: i32) -> usize {
+    pixels
+        .iter()
+        .filter(|p| {
+            p.iter()
+                .zip(rgb)
+                .all(|(a, b)| (i32::from(*a) - i32::from(b)).abs() <= tol)
+        })
+        .count()
+}
+
+#[test]
+fn twist_past_180_shows_plot_lines_and_flip_band() {
+    if skip_without_xvfb("twist_past_180_shows_plot_lines_and_flip_band") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dqview_viewer_plot_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("plot.png");
+    run_viewer(&[
+        "builtin:twist",
+        "--twist",
+        "tip=190",
+        "--screenshot",
+        png.to_str().unwrap(),
+        "--exit-after-frames",
+        "4",
+    ]);
+    let img = image::open(&png).expect("decode the screenshot").to_rgba8();
+    let (w, h) = img.dimensions();
+    // The plot panel fills the bottom of the window right of the side panel.
+    let plot = region(&img, w / 3, w, h - 190, h - 20);
+    // LBS (orange) and DQS (blue) lines, as ui::mode_color draws them.
+    let lbs = near(&plot, [240, 150, 60], 30);
+    let dqs = near(&plot, [90, 160, 255], 30);
+    assert!(lbs > 200, "LBS line: {lbs} pixels");
+    assert!(dqs > 200, "DQS line: {dqs} pixels");
+    // The flipped band (red, translucent) right of +180 degrees: its right quarter is reddish.
+    let band = region(&img, w - w / 8, w - 30, h - 150, h - 60);
+    let red = band
+        .iter()
+        .filter(|p| {
+            i32::from(p[0]) > i32::from(p[2]) + 25 && i32::from(p[0]) > i32::from(p[1]) + 15
+        })
+        .count();
+    assert!(
+        red > band.len() / 3,
+        "flip band: {red} of {} pixels red",
+        band.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

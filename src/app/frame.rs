@@ -38,13 +38,13 @@ impl Running {
         self.state.status.fps = self.clock.fps;
         self.state.status.cpu_ms = self.clock.cpu_ms;
         self.state.playback.advance(dt);
+        // Before the UI, so a scripted run's screenshot frame shows the series it waited for.
+        self.inspector
+            .update(&mut self.state, Instant::now(), screenshot.is_some());
         let mut ui = self.run_ui();
         if let Some(betas) = self.inspector.betas_if_changed(&mut self.state) {
             self.model.gpu.set_betas(&self.gpu.ctx, betas);
         }
-        // Scripted runs wait for the plot's series before their screenshot.
-        self.inspector
-            .update(&mut self.state, Instant::now(), screenshot.is_some());
         if std::mem::take(&mut self.state.requests.frame_model) {
             let (min, max) = self.model.bounds;
             self.state.camera.frame(min, max);

@@ -41,6 +41,7 @@ struct Job {
     done: Arc<AtomicUsize>,
     total: usize,
     result: mpsc::Receiver<Option<RatioSeries>>,
+    started: Instant,
 }
 
 impl Drop for Job {
@@ -136,10 +137,10 @@ impl Inspector {
 
     /// The series part of [`Inspector::update`].
     fn update_series(&mut self, state: &mut ViewerState, now: Instant, wait: bool) {
-        if std::mem::take(&mut state.inspect.cancel) {
-            if let Some(job) = self.job.take() {
-                self.settled = Some(job.key.clone());
-            }
+        if std::mem::take(&mut state.inspect.cancel)
+            && let Some(job) = self.job.take()
+        {
+            self.settled = Some(job.key.clone());
         }
         let key = self.key(state);
         state.inspect.note = key.is_none().then(|| {
@@ -237,6 +238,7 @@ impl Inspector {
             done,
             total,
             result: rx,
+            started: Instant::now(),
         });
     }
 
@@ -256,6 +258,13 @@ impl Inspector {
         match received {
             Ok(series) => {
                 if let Some(job) = self.job.take() {
+                    log::info!(
+                        "series over {:?}: {} samples in {:.2} s{}",
+                        job.key.axis,
+                        job.total,
+                        job.started.elapsed().as_secs_f64(),
+                        if series.is_some() { "" } else { " (cancelled)" }
+                    );
                     self.settled = Some(job.key.clone());
                 }
                 if let Some(series) = series {

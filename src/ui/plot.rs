@@ -144,8 +144,8 @@ pub fn plot_ui(
         .allow_scroll(false)
         .allow_boxed_zoom(false)
         .allow_double_click_reset(false)
+        // Rest (1) always in view; no forced 0, so a few percent of loss stays visible.
         .include_y(1.0)
-        .include_y(0.0)
         .x_axis_label(x_label)
         .height(ui.available_height().max(150.0))
         .y_axis_min_width(36.0);
