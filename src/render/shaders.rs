@@ -12,6 +12,10 @@ pub const DQ_WGSL: &str = include_str!("../../shaders/dq.wgsl");
 pub const PALETTE_WGSL: &str = include_str!("../../shaders/palette.wgsl");
 /// Skinning functions (`skin_lbs`, `skin_dqs`, `skin_hybrid`, `skin_vertex`).
 pub const SKIN_WGSL: &str = include_str!("../../shaders/skin.wgsl");
+/// Center-of-rotation skinning (`skin_cor`, `quat_blend`).
+pub const COR_WGSL: &str = include_str!("../../shaders/cor.wgsl");
+/// The CoR vertex entry point `vs_main_cor` (vertex buffer 3: centers).
+pub const COR_RENDER_WGSL: &str = include_str!("../../shaders/cor_render.wgsl");
 /// Compute entry point `cs_skin` and its bind group 1.
 pub const SKIN_COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
 
@@ -77,9 +81,9 @@ pub fn palette_source(binding: PaletteBinding) -> Cow<'static, str> {
 pub fn module_source(binding: PaletteBinding, entry_points: &str) -> String {
     let palette = palette_source(binding);
     let mut s = String::with_capacity(
-        DQ_WGSL.len() + palette.len() + SKIN_WGSL.len() + entry_points.len() + 4,
+        DQ_WGSL.len() + palette.len() + SKIN_WGSL.len() + COR_WGSL.len() + entry_points.len() + 5,
     );
-    for part in [DQ_WGSL, &palette, SKIN_WGSL, entry_points] {
+    for part in [DQ_WGSL, &palette, SKIN_WGSL, COR_WGSL, entry_points] {
         s.push_str(part);
         s.push('\n');
     }
@@ -95,7 +99,10 @@ pub fn compute_source(binding: PaletteBinding) -> String {
 /// The render module (vertex-shader skinning and shading).
 #[must_use]
 pub fn render_source(binding: PaletteBinding) -> String {
-    module_source(binding, &format!("{DEBUG_VIEWS_WGSL}\n{SKIN_RENDER_WGSL}"))
+    module_source(
+        binding,
+        &format!("{DEBUG_VIEWS_WGSL}\n{SKIN_RENDER_WGSL}\n{COR_RENDER_WGSL}"),
+    )
 }
 
 /// The vertex entry point that skins with `mode`.
@@ -105,6 +112,7 @@ pub fn vertex_entry_point(mode: crate::skin::SkinningMode) -> &'static str {
         crate::skin::SkinningMode::Lbs => "vs_main_lbs",
         crate::skin::SkinningMode::Dqs => "vs_main_dqs",
         crate::skin::SkinningMode::Hybrid => "vs_main_hybrid",
+        crate::skin::SkinningMode::Cor => "vs_main_cor",
     }
 }
 
@@ -152,12 +160,19 @@ mod tests {
             entry.sort_unstable();
             assert_eq!(
                 entry,
-                ["fs_main", "vs_main_dqs", "vs_main_hybrid", "vs_main_lbs"],
+                [
+                    "fs_main",
+                    "vs_main_cor",
+                    "vs_main_dqs",
+                    "vs_main_hybrid",
+                    "vs_main_lbs"
+                ],
                 "{name}"
             );
         }
         for mode in crate::skin::SkinningMode::ALL {
-            assert!(SKIN_RENDER_WGSL.contains(&format!("fn {}(", vertex_entry_point(mode))));
+            let entry = format!("fn {}(", vertex_entry_point(mode));
+            assert!(SKIN_RENDER_WGSL.contains(&entry) || COR_RENDER_WGSL.contains(&entry));
         }
     }
 
