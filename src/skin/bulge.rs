@@ -256,7 +256,7 @@ mod tests {
                 * Mat4::from_quat(Quat::from_rotation_z(std::f32::consts::FRAC_PI_2))
                 * Mat4::from_translation(-Vec3::Y),
         );
-        let corner = Vec3::new(0.3, 0.8, 0.0);
+        let corner = Vec3::new(0.3, 1.2, 0.0);
         assert!((bent.distance(corner) - (0.3f32.hypot(0.2))).abs() < 1e-5);
     }
 

@@ -496,10 +496,11 @@ mod tests {
         // Weights depend on x only: the center of a vertex at x sits near (x, 0, 0).
         let (p, _, _) = strip(20);
         for (v, c) in p.iter().zip(run(CorMethod::Naive, false)) {
-            if v.x > 0.0 && v.x < 1.0 {
-                assert!(c.y.abs() < 1e-4, "{v} -> {c}");
-                assert!((c.x - v.x).abs() < 0.08, "{v} -> {c}");
-            } else {
+            if v.x > 0.2 && v.x < 0.8 {
+                // Away from the strip's ends the similar triangles sit on both sides of x.
+                assert!(c.y.abs() < 2e-3, "{v} -> {c}");
+                assert!((c.x - v.x).abs() < 0.05, "{v} -> {c}");
+            } else if v.x == 0.0 || v.x == 1.0 {
                 // One influence: no similar triangle, the vertex is its own center.
                 assert_eq!(c, *v);
             }
