@@ -47,7 +47,13 @@ fn main() -> anyhow::Result<()> {
                 vertices += prim.positions.len();
                 triangles += prim.indices.len() / 3;
                 let progress = CorProgress::new();
-                all.push(cor_centers(&prim.positions, &prim.indices, influences, &options, &progress)?);
+                all.push(cor_centers(
+                    &prim.positions,
+                    &prim.indices,
+                    influences,
+                    &options,
+                    &progress,
+                )?);
             }
             let seconds = start.elapsed().as_secs_f64();
             // Error against the first method run (naive when it runs, else exact).

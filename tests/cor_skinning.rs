@@ -116,7 +116,14 @@ fn cor_about_the_vertex_itself_is_lbs_and_far_centers_differ() {
     let lbs = skin_vertex(&palette, SkinningMode::Lbs, 0.0, p, Vec3::Y, Vec4::X, &inf);
     let own = skin_vertex(&palette, SkinningMode::Cor, 0.0, p, Vec3::Y, Vec4::X, &inf);
     assert!(lbs.0.abs_diff_eq(own.0, 1e-6));
-    let about_axis = skin_vertex_cor(&palette, p, Vec3::Y, Vec4::X, &inf, Vec3::new(1.0, 0.0, 0.0));
+    let about_axis = skin_vertex_cor(
+        &palette,
+        p,
+        Vec3::Y,
+        Vec4::X,
+        &inf,
+        Vec3::new(1.0, 0.0, 0.0),
+    );
     // LBS shrinks the offset 0.2 by cos 45; CoR keeps its length.
     let lbs_center = Vec3::new(0.5, 0.5, 0.0);
     assert!(((about_axis.0 - lbs_center).length() - 0.2).abs() < 1e-5);
@@ -172,7 +179,10 @@ fn fast_methods_agree_with_the_naive_formula() {
         load_model("builtin:elbow").expect("builtin"),
         load_model("builtin:arm").expect("builtin"),
     ];
-    if let Some(dir) = support::data_dir("DQVIEW_SAMPLES", "fast_methods_agree_with_the_naive_formula") {
+    if let Some(dir) = support::data_dir(
+        "DQVIEW_SAMPLES",
+        "fast_methods_agree_with_the_naive_formula",
+    ) {
         scenes.push(load_model(dir.join("CesiumMan.glb").to_str().expect("utf-8")).expect("loads"));
     }
     for scene in &scenes {
@@ -212,7 +222,11 @@ fn fast_methods_agree_with_the_naive_formula() {
         );
         // Pair buckets sum the same terms in another order: f32 rounding only.
         assert!(exact_error < 1e-4, "{}: {exact_error}", scene.source);
-        assert!(clustered_error < 5e-3, "{}: {clustered_error}", scene.source);
+        assert!(
+            clustered_error < 5e-3,
+            "{}: {clustered_error}",
+            scene.source
+        );
     }
 }
 
@@ -237,7 +251,9 @@ fn analyze_json(args: &[&str]) -> serde_json::Value {
 fn analyze_twist_180_cor_keeps_volume_like_dqs() {
     let report = analyze_json(&["builtin:twist", "--twist", "tip=180"]);
     let cor = &report["modes"]["cor"];
-    let lbs_min = report["modes"]["lbs"]["min_volume_ratio"].as_f64().expect("lbs");
+    let lbs_min = report["modes"]["lbs"]["min_volume_ratio"]
+        .as_f64()
+        .expect("lbs");
     let min = cor["min_volume_ratio"].as_f64().expect("cor min");
     let max = cor["max_volume_ratio"].as_f64().expect("cor max");
     assert!(lbs_min < 0.85, "LBS {lbs_min}");
@@ -247,7 +263,10 @@ fn analyze_twist_180_cor_keeps_volume_like_dqs() {
     );
     // The existing keys stay.
     for mode in ["lbs", "dqs", "hybrid"] {
-        assert!(report["modes"][mode]["min_volume_ratio"].is_number(), "{mode}");
+        assert!(
+            report["modes"][mode]["min_volume_ratio"].is_number(),
+            "{mode}"
+        );
     }
 }
 
@@ -273,6 +292,9 @@ fn analyze_elbow_90_cor_bulges_less_than_dqs_and_compensation_helps() {
     assert!(dqs > 0.05, "DQS bulge {dqs}");
     assert!(cor < 0.7 * dqs, "CoR {cor} vs DQS {dqs}");
     assert!(lbs < 0.5 * dqs, "LBS {lbs} vs DQS {dqs}");
-    assert!(compensated < 0.5 * dqs, "compensated {compensated} vs DQS {dqs}");
+    assert!(
+        compensated < 0.5 * dqs,
+        "compensated {compensated} vs DQS {dqs}"
+    );
     assert_eq!(report["dqs_compensated"]["amount"].as_f64(), Some(1.0));
 }

@@ -28,13 +28,28 @@ fn compare(gpu: &Gpu, what: &str, scene: &Scene, centers: &SceneCenters, pose: &
     assert_eq!(cpu.len(), gpu_posed.len(), "{what}");
     for (c, g) in cpu.iter().zip(&gpu_posed) {
         assert_eq!(c.vertices.positions.len(), g.vertices.positions.len());
-        for (v, (a, b)) in c.vertices.positions.iter().zip(&g.vertices.positions).enumerate() {
+        for (v, (a, b)) in c
+            .vertices
+            .positions
+            .iter()
+            .zip(&g.vertices.positions)
+            .enumerate()
+        {
             let rel = (*a - *b).length() / diagonal;
             worst = worst.max(rel);
             assert!(rel <= 1e-5, "{what} vertex {v}: CPU {a} GPU {b} ({rel:e})");
         }
-        for (v, (a, b)) in c.vertices.normals.iter().zip(&g.vertices.normals).enumerate() {
-            assert!((*a - *b).length() <= 1e-3, "{what} vertex {v}: normal CPU {a} GPU {b}");
+        for (v, (a, b)) in c
+            .vertices
+            .normals
+            .iter()
+            .zip(&g.vertices.normals)
+            .enumerate()
+        {
+            assert!(
+                (*a - *b).length() <= 1e-3,
+                "{what} vertex {v}: normal CPU {a} GPU {b}"
+            );
         }
     }
     worst
@@ -78,13 +93,22 @@ fn poses(scene: &Scene) -> Vec<(String, Pose)> {
 }
 
 fn check(gpu: &Gpu, name: &str, scene: &Scene) {
-    let centers = SceneCenters::compute(scene, &CorOptions::default(), &CorProgress::new())
-        .expect("centers");
+    let centers =
+        SceneCenters::compute(scene, &CorOptions::default(), &CorProgress::new()).expect("centers");
     let mut worst = 0.0f32;
     for (what, pose) in poses(scene) {
-        worst = worst.max(compare(gpu, &format!("{name} {what}"), scene, &centers, &pose));
+        worst = worst.max(compare(
+            gpu,
+            &format!("{name} {what}"),
+            scene,
+            &centers,
+            &pose,
+        ));
     }
-    let _ = writeln!(std::io::stderr(), "{name}: worst CoR GPU-CPU error {worst:e} of the diagonal");
+    let _ = writeln!(
+        std::io::stderr(),
+        "{name}: worst CoR GPU-CPU error {worst:e} of the diagonal"
+    );
 }
 
 #[test]
@@ -130,12 +154,23 @@ fn split3_render_shows_cor_without_the_candy_wrapper() {
     let out = dir.join("split3.png");
     let run = std::process::Command::new(env!("CARGO_BIN_EXE_dqview"))
         .env("DQVIEW_CACHE_DIR", dir.join("cache"))
-        .args(["render", "builtin:twist", "--mode", "split3", "--twist", "tip=180"])
+        .args([
+            "render",
+            "builtin:twist",
+            "--mode",
+            "split3",
+            "--twist",
+            "tip=180",
+        ])
         .args(["--size", "768x256", "--out"])
         .arg(&out)
         .output()
         .expect("run dqview");
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let image = image::open(&out).expect("png").to_rgba8();
     let _ = std::fs::remove_dir_all(&dir);
     let (w, h) = image.dimensions();

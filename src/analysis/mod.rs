@@ -129,7 +129,9 @@ pub fn analyze(
             for &mode in &modes_run {
                 let posed = match (mode, &options.cor_centers) {
                     (SkinningMode::Cor, Some(centers)) => skin_scene_cor(scene, &pose, centers),
-                    _ => skin_scene_hybrid(scene, &pose, mode, &options.hybrid, options.hybrid_scale),
+                    _ => {
+                        skin_scene_hybrid(scene, &pose, mode, &options.hybrid, options.hybrid_scale)
+                    }
                 };
                 let (ratio, regions) = reference.ratios(scene, &posed);
                 let radius = options
@@ -151,7 +153,10 @@ pub fn analyze(
             }
             let compensated = (options.bulge_compensation > 0.0).then(|| {
                 let posed = skin_scene_dqs_compensated(scene, &pose, options.bulge_compensation);
-                (reference.ratios(scene, &posed).0, bulge(scene, &pose, &posed))
+                (
+                    reference.ratios(scene, &posed).0,
+                    bulge(scene, &pose, &posed),
+                )
             });
             progress(done.fetch_add(1, Ordering::Relaxed) + 1, times_s.len());
             (per_mode, displacement, compensated)

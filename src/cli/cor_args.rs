@@ -22,7 +22,11 @@ pub struct CorArgs {
     #[arg(long)]
     pub cor_no_subdivide: bool,
     /// CoR evaluation: clustered (fast, approximate), exact (pair buckets) or naive (O(V x T)).
-    #[arg(long, value_name = "clustered|exact|naive", default_value = "clustered")]
+    #[arg(
+        long,
+        value_name = "clustered|exact|naive",
+        default_value = "clustered"
+    )]
     pub cor_method: String,
     /// Grid cells per weight axis of the clustered method.
     #[arg(long, value_name = "N", default_value_t = 64)]
@@ -52,7 +56,10 @@ impl CorArgs {
     /// The precompute options, checked.
     pub fn options(&self) -> Result<CorOptions> {
         if !(self.cor_sigma.is_finite() && self.cor_sigma > 0.0) {
-            bail!("--cor-sigma must be a positive number, got {}", self.cor_sigma);
+            bail!(
+                "--cor-sigma must be a positive number, got {}",
+                self.cor_sigma
+            );
         }
         let method = match self.cor_method.to_ascii_lowercase().as_str() {
             "clustered" if self.cor_bins >= 1 => CorMethod::Clustered {

@@ -104,7 +104,14 @@ impl ComputeSkinner {
             .positions
             .iter()
             .enumerate()
-            .map(|(v, &p)| cor_centers.get(v).copied().unwrap_or(p).extend(1.0).to_array())
+            .map(|(v, &p)| {
+                cor_centers
+                    .get(v)
+                    .copied()
+                    .unwrap_or(p)
+                    .extend(1.0)
+                    .to_array()
+            })
             .collect();
         let (groups_x, groups_y) = dispatch_size(n, limits.max_compute_workgroups_per_dimension);
         let params = GpuComputeParams {

@@ -98,9 +98,8 @@ impl SkinSkeleton {
                 skin.joints.iter().position(|&j| j == parent)
             })
             .collect();
-        let towards = |from: usize, to: usize| {
-            (bind_positions[to] - bind_positions[from]).try_normalize()
-        };
+        let towards =
+            |from: usize, to: usize| (bind_positions[to] - bind_positions[from]).try_normalize();
         let child_direction = |j: usize| {
             parents
                 .iter()
@@ -108,9 +107,7 @@ impl SkinSkeleton {
                 .and_then(|c| towards(j, c))
         };
         let directions = (0..bind_positions.len())
-            .map(|j| {
-                child_direction(j).or_else(|| parents[j].and_then(|p| towards(p, j)))
-            })
+            .map(|j| child_direction(j).or_else(|| parents[j].and_then(|p| towards(p, j))))
             .collect();
         Self {
             bind_positions,
@@ -136,7 +133,12 @@ impl SkinSkeleton {
         };
         let point = *self.bind_positions.get(child)?;
         let parent_dir = (point - *self.bind_positions.get(parent)?).try_normalize()?;
-        let child_dir = self.directions.get(child).copied().flatten().unwrap_or(parent_dir);
+        let child_dir = self
+            .directions
+            .get(child)
+            .copied()
+            .flatten()
+            .unwrap_or(parent_dir);
         Some((
             parent,
             child,
@@ -164,7 +166,11 @@ pub fn compensate_bulge(
     skinned: Vec3,
     amount: f32,
 ) -> Vec3 {
-    let amount = if amount.is_finite() { amount.clamp(0.0, 1.0) } else { 0.0 };
+    let amount = if amount.is_finite() {
+        amount.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     if amount == 0.0 {
         return skinned;
     }
@@ -217,14 +223,7 @@ pub fn skin_scene_dqs_compensated(
         pose.skinning_matrices(scene, skin, &mut matrices);
         for (v, out) in p.vertices.positions.iter_mut().enumerate() {
             if let Some(&bind) = prim.positions.get(v) {
-                *out = compensate_bulge(
-                    &skeleton,
-                    &matrices,
-                    influences.of(v),
-                    bind,
-                    *out,
-                    amount,
-                );
+                *out = compensate_bulge(&skeleton, &matrices, influences.of(v), bind, *out, amount);
             }
         }
     }
@@ -287,9 +286,15 @@ mod tests {
         assert!(full.abs_diff_eq(bind, 1e-6), "{full}");
         // Inside its rest distance: untouched.
         let inside = Vec3::new(0.1, 1.0, 0.0);
-        assert_eq!(compensate_bulge(&skeleton, &m, &inf, bind, inside, 1.0), inside);
+        assert_eq!(
+            compensate_bulge(&skeleton, &m, &inf, bind, inside, 1.0),
+            inside
+        );
         // Unrelated joints: no hinge.
         let single = [inf[0]];
-        assert_eq!(compensate_bulge(&skeleton, &m, &single, bind, out, 1.0), out);
+        assert_eq!(
+            compensate_bulge(&skeleton, &m, &single, bind, out, 1.0),
+            out
+        );
     }
 }

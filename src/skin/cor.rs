@@ -267,18 +267,21 @@ mod tests {
         let v = Vec3::new(0.3, -0.2, 0.5);
         for joint in 0..3u16 {
             let inf = [Influence { joint, weight: 1.0 }];
-            let lbs = super::super::skin_vertex(
-                &p,
-                SkinningMode::Lbs,
-                0.0,
-                v,
-                Vec3::Y,
-                Vec4::X,
-                &inf,
-            );
+            let lbs =
+                super::super::skin_vertex(&p, SkinningMode::Lbs, 0.0, v, Vec3::Y, Vec4::X, &inf);
             let cor = skin_vertex_cor(&p, v, Vec3::Y, Vec4::X, &inf, Vec3::new(5.0, 1.0, -2.0));
-            assert!(lbs.0.abs_diff_eq(cor.0, 1e-5), "{joint}: {} {}", lbs.0, cor.0);
-            assert!(lbs.1.abs_diff_eq(cor.1, 1e-5), "{joint}: {} {}", lbs.1, cor.1);
+            assert!(
+                lbs.0.abs_diff_eq(cor.0, 1e-5),
+                "{joint}: {} {}",
+                lbs.0,
+                cor.0
+            );
+            assert!(
+                lbs.1.abs_diff_eq(cor.1, 1e-5),
+                "{joint}: {} {}",
+                lbs.1,
+                cor.1
+            );
         }
     }
 

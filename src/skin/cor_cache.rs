@@ -20,7 +20,11 @@ const MAGIC: &[u8; 8] = b"DQVCOR01";
 /// The cache directory, if the environment names one.
 #[must_use]
 pub fn cor_cache_dir() -> Option<PathBuf> {
-    let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     env("DQVIEW_CACHE_DIR")
         .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("dqview")))
         .or_else(|| env("LOCALAPPDATA").map(|d| d.join("dqview")))
@@ -105,10 +109,7 @@ pub fn cor_centers_cached(
     if let (Some(dir), Some(file)) = (&dir, &file)
         && let Err(e) = write(dir, file, &centers)
     {
-        log::warn!(
-            "cannot cache centers of rotation in {}: {e}",
-            dir.display()
-        );
+        log::warn!("cannot cache centers of rotation in {}: {e}", dir.display());
     }
     Ok((centers, CorSource::Computed))
 }
@@ -163,7 +164,11 @@ mod tests {
             vec![(0, 0.3), (1, 0.7)],
             vec![(1, 1.0)],
         ];
-        (positions, vec![0, 1, 2, 1, 3, 2], Influences::from_rows(rows))
+        (
+            positions,
+            vec![0, 1, 2, 1, 3, 2],
+            Influences::from_rows(rows),
+        )
     }
 
     #[test]
@@ -197,11 +202,19 @@ mod tests {
     #[test]
     fn unwritable_cache_only_warns() {
         // A file where the directory should be: creating the directory fails.
-        let blocker = std::env::temp_dir().join(format!("dqview-cor-blocker-{}", std::process::id()));
+        let blocker =
+            std::env::temp_dir().join(format!("dqview-cor-blocker-{}", std::process::id()));
         std::fs::write(&blocker, b"not a directory").unwrap();
         let (p, i, w) = mesh();
         let progress = CorProgress::new();
-        let out = cor_centers_cached(&p, &i, &w, &CorOptions::default(), &progress, Some(&blocker));
+        let out = cor_centers_cached(
+            &p,
+            &i,
+            &w,
+            &CorOptions::default(),
+            &progress,
+            Some(&blocker),
+        );
         assert_eq!(out.map(|x| x.1), Ok(CorSource::Computed));
         let _ = std::fs::remove_file(&blocker);
     }

@@ -144,6 +144,9 @@ impl CorProgress {
 /// A sparse weight row, sorted by joint.
 type Weights = Vec<(u16, f32)>;
 
+/// The center of a vertex with the given weights; `None` when no triangle is similar.
+type CenterOf = dyn Fn(&Weights) -> Option<Vec3> + Sync;
+
 /// One triangle of the integration: area, centroid, mean weights.
 #[derive(Clone, Debug)]
 struct Patch {
@@ -177,7 +180,7 @@ pub fn cor_centers(
     let rows: Vec<Weights> = influences.iter().map(sorted_row).collect();
     let patches = patches(positions, indices, &rows, options.subdivide);
     let sigma = options.sigma;
-    let evaluate: Box<dyn Fn(&Weights) -> Option<Vec3> + Sync> = match options.method {
+    let evaluate: Box<CenterOf> = match options.method {
         CorMethod::Naive => Box::new(move |w: &Weights| naive_center(w, &patches, sigma)),
         CorMethod::PairBuckets => {
             let buckets = PairBuckets::new(&patches, None);
@@ -288,7 +291,8 @@ fn split(corners: [(Vec3, Weights); 3], depth: u32, out: &mut Vec<Patch>) {
         .max(row_distance(wc, wa))
         > SUBDIVIDE_WEIGHT_STEP;
     if depth > 0 && steep {
-        let mid = |p: Vec3, w: &Weights, q: Vec3, v: &Weights| ((p + q) * 0.5, lerp_rows(w, v, 0.5));
+        let mid =
+            |p: Vec3, w: &Weights, q: Vec3, v: &Weights| ((p + q) * 0.5, lerp_rows(w, v, 0.5));
         let ab = mid(*pa, wa, *pb, wb);
         let bc = mid(*pb, wb, *pc, wc);
         let ca = mid(*pc, wc, *pa, wa);

@@ -263,7 +263,12 @@ pub(super) fn transform_tangent(a: Mat3, t: Vec4) -> Vec4 {
 }
 
 /// Returns the skinned triple when all finite, else the fallback (itself made finite).
-pub(super) fn finite_or(p: Vec3, n: Vec3, t: Vec4, fallback: (Vec3, Vec3, Vec4)) -> (Vec3, Vec3, Vec4) {
+pub(super) fn finite_or(
+    p: Vec3,
+    n: Vec3,
+    t: Vec4,
+    fallback: (Vec3, Vec3, Vec4),
+) -> (Vec3, Vec3, Vec4) {
     let p = if p.is_finite() {
         p
     } else if fallback.0.is_finite() {

@@ -12,11 +12,9 @@ mod hybrid;
 mod palette;
 mod posed;
 
-pub use bulge::{
-    HingeAxis, SkinSkeleton, compensate_bulge, skin_scene_dqs_compensated,
-};
-pub use cor_cache::{CorSource, cor_cache_dir, cor_cache_key, cor_centers_cached};
+pub use bulge::{HingeAxis, SkinSkeleton, compensate_bulge, skin_scene_dqs_compensated};
 pub use cor::{SceneCenters, skin_scene_cor, skin_vertex_cor, skin_vertices_cor};
+pub use cor_cache::{CorSource, cor_cache_dir, cor_cache_key, cor_centers_cached};
 pub use cor_precompute::{
     CorError, CorMethod, CorOptions, CorProgress, SUBDIVIDE_WEIGHT_STEP, cor_centers,
 };
