@@ -41,6 +41,8 @@ struct SkinnedVertex {
 @group(1) @binding(1) var<storage, read> bind_vertices: array<BindVertex>;
 @group(1) @binding(2) var<storage, read> vertex_influences: array<VertexInfluences>;
 @group(1) @binding(3) var<storage, read_write> skinned_vertices: array<SkinnedVertex>;
+// Center of rotation per vertex (xyz; w unused), read in SKIN_MODE_COR only.
+@group(1) @binding(4) var<storage, read> cor_centers: array<vec4<f32>>;
 
 // Keep in sync with `WORKGROUP_SIZE` in src/render/compute_skin.rs.
 @compute @workgroup_size(64)
@@ -52,6 +54,11 @@ fn cs_skin(@builtin(global_invocation_id) id: vec3<u32>) {
     let b = bind_vertices[index];
     let i = vertex_influences[index];
     let input = SkinInput(b.position.xyz, b.normal.xyz, b.tangent, i.joints0, i.joints1, i.weights0, i.weights1);
-    let s = skin_vertex(input, params.mode, params.beta);
+    var s: Skinned;
+    if params.mode == SKIN_MODE_COR {
+        s = skin_cor(input, cor_centers[index].xyz);
+    } else {
+        s = skin_vertex(input, params.mode, params.beta);
+    }
     skinned_vertices[index] = SkinnedVertex(vec4<f32>(s.position, 0.0), vec4<f32>(s.normal, 0.0), s.tangent);
 }

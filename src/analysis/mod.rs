@@ -1,16 +1,18 @@
 //! Rig analysis: what each skinning mode does to a rig's volume, per pose and over a clip.
 
+mod bulge;
 mod flip;
 mod measure;
 mod metrics;
 mod series;
 
+pub use bulge::bulge;
 pub use flip::{
     BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flips, twist_flips,
 };
 pub use measure::{area, is_closed, signed_volume};
 pub use metrics::{Measure, RestReference, min_radius_about};
-pub use series::{RatioSeries, SeriesAxis, SeriesRequest, ratio_series, series_x};
+pub use series::{PLOT_MODES, RatioSeries, SeriesAxis, SeriesRequest, ratio_series, series_x};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -18,7 +20,10 @@ use rayon::prelude::*;
 
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::scene::Scene;
-use crate::skin::{Betas, SceneBetas, SkinningMode, bounds, skin_scene, skin_scene_hybrid};
+use crate::skin::{
+    Betas, SceneBetas, SceneCenters, SkinningMode, bounds, skin_scene, skin_scene_cor,
+    skin_scene_dqs_compensated, skin_scene_hybrid,
+};
 
 /// What to analyse: a clip (or the rest pose), how densely, with which overrides.
 #[derive(Clone, Debug, Default)]
@@ -35,6 +40,10 @@ pub struct AnalyzeOptions {
     pub hybrid_scale: f32,
     /// Joint node whose smallest cross-section radius is reported.
     pub focus_joint: Option<usize>,
+    /// Centers of rotation: with them CoR is measured too, without them it is left out.
+    pub cor_centers: Option<SceneCenters>,
+    /// DQS bulge compensation amount in [0, 1]; above 0, DQS with compensation is measured too.
+    pub bulge_compensation: f32,
 }
 
 /// One mode's results over all samples.
@@ -54,6 +63,21 @@ pub struct ModeReport {
     pub worst_joints: Vec<(usize, String, f64)>,
     /// Smallest cross-section radius about the focus joint over all samples.
     pub min_radius: Option<f32>,
+    /// Largest bulge over all samples (see [`bulge()`]); `None` for rigs without hinge vertices.
+    pub bulge: Option<f32>,
+}
+
+/// DQS with bulge compensation over all samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompensatedReport {
+    /// Compensation amount in [0, 1].
+    pub amount: f32,
+    /// Smallest whole-mesh ratio to rest.
+    pub min_ratio: f64,
+    /// Largest whole-mesh ratio to rest.
+    pub max_ratio: f64,
+    /// Largest bulge over all samples.
+    pub bulge: Option<f32>,
 }
 
 /// The analysis of a rig.
@@ -63,8 +87,10 @@ pub struct Analysis {
     pub measure: Measure,
     /// Sample times in seconds.
     pub times_s: Vec<f32>,
-    /// One report per mode (LBS, DQS, hybrid).
+    /// One report per mode (LBS, DQS, hybrid, and CoR when centers were given).
     pub modes: Vec<ModeReport>,
+    /// DQS with bulge compensation, when [`AnalyzeOptions::bulge_compensation`] is above 0.
+    pub dqs_compensated: Option<CompensatedReport>,
     /// Largest distance between a vertex's LBS and DQS positions, in model units.
     pub max_lbs_dqs_displacement: f32,
     /// The same over the rest-pose bounding-box diagonal.
@@ -73,8 +99,11 @@ pub struct Analysis {
     pub max_displacement_time_s: f32,
 }
 
-/// Per-sample results: per mode (whole ratio, region ratios, min radius), and LBS-DQS displacement.
-type SampleResult = (Vec<(f64, Vec<(usize, f64)>, Option<f32>)>, f32);
+/// One mode at one sample: whole ratio, region ratios, min radius, bulge.
+type ModeSample = (f64, Vec<(usize, f64)>, Option<f32>, Option<f32>);
+
+/// Per-sample results: per mode, LBS-DQS displacement, compensated DQS (ratio, bulge).
+type SampleResult = (Vec<ModeSample>, f32, Option<(f64, Option<f32>)>);
 
 /// Analyses `scene` per `options`, in parallel over samples; `progress(done, total)` is called after each.
 #[must_use]
@@ -90,23 +119,32 @@ pub fn analyze(
         .map_or(1.0, |(lo, hi)| (hi - lo).length())
         .max(1e-12);
     let times_s = sample_times(scene, options);
+    let modes_run: Vec<SkinningMode> = SkinningMode::ALL
+        .into_iter()
+        .filter(|&m| m != SkinningMode::Cor || options.cor_centers.is_some())
+        .collect();
     let done = AtomicUsize::new(0);
     let results: Vec<SampleResult> = times_s
         .par_iter()
         .map(|&t| {
             let mut pose = Pose::rest(scene);
             pose.sample(scene, options.clip, t, &options.overrides);
-            let mut per_mode = Vec::with_capacity(3);
+            let mut per_mode = Vec::with_capacity(modes_run.len());
             let mut posed_lbs = Vec::new();
             let mut displacement = 0.0f32;
-            for mode in SkinningMode::ALL {
-                let posed =
-                    skin_scene_hybrid(scene, &pose, mode, &options.hybrid, options.hybrid_scale);
+            for &mode in &modes_run {
+                let posed = match (mode, &options.cor_centers) {
+                    (SkinningMode::Cor, Some(centers)) => skin_scene_cor(scene, &pose, centers),
+                    _ => {
+                        skin_scene_hybrid(scene, &pose, mode, &options.hybrid, options.hybrid_scale)
+                    }
+                };
                 let (ratio, regions) = reference.ratios(scene, &posed);
                 let radius = options
                     .focus_joint
                     .and_then(|j| min_radius_about(scene, &pose, &posed, j));
-                per_mode.push((ratio, regions, radius));
+                let bulge = bulge(scene, &pose, &posed);
+                per_mode.push((ratio, regions, radius, bulge));
                 match mode {
                     SkinningMode::Lbs => posed_lbs = posed,
                     SkinningMode::Dqs => {
@@ -116,14 +154,30 @@ pub fn analyze(
                             }
                         }
                     }
-                    SkinningMode::Hybrid => {}
+                    SkinningMode::Hybrid | SkinningMode::Cor => {}
                 }
             }
+            let compensated = (options.bulge_compensation > 0.0).then(|| {
+                let posed = skin_scene_dqs_compensated(scene, &pose, options.bulge_compensation);
+                (
+                    reference.ratios(scene, &posed).0,
+                    bulge(scene, &pose, &posed),
+                )
+            });
             progress(done.fetch_add(1, Ordering::Relaxed) + 1, times_s.len());
-            (per_mode, displacement)
+            (per_mode, displacement, compensated)
         })
         .collect();
-    let modes = SkinningMode::ALL
+    let dqs_compensated = (options.bulge_compensation > 0.0).then(|| {
+        let all: Vec<(f64, Option<f32>)> = results.iter().filter_map(|r| r.2).collect();
+        CompensatedReport {
+            amount: options.bulge_compensation.clamp(0.0, 1.0),
+            min_ratio: all.iter().map(|r| r.0).fold(f64::INFINITY, f64::min),
+            max_ratio: all.iter().map(|r| r.0).fold(f64::NEG_INFINITY, f64::max),
+            bulge: all.iter().filter_map(|r| r.1).reduce(f32::max),
+        }
+    });
+    let modes = modes_run
         .iter()
         .enumerate()
         .map(|(m, &mode)| mode_report(scene, mode, m, &times_s, &results))
@@ -137,6 +191,7 @@ pub fn analyze(
         measure: reference.measure,
         times_s: times_s.clone(),
         modes,
+        dqs_compensated,
         max_lbs_dqs_displacement: max_d,
         max_lbs_dqs_displacement_relative: max_d / diagonal,
         max_displacement_time_s: times_s.get(max_i).copied().unwrap_or(0.0),
@@ -208,6 +263,7 @@ fn mode_report(
         })
         .collect();
     let min_radius = results.iter().filter_map(|r| r.0[m].2).reduce(f32::min);
+    let bulge = results.iter().filter_map(|r| r.0[m].3).reduce(f32::max);
     ModeReport {
         mode,
         min_ratio: ratios.iter().copied().fold(f64::INFINITY, f64::min),
@@ -216,5 +272,6 @@ fn mode_report(
         ratios,
         worst_joints,
         min_radius,
+        bulge,
     }
 }

@@ -56,7 +56,7 @@ pub struct RatioSeries {
     pub axis: SeriesAxis,
     /// Sample positions: seconds or degrees.
     pub x: Vec<f32>,
-    /// Ratios per mode, in [`SkinningMode::ALL`] order, one per x.
+    /// Ratios per mode, in [`PLOT_MODES`] order, one per x.
     pub ratios: [Vec<f64>; 3],
     /// Per x: whether DQS has passed a flip there (clip series: since the clip's start;
     /// twist sweeps: beyond the twist range around 0 in which the skin is continuous).
@@ -67,10 +67,7 @@ impl RatioSeries {
     /// The ratios of `mode`.
     #[must_use]
     pub fn of(&self, mode: SkinningMode) -> &[f64] {
-        let i = SkinningMode::ALL
-            .iter()
-            .position(|&m| m == mode)
-            .unwrap_or(0);
+        let i = PLOT_MODES.iter().position(|&m| m == mode).unwrap_or(0);
         self.ratios.get(i).map_or(&[], Vec::as_slice)
     }
 
@@ -93,6 +90,10 @@ impl RatioSeries {
             .fold(0.0, f64::max)
     }
 }
+
+/// The modes a series measures (CoR needs precomputed centers; `analyze` covers it).
+pub const PLOT_MODES: [SkinningMode; 3] =
+    [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
 
 /// The sample positions of `request`: seconds over the clip, or degrees over -360..360.
 #[must_use]
@@ -132,7 +133,7 @@ pub fn ratio_series(
                 return None;
             }
             let pose = pose_at(scene, request, at);
-            let row = SkinningMode::ALL.map(|mode| {
+            let row = PLOT_MODES.map(|mode| {
                 let posed =
                     skin_scene_hybrid(scene, &pose, mode, &request.betas, request.beta_scale);
                 reference.ratios(scene, &posed).0

@@ -49,6 +49,15 @@ impl Running {
             let (min, max) = self.model.bounds;
             self.state.camera.frame(min, max);
         }
+        let wants_cor = self.state.skinning.mode == crate::skin::SkinningMode::Cor;
+        let model = &mut self.model;
+        model.cor.poll(
+            &model.scene,
+            wants_cor,
+            &mut self.state.cor,
+            &self.gpu.ctx,
+            |ctx, centers| model.gpu.set_cor_centers(ctx, centers),
+        );
         let p = &self.state.playback;
         self.model.pose_at(
             &self.gpu.ctx,

@@ -25,6 +25,8 @@ pub struct LoadedModel {
     pub grid: LineMesh,
     /// Rest-pose bounds (min, max), world space.
     pub bounds: (Vec3, Vec3),
+    /// The CoR precompute of this model (started the first time CoR is shown).
+    pub cor: super::cor_job::CorJob,
 }
 
 impl LoadedModel {
@@ -65,6 +67,7 @@ impl LoadedModel {
             wire,
             grid,
             bounds,
+            cor: super::cor_job::CorJob::default(),
         })
     }
 

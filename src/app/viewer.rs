@@ -313,6 +313,7 @@ impl Running {
         self.state.facts = self.model.facts();
         self.state.clips = self.model.clips();
         self.state.trees = self.model.trees();
+        self.state.cor = crate::ui::CorState::default();
         self.state.camera = OrbitCamera::framing(self.model.bounds.0, self.model.bounds.1);
         self.window
             .set_title(&format!("dqview — {}", self.model.scene.source));

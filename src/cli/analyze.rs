@@ -22,6 +22,8 @@ pub fn run(
     }
     let scene = super::load(model, load)?;
     let pose = args.resolve(&scene)?;
+    let bulge_compensation = args.cor.bulge_amount()?;
+    let cor_centers = Some(args.cor.centers(&scene)?);
     let options = AnalyzeOptions {
         clip: pose.clip,
         samples,
@@ -29,6 +31,8 @@ pub fn run(
         hybrid_scale: 1.0,
         focus_joint: pose.overrides.angles.keys().next().copied(),
         overrides: pose.overrides,
+        cor_centers,
+        bulge_compensation,
     };
     let terminal = std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {
@@ -62,6 +66,7 @@ pub fn run(
                     "worst_time": m.worst_time_s,
                     "worst_joints": joints,
                     "min_radius": m.min_radius,
+                    "bulge": m.bulge,
                     "ratios": m.ratios,
                 }),
             )
@@ -72,6 +77,12 @@ pub fn run(
         "measure": what,
         "times": analysis.times_s,
         "modes": modes,
+        "dqs_compensated": analysis.dqs_compensated.as_ref().map(|c| json!({
+            "amount": c.amount,
+            "min_volume_ratio": c.min_ratio,
+            "max_volume_ratio": c.max_ratio,
+            "bulge": c.bulge,
+        })),
         "max_lbs_dqs_displacement": analysis.max_lbs_dqs_displacement,
         "max_lbs_dqs_displacement_relative": analysis.max_lbs_dqs_displacement_relative,
         "max_displacement_time": analysis.max_displacement_time_s,
@@ -95,6 +106,10 @@ pub fn run(
         let radius = m
             .min_radius
             .map_or(String::new(), |r| format!(", min radius {r:.4}"));
+        let radius = match m.bulge {
+            Some(b) => format!("{radius}, bulge {b:.4}"),
+            None => radius,
+        };
         println!(
             "{:<11} {what} ratio {:.4} .. {:.4}, worst at {:.3} s{radius}; worst joints: {}",
             m.mode.name(),
@@ -102,6 +117,13 @@ pub fn run(
             m.max_ratio,
             m.worst_time_s,
             joints.join(", ")
+        );
+    }
+    if let Some(c) = &analysis.dqs_compensated {
+        let bulge = c.bulge.map_or(String::new(), |b| format!(", bulge {b:.4}"));
+        println!(
+            "dqs+comp    {what} ratio {:.4} .. {:.4} (compensation {:.2}){bulge}",
+            c.min_ratio, c.max_ratio, c.amount
         );
     }
     println!(

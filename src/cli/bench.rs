@@ -174,9 +174,11 @@ pub fn run(
     draw(SkinningMode::Dqs, 0, false, false)?;
     let first_frame_ms = started.elapsed().as_secs_f64() * 1e3;
 
-    // Interleaved: LBS DQS hybrid LBS DQS hybrid ..., so drift hits every mode alike.
-    let mut frame_ms = vec![Vec::new(); 3];
-    let mut tiny_ms = vec![Vec::new(); 3];
+    // Interleaved: LBS DQS hybrid CoR LBS DQS ..., so drift hits every mode alike. CoR runs
+    // about the buffer's default centers (the bind positions): the same work as real centers.
+    let mode_count = SkinningMode::ALL.len();
+    let mut frame_ms = vec![Vec::new(); mode_count];
+    let mut tiny_ms = vec![Vec::new(); mode_count];
     let mut empty_ms = Vec::new();
     for f in 0..options.frames {
         for (m, mode) in SkinningMode::ALL.into_iter().enumerate() {
@@ -187,7 +189,7 @@ pub fn run(
     }
     let empty = median(empty_ms);
     let total_vertices = (skinned_vertices * options.instances) as f64;
-    let gpu_modes: Vec<(f64, f64)> = (0..3)
+    let gpu_modes: Vec<(f64, f64)> = (0..mode_count)
         .map(|m| {
             let skin = (median(tiny_ms[m].clone()) - empty).max(1e-3);
             (median(frame_ms[m].clone()), skin)
@@ -213,7 +215,7 @@ pub fn run(
         .iter()
         .flat_map(|m| &m.primitives)
         .find(|p| p.influences.is_some());
-    let mut cpu_rate = vec![Vec::new(); 3];
+    let mut cpu_rate = vec![Vec::new(); mode_count];
     if let Some(prim) = prim
         && let Some(influences) = &prim.influences
     {
@@ -253,12 +255,12 @@ pub fn run(
         "size": [width, height],
         "frames": options.frames,
         "path": "vertex",
-        "modes": {"lbs": mode_json(0), "dqs": mode_json(1), "hybrid": mode_json(2)},
+        "modes": {"lbs": mode_json(0), "dqs": mode_json(1), "hybrid": mode_json(2), "cor": mode_json(3)},
         "dqs_over_lbs": {"frame": gpu_modes[1].0 / gpu_modes[0].0, "skin": gpu_modes[1].1 / gpu_modes[0].1},
         "cpu": {
             "palette_ns_per_joint": median(palette_ns),
             "joints": matrices.len(),
-            "skin_vertices_per_s": {"lbs": cpu_rates[0], "dqs": cpu_rates[1], "hybrid": cpu_rates[2]},
+            "skin_vertices_per_s": {"lbs": cpu_rates[0], "dqs": cpu_rates[1], "hybrid": cpu_rates[2], "cor": cpu_rates[3]},
         },
         "first_frame_ms": first_frame_ms,
     });

@@ -7,9 +7,11 @@ use anyhow::{Context, Result, bail};
 
 use super::PoseArgs;
 use crate::anim::Pose;
-use crate::render::{ComputeSkinner, GpuContext, skin_scene_gpu};
+use crate::render::{ComputeSkinner, GpuContext, skin_scene_gpu, skin_scene_gpu_cor};
 use crate::scene::{Mesh, Node, Primitive, Scene, write_glb};
-use crate::skin::{Betas, PosedPrimitive, skin_scene};
+use crate::skin::{
+    Betas, PosedPrimitive, SkinningMode, skin_scene, skin_scene_cor, skin_scene_dqs_compensated,
+};
 
 /// Poses `model` as `args` say and writes it to `out` (.obj or .glb); `gpu` reads back the compute pass.
 pub fn run(
@@ -36,7 +38,22 @@ pub fn run(
         pose_args.time_s,
         &pose_args.overrides,
     );
-    let posed = if gpu {
+    let amount = args.cor.bulge_amount()?;
+    let posed = if pose_args.mode == SkinningMode::Cor {
+        let centers = args.cor.centers(&scene)?;
+        if gpu {
+            let ctx = GpuContext::headless()?;
+            let skinner = ComputeSkinner::new(&ctx)?;
+            skin_scene_gpu_cor(&ctx, &skinner, &scene, &pose, &centers)?
+        } else {
+            skin_scene_cor(&scene, &pose, &centers)
+        }
+    } else if pose_args.mode == SkinningMode::Dqs && amount > 0.0 {
+        if gpu {
+            bail!("--bulge-compensation runs on the CPU only; drop --gpu");
+        }
+        skin_scene_dqs_compensated(&scene, &pose, amount)
+    } else if gpu {
         let ctx = GpuContext::headless()?;
         let skinner = ComputeSkinner::new(&ctx)?;
         skin_scene_gpu(

@@ -2,6 +2,7 @@
 
 mod analyze;
 mod bench;
+mod cor_args;
 mod export;
 mod inspect;
 mod pose_args;
@@ -14,6 +15,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::scene::LoadOptions;
 
+pub use cor_args::CorArgs;
 pub use pose_args::PoseArgs;
 
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.

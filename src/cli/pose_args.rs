@@ -10,7 +10,7 @@ use crate::skin::SkinningMode;
 /// How to pose a model: skinning mode, clip and time, joint angle overrides.
 #[derive(Clone, Debug, Default, Args)]
 pub struct PoseArgs {
-    /// Skinning mode: lbs, dqs or hybrid (render also takes split).
+    /// Skinning mode: lbs, dqs, hybrid or cor (render also takes split, split3).
     #[arg(long, default_value = "dqs")]
     pub mode: String,
     /// Hybrid blend factor: 0 is LBS, 1 is DQS.
@@ -31,6 +31,9 @@ pub struct PoseArgs {
     /// Roll a joint: JOINT=DEG; repeatable.
     #[arg(long, value_name = "JOINT=DEG")]
     pub roll: Vec<String>,
+    /// CoR precompute and bulge compensation.
+    #[command(flatten)]
+    pub cor: super::CorArgs,
 }
 
 /// Pose options resolved against a scene.

@@ -13,7 +13,7 @@ use crate::render::{
     draw_label,
 };
 use crate::scene::Scene;
-use crate::skin::{SceneBetas, SkinningMode, rest_bounds};
+use crate::skin::{SceneBetas, SceneCenters, SkinningMode, rest_bounds};
 
 /// Direction the default camera looks from: in front (+Z, glTF's forward), a little right and above.
 pub const CAMERA_DIRECTION: Vec3 = Vec3::new(0.35, 0.25, 1.0);
@@ -27,6 +27,8 @@ pub struct RenderLook {
     pub joint: Option<usize>,
     /// Per-vertex hybrid betas from joint flags, instead of one beta for all.
     pub betas: Option<SceneBetas>,
+    /// Centers of rotation for CoR panes (without them CoR draws as LBS).
+    pub cor_centers: Option<SceneCenters>,
 }
 
 /// Renders `model` as `args` say (mode `split` draws LBS left, DQS right) and writes a PNG.
@@ -51,9 +53,9 @@ pub fn run(
         let names: Vec<&str> = DebugView::ALL.iter().map(|v| v.name()).collect();
         anyhow::anyhow!("unknown view `{}` (valid: {})", look.view, names.join(", "))
     })?;
-    let split = args.mode.eq_ignore_ascii_case("split");
+    let panes = panes(&args.mode)?;
     let mut pose_args = args.clone();
-    if split {
+    if panes.is_some() {
         pose_args.mode = "dqs".into();
     }
     let scene = super::load(model, load)?;
@@ -67,10 +69,11 @@ pub fn run(
     };
     let mut pose = Pose::rest(&scene);
     pose.sample(&scene, resolved.clip, resolved.time_s, &resolved.overrides);
-    let modes: Vec<SkinningMode> = if split {
-        vec![SkinningMode::Lbs, SkinningMode::Dqs]
+    let modes: Vec<SkinningMode> = panes.unwrap_or_else(|| vec![resolved.mode]);
+    let cor_centers = if modes.contains(&SkinningMode::Cor) {
+        Some(args.cor.centers(&scene)?)
     } else {
-        vec![resolved.mode]
+        None
     };
     let betas = look
         .hybrid_auto
@@ -81,7 +84,12 @@ pub fn run(
         &pose,
         &modes,
         beta,
-        &RenderLook { view, joint, betas },
+        &RenderLook {
+            view,
+            joint,
+            betas,
+            cor_centers,
+        },
         width,
         height,
     )?;
@@ -132,6 +140,9 @@ pub fn render_image(
     if let Some(betas) = &look.betas {
         gpu.set_betas(&ctx, betas);
     }
+    if let Some(centers) = &look.cor_centers {
+        gpu.set_cor_centers(&ctx, centers);
+    }
     // The weights view takes a joint index within the skin; the first skin that has the joint.
     let selected_joint = look
         .joint
@@ -173,6 +184,35 @@ pub fn render_image(
     Ok(image)
 }
 
+/// The panes of a split `--mode`: `split` (LBS | DQS), `split3` (LBS | DQS | CoR) or a
+/// comma list of two or more modes (`dqs,cor`); `None` for a single mode.
+pub fn panes(mode: &str) -> Result<Option<Vec<SkinningMode>>> {
+    let lower = mode.to_ascii_lowercase();
+    match lower.as_str() {
+        "split" => return Ok(Some(vec![SkinningMode::Lbs, SkinningMode::Dqs])),
+        "split3" => {
+            return Ok(Some(vec![
+                SkinningMode::Lbs,
+                SkinningMode::Dqs,
+                SkinningMode::Cor,
+            ]));
+        }
+        _ if !lower.contains(',') => return Ok(None),
+        _ => {}
+    }
+    let modes = lower
+        .split(',')
+        .map(|name| {
+            SkinningMode::from_name(name.trim())
+                .ok_or_else(|| anyhow::anyhow!("unknown mode `{}` in --mode {mode}", name.trim()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if !(2..=4).contains(&modes.len()) {
+        bail!("--mode lists 2 to 4 panes, got {}", modes.len());
+    }
+    Ok(Some(modes))
+}
+
 /// Parses `WIDTHxHEIGHT`, each from 1 to 8192.
 pub fn parse_size(size: &str) -> Result<(u32, u32)> {
     let parsed = size
@@ -187,6 +227,18 @@ pub fn parse_size(size: &str) -> Result<(u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn panes_parse_and_refuse() {
+        use SkinningMode::{Cor, Dqs, Lbs};
+        assert_eq!(panes("dqs").ok(), Some(None));
+        assert_eq!(panes("Split").ok(), Some(Some(vec![Lbs, Dqs])));
+        assert_eq!(panes("split3").ok(), Some(Some(vec![Lbs, Dqs, Cor])));
+        assert_eq!(panes("dqs, cor").ok(), Some(Some(vec![Dqs, Cor])));
+        for bad in ["dqs,", "lbs,bogus", "lbs,dqs,cor,hybrid,lbs"] {
+            assert!(panes(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn sizes_parse_and_refuse() {

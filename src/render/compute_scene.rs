@@ -51,3 +51,40 @@ pub fn skin_scene_gpu(
     }
     Ok(posed)
 }
+
+/// Like [`skin_scene_gpu`] in CoR mode: skinned primitives rotate about `centers`.
+pub fn skin_scene_gpu_cor(
+    ctx: &GpuContext,
+    skinner: &ComputeSkinner,
+    scene: &Scene,
+    pose: &Pose,
+    centers: &crate::skin::SceneCenters,
+) -> Result<Vec<PosedPrimitive>, RenderError> {
+    let mut posed = crate::skin::skin_scene_cor(scene, pose, centers);
+    let mut matrices = Vec::new();
+    for p in posed.iter_mut().filter(|p| p.skinned) {
+        let (Some(skin), Some(prim)) = (
+            scene.nodes.get(p.node).and_then(|n| n.skin),
+            scene
+                .meshes
+                .get(p.mesh)
+                .and_then(|m| m.primitives.get(p.primitive)),
+        ) else {
+            continue;
+        };
+        let Some(influences) = &prim.influences else {
+            continue;
+        };
+        pose.skinning_matrices(scene, skin, &mut matrices);
+        let palette = JointPalette::from_matrices(&matrices);
+        let mesh = SkinMesh {
+            positions: &prim.positions,
+            normals: &prim.normals,
+            tangents: prim.tangents.as_deref().unwrap_or(&[]),
+            influences,
+        };
+        let c = centers.of(p.mesh, p.primitive);
+        p.vertices = skinner.skin_about(ctx, &palette, &mesh, SkinningMode::Cor, 1.0, c)?;
+    }
+    Ok(posed)
+}

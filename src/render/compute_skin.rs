@@ -63,6 +63,20 @@ impl ComputeSkinner {
         mode: SkinningMode,
         beta: f32,
     ) -> Result<SkinnedVertices, RenderError> {
+        self.skin_about(ctx, palette, mesh, mode, beta, &[])
+    }
+
+    /// Like [`ComputeSkinner::skin`], CoR mode rotating about `cor_centers` (one per vertex;
+    /// a missing center is the vertex itself), matching [`crate::skin::skin_vertices_cor`].
+    pub fn skin_about(
+        &self,
+        ctx: &GpuContext,
+        palette: &JointPalette,
+        mesh: &SkinMesh<'_>,
+        mode: SkinningMode,
+        beta: f32,
+        cor_centers: &[glam::Vec3],
+    ) -> Result<SkinnedVertices, RenderError> {
         let n = mesh.positions.len();
         let has_normals = mesh.has_normals();
         let has_tangents = mesh.has_tangents();
@@ -86,6 +100,19 @@ impl ComputeSkinner {
         let gpu_palette = GpuPalette::new(ctx, &variant.palette_layout, palette)?;
         let vertices = pack_vertices(mesh);
         let influences = pack_influences(mesh);
+        let centers: Vec<[f32; 4]> = mesh
+            .positions
+            .iter()
+            .enumerate()
+            .map(|(v, &p)| {
+                cor_centers
+                    .get(v)
+                    .copied()
+                    .unwrap_or(p)
+                    .extend(1.0)
+                    .to_array()
+            })
+            .collect();
         let (groups_x, groups_y) = dispatch_size(n, limits.max_compute_workgroups_per_dimension);
         let params = GpuComputeParams {
             vertex_count: n as u32,
@@ -119,6 +146,11 @@ impl ComputeSkinner {
                 bytemuck::cast_slice(&influences),
                 wgpu::BufferUsages::STORAGE,
             );
+            let centers = init(
+                "dqview::ComputeSkinner::cor_centers",
+                bytemuck::cast_slice(&centers),
+                wgpu::BufferUsages::STORAGE,
+            );
             let output = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("dqview::ComputeSkinner::skinned"),
                 size: (n * size_of::<GpuSkinnedVertex>()) as u64,
@@ -133,6 +165,7 @@ impl ComputeSkinner {
                     entry(1, &vertices),
                     entry(2, &influences),
                     entry(3, &output),
+                    entry(4, &centers),
                 ],
             });
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -210,6 +243,7 @@ fn mesh_layout(ctx: &GpuContext) -> wgpu::BindGroupLayout {
                     wgpu::BufferBindingType::Storage { read_only: false },
                     size_of::<GpuSkinnedVertex>(),
                 ),
+                buffer(4, read, size_of::<[f32; 4]>()),
             ],
         })
 }

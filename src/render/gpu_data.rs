@@ -16,6 +16,8 @@ pub const GPU_MODE_LBS: u32 = 0;
 pub const GPU_MODE_DQS: u32 = 1;
 /// WGSL `SKIN_MODE_HYBRID` in `shaders/skin.wgsl`.
 pub const GPU_MODE_HYBRID: u32 = 2;
+/// WGSL `SKIN_MODE_COR` in `shaders/cor.wgsl`.
+pub const GPU_MODE_COR: u32 = 3;
 
 /// The shader's mode constant for `mode`.
 #[must_use]
@@ -24,6 +26,7 @@ pub fn gpu_mode(mode: SkinningMode) -> u32 {
         SkinningMode::Lbs => GPU_MODE_LBS,
         SkinningMode::Dqs => GPU_MODE_DQS,
         SkinningMode::Hybrid => GPU_MODE_HYBRID,
+        SkinningMode::Cor => GPU_MODE_COR,
     }
 }
 

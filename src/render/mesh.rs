@@ -16,6 +16,9 @@ pub struct GpuMesh {
     pub joints: wgpu::Buffer,
     /// Hybrid beta per vertex (`f32`), vertex buffer 2; 1 until [`GpuMesh::write_betas`].
     pub betas: wgpu::Buffer,
+    /// Center of rotation per vertex (`[f32; 3]`), vertex buffer 3 of the CoR pipeline;
+    /// the bind positions (CoR then equals LBS) until [`GpuMesh::write_cor_centers`].
+    pub cor_centers: wgpu::Buffer,
     /// Vertices in the buffers.
     pub vertex_count: usize,
     /// Triangle list indices (u32).
@@ -91,6 +94,11 @@ impl GpuMesh {
                     &at_least(bytemuck::cast_slice(&vec![1.0f32; n])),
                     wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
                 ),
+                cor_centers: init(
+                    "dqview::GpuMesh::cor_centers",
+                    &at_least(bytemuck::cast_slice(mesh.positions)),
+                    wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+                ),
                 vertex_count: n,
                 indices: init(
                     "dqview::GpuMesh::indices",
@@ -104,6 +112,13 @@ impl GpuMesh {
 }
 
 impl GpuMesh {
+    /// Writes per-vertex centers of rotation; a wrong-length list is ignored (the buffer keeps its centers).
+    pub fn write_cor_centers(&self, queue: &wgpu::Queue, centers: &[glam::Vec3]) {
+        if self.vertex_count > 0 && centers.len() == self.vertex_count {
+            queue.write_buffer(&self.cor_centers, 0, bytemuck::cast_slice(centers));
+        }
+    }
+
     /// Writes per-vertex hybrid betas into the existing buffer; a wrong-length list writes all 1.
     pub fn write_betas(&self, queue: &wgpu::Queue, betas: &[f32]) {
         if self.vertex_count == 0 {

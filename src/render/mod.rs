@@ -34,7 +34,7 @@ mod scene_gpu;
 pub mod shaders;
 mod views;
 
-pub use compute_scene::skin_scene_gpu;
+pub use compute_scene::{skin_scene_gpu, skin_scene_gpu_cor};
 pub use compute_skin::ComputeSkinner;
 pub use context::GpuContext;
 pub use debug_view::{DebugView, ViewParams};

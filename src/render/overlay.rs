@@ -41,6 +41,8 @@ impl GpuOverlayUniforms {
             SkinningMode::Lbs => 0.0,
             SkinningMode::Dqs => 1.0,
             SkinningMode::Hybrid => 2.0,
+            // The wire shader has no centers: a CoR ghost is drawn as DQS.
+            SkinningMode::Cor => 1.0,
         };
         Self {
             clip_from_world: clip_from_world.to_cols_array_2d(),

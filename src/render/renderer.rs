@@ -132,13 +132,15 @@ impl Camera {
     }
 }
 
-/// The three skinning pipelines of one palette kind, sharing one layout.
+/// The four skinning pipelines of one palette kind, sharing one layout.
 #[derive(Debug)]
 struct RenderVariant {
     palette_layout: PaletteLayout,
     lbs: wgpu::RenderPipeline,
     dqs: wgpu::RenderPipeline,
     hybrid: wgpu::RenderPipeline,
+    /// CoR: also reads vertex buffer 3 (centers).
+    cor: wgpu::RenderPipeline,
 }
 
 /// Draws skinned meshes with vertex-shader skinning; owns every pipeline.
@@ -157,7 +159,7 @@ pub struct Renderer {
 }
 
 impl Renderer {
-    /// Builds all six pipelines (three modes x two palette kinds).
+    /// Builds all eight pipelines (four modes x two palette kinds).
     ///
     /// Needs vertex-stage storage buffers (LBS matrices, big palettes).
     pub fn new(ctx: &GpuContext, settings: RenderSettings) -> Result<Self, RenderError> {
@@ -255,6 +257,7 @@ impl Renderer {
             SkinningMode::Lbs => &variant.lbs,
             SkinningMode::Dqs => &variant.dqs,
             SkinningMode::Hybrid => &variant.hybrid,
+            SkinningMode::Cor => &variant.cor,
         };
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &palette.bind_group, &[]);
@@ -263,6 +266,9 @@ impl Renderer {
         pass.set_vertex_buffer(0, mesh.vertices.slice(..));
         pass.set_vertex_buffer(1, mesh.joints.slice(..));
         pass.set_vertex_buffer(2, mesh.betas.slice(..));
+        if mode == SkinningMode::Cor {
+            pass.set_vertex_buffer(3, mesh.cor_centers.slice(..));
+        }
         pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..mesh.index_count, 0, 0..1);
     }
@@ -273,6 +279,10 @@ const MESH_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 6 => Float32x2];
 /// Vertex buffer 2: one hybrid beta per vertex (`f32`).
 const BETA_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![7 => Float32];
+/// Vertex buffer 3 (CoR pipeline only): one center of rotation per vertex (`[f32; 3]`).
+///
+/// Keep in sync with `vs_main_cor` in `shaders/cor_render.wgsl`.
+const COR_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![8 => Float32x3];
 /// Vertex buffer 1: `GpuVertexJoints`.
 const JOINT_ATTRIBUTES: [wgpu::VertexAttribute; 4] =
     wgpu::vertex_attr_array![2 => Uint16x4, 3 => Uint16x4, 4 => Float32x4, 5 => Float32x4];
@@ -318,6 +328,11 @@ fn variant(
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &BETA_ATTRIBUTES,
         }),
+        Some(wgpu::VertexBufferLayout {
+            array_stride: size_of::<[f32; 3]>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &COR_ATTRIBUTES,
+        }),
     ];
     let pipeline = |mode: SkinningMode, label: &'static str| {
         ctx.device
@@ -328,7 +343,12 @@ fn variant(
                     module: &module,
                     entry_point: Some(vertex_entry_point(mode)),
                     compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    buffers: &buffers,
+                    // Only the CoR pipeline reads the centers (buffer 3).
+                    buffers: if mode == SkinningMode::Cor {
+                        &buffers[..]
+                    } else {
+                        &buffers[..3]
+                    },
                 },
                 primitive: wgpu::PrimitiveState {
                     topology: wgpu::PrimitiveTopology::TriangleList,
@@ -367,6 +387,7 @@ fn variant(
         lbs: pipeline(SkinningMode::Lbs, "dqview::Renderer::rp_lbs"),
         dqs: pipeline(SkinningMode::Dqs, "dqview::Renderer::rp_dqs"),
         hybrid: pipeline(SkinningMode::Hybrid, "dqview::Renderer::rp_hybrid"),
+        cor: pipeline(SkinningMode::Cor, "dqview::Renderer::rp_cor"),
         palette_layout,
     }
 }

@@ -161,6 +161,16 @@ impl SceneGpu {
         }
     }
 
+    /// Writes per-vertex centers of rotation for the CoR pipeline (primitives without any keep theirs).
+    pub fn set_cor_centers(&self, ctx: &GpuContext, centers: &crate::skin::SceneCenters) {
+        for item in &self.draws {
+            if matches!(item.palette, PaletteSource::Skin(_)) {
+                item.mesh
+                    .write_cor_centers(&ctx.queue, centers.of(item.source.0, item.source.1));
+            }
+        }
+    }
+
     /// Records every primitive, skinned with `mode`, into `pass`.
     pub fn draw(
         &self,

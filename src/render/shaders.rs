@@ -14,6 +14,10 @@ pub const DQ_WGSL: &str = include_str!("../../shaders/dq.wgsl");
 pub const PALETTE_WGSL: &str = include_str!("../../shaders/palette.wgsl");
 /// Skinning functions (`skin_lbs`, `skin_dqs`, `skin_hybrid`, `skin_vertex`).
 pub const SKIN_WGSL: &str = include_str!("../../shaders/skin.wgsl");
+/// Center-of-rotation skinning (`skin_cor`, `quat_blend`).
+pub const COR_WGSL: &str = include_str!("../../shaders/cor.wgsl");
+/// The CoR vertex entry point `vs_main_cor` (vertex buffer 3: centers).
+pub const COR_RENDER_WGSL: &str = include_str!("../../shaders/cor_render.wgsl");
 /// Compute entry point `cs_skin` and its bind group 1.
 pub const SKIN_COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
 
@@ -121,9 +125,11 @@ pub fn module_source(binding: PaletteBinding, entry_points: &str) -> String {
     let palette = palette_source(binding);
     let dq = shader_text("dq.wgsl", DQ_WGSL);
     let skin = shader_text("skin.wgsl", SKIN_WGSL);
-    let mut s =
-        String::with_capacity(dq.len() + palette.len() + skin.len() + entry_points.len() + 4);
-    for part in [&dq, &palette, &skin, entry_points] {
+    let cor = shader_text("cor.wgsl", COR_WGSL);
+    let mut s = String::with_capacity(
+        dq.len() + palette.len() + skin.len() + cor.len() + entry_points.len() + 5,
+    );
+    for part in [&dq, &palette, &skin, &cor, entry_points] {
         s.push_str(part);
         s.push('\n');
     }
@@ -144,7 +150,15 @@ pub fn compute_source(binding: PaletteBinding) -> String {
 pub fn render_source(binding: PaletteBinding) -> String {
     let debug_views = shader_text("debug_views.wgsl", DEBUG_VIEWS_WGSL);
     let skin_render = shader_text("skin_render.wgsl", SKIN_RENDER_WGSL);
-    module_source(binding, &format!("{debug_views}\n{skin_render}"))
+    let cor_render = shader_text("cor_render.wgsl", COR_RENDER_WGSL);
+    module_source(
+        binding,
+        &format!(
+            "{debug_views}
+{skin_render}
+{cor_render}"
+        ),
+    )
 }
 
 /// The vertex entry point that skins with `mode`.
@@ -154,6 +168,7 @@ pub fn vertex_entry_point(mode: crate::skin::SkinningMode) -> &'static str {
         crate::skin::SkinningMode::Lbs => "vs_main_lbs",
         crate::skin::SkinningMode::Dqs => "vs_main_dqs",
         crate::skin::SkinningMode::Hybrid => "vs_main_hybrid",
+        crate::skin::SkinningMode::Cor => "vs_main_cor",
     }
 }
 
@@ -201,12 +216,19 @@ mod tests {
             entry.sort_unstable();
             assert_eq!(
                 entry,
-                ["fs_main", "vs_main_dqs", "vs_main_hybrid", "vs_main_lbs"],
+                [
+                    "fs_main",
+                    "vs_main_cor",
+                    "vs_main_dqs",
+                    "vs_main_hybrid",
+                    "vs_main_lbs"
+                ],
                 "{name}"
             );
         }
         for mode in crate::skin::SkinningMode::ALL {
-            assert!(SKIN_RENDER_WGSL.contains(&format!("fn {}(", vertex_entry_point(mode))));
+            let entry = format!("fn {}(", vertex_entry_point(mode));
+            assert!(SKIN_RENDER_WGSL.contains(&entry) || COR_RENDER_WGSL.contains(&entry));
         }
     }
 

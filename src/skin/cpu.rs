@@ -150,6 +150,11 @@ pub fn skin_vertex(
     let out = match mode {
         SkinningMode::Lbs => lbs(palette, position, normal, tangent, influences),
         SkinningMode::Dqs => dqs(palette, position, normal, tangent, influences),
+        // Without a precomputed center the vertex is its own center, which is LBS;
+        // `skin_vertex_cor` takes the center.
+        SkinningMode::Cor => {
+            super::cor::skin_vertex_cor(palette, position, normal, tangent, influences, position)
+        }
         SkinningMode::Hybrid => {
             let (pl, nl, tl) = lbs(palette, position, normal, tangent, influences);
             let (pd, nd, td) = dqs(palette, position, normal, tangent, influences);
@@ -237,7 +242,7 @@ fn dqs(
 ///
 /// The cofactor form needs no inverse, so it stays finite for singular `a`; a
 /// normal it collapses to zero falls back to `a * n`, then to `n`.
-fn transform_normal(a: Mat3, n: Vec3) -> Vec3 {
+pub(super) fn transform_normal(a: Mat3, n: Vec3) -> Vec3 {
     let cof = Mat3::from_cols(
         a.y_axis.cross(a.z_axis),
         a.z_axis.cross(a.x_axis),
@@ -251,14 +256,19 @@ fn transform_normal(a: Mat3, n: Vec3) -> Vec3 {
 }
 
 /// Transforms a tangent's direction by `a` and flips its handedness when `a` mirrors.
-fn transform_tangent(a: Mat3, t: Vec4) -> Vec4 {
+pub(super) fn transform_tangent(a: Mat3, t: Vec4) -> Vec4 {
     let dir = (a * t.truncate()).try_normalize().unwrap_or(t.truncate());
     let w = if a.determinant() < 0.0 { -t.w } else { t.w };
     dir.extend(w)
 }
 
 /// Returns the skinned triple when all finite, else the fallback (itself made finite).
-fn finite_or(p: Vec3, n: Vec3, t: Vec4, fallback: (Vec3, Vec3, Vec4)) -> (Vec3, Vec3, Vec4) {
+pub(super) fn finite_or(
+    p: Vec3,
+    n: Vec3,
+    t: Vec4,
+    fallback: (Vec3, Vec3, Vec4),
+) -> (Vec3, Vec3, Vec4) {
     let p = if p.is_finite() {
         p
     } else if fallback.0.is_finite() {

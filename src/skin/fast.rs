@@ -122,14 +122,14 @@ fn rows_of(m: Mat4) -> [f32; 12] {
 
 /// Skins a packed mesh with a rigid palette (LBS or DQS) into `out` (positions and normals).
 ///
-/// Hybrid is not covered: use [`super::skin_vertices`]. Returns false, writing nothing, then.
+/// Hybrid and CoR are not covered: use [`super::skin_vertices`]. Returns false, writing nothing, then.
 pub fn skin_packed(
     mesh: &PackedMesh,
     palette: &PackedPalette,
     mode: SkinningMode,
     out: &mut SkinnedVertices,
 ) -> bool {
-    if mode == SkinningMode::Hybrid || palette.dq.is_empty() {
+    if matches!(mode, SkinningMode::Hybrid | SkinningMode::Cor) || palette.dq.is_empty() {
         return false;
     }
     out.positions.resize(mesh.vertices, Vec3::ZERO);

@@ -2,12 +2,22 @@
 //!
 //! [`skin_vertices`] defines correct output; the GPU shaders are checked against it.
 
+mod bulge;
+mod cor;
+mod cor_cache;
+mod cor_precompute;
 mod cpu;
 mod fast;
 mod hybrid;
 mod palette;
 mod posed;
 
+pub use bulge::{HingeAxis, SkinSkeleton, compensate_bulge, skin_scene_dqs_compensated};
+pub use cor::{SceneCenters, skin_scene_cor, skin_vertex_cor, skin_vertices_cor};
+pub use cor_cache::{CorSource, cor_cache_dir, cor_cache_key, cor_centers_cached};
+pub use cor_precompute::{
+    CorError, CorMethod, CorOptions, CorProgress, SUBDIVIDE_WEIGHT_STEP, cor_centers,
+};
 pub use cpu::{Betas, SkinMesh, SkinnedVertices, skin_vertex, skin_vertices};
 pub use fast::{PackedMesh, PackedPalette, skin_packed};
 pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
@@ -24,19 +34,22 @@ pub enum SkinningMode {
     Dqs,
     /// Per-vertex beta in [0, 1]: position = lerp(LBS, DQS, beta).
     Hybrid,
+    /// Optimized centers of rotation (Le and Hodgins 2016): blended rotation about a precomputed center.
+    Cor,
 }
 
 impl SkinningMode {
     /// Every mode, in display order.
-    pub const ALL: [Self; 3] = [Self::Lbs, Self::Dqs, Self::Hybrid];
+    pub const ALL: [Self; 4] = [Self::Lbs, Self::Dqs, Self::Hybrid, Self::Cor];
 
-    /// Short lower-case name, as used on the command line and in JSON (`lbs`, `dqs`, `hybrid`).
+    /// Short lower-case name, as used on the command line and in JSON (`lbs`, `dqs`, `hybrid`, `cor`).
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Self::Lbs => "lbs",
             Self::Dqs => "dqs",
             Self::Hybrid => "hybrid",
+            Self::Cor => "cor",
         }
     }
 

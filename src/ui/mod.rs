@@ -3,6 +3,7 @@
 //! Nothing here touches wgpu or winit: `app` owns the window and the GPU,
 //! feeds this module the facts it shows, and reads back what the user changed.
 
+mod cor;
 mod facts;
 mod flip;
 mod joints;
@@ -11,6 +12,7 @@ mod playback;
 mod plot;
 mod viewport;
 
+pub use cor::{CorState, cor_ui};
 pub use facts::{ModelFacts, facts_ui};
 pub use flip::{FLIP_COLOR, flip_strip_ui, flipped_ranges, x_of_twist};
 pub use joints::{
@@ -64,7 +66,7 @@ impl ViewMode {
 pub fn ghost_mode(mode: SkinningMode) -> SkinningMode {
     match mode {
         SkinningMode::Dqs => SkinningMode::Lbs,
-        SkinningMode::Lbs | SkinningMode::Hybrid => SkinningMode::Dqs,
+        SkinningMode::Lbs | SkinningMode::Hybrid | SkinningMode::Cor => SkinningMode::Dqs,
     }
 }
 
@@ -154,6 +156,8 @@ pub struct ViewerState {
     pub status: Status,
     /// What the user asked `app` to do.
     pub requests: Requests,
+    /// The CoR precompute's progress and buttons.
+    pub cor: CorState,
 }
 
 /// The left panel: file, skinning, display, animation, joints and model facts.
@@ -179,7 +183,10 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
         egui::CollapsingHeader::new("Skinning")
             .default_open(true)
             .show(ui, |ui| {
-                skinning_ui(ui, &mut state.skinning, &mut state.display)
+                skinning_ui(ui, &mut state.skinning, &mut state.display);
+                if state.skinning.mode == SkinningMode::Cor {
+                    cor_ui(ui, &mut state.cor);
+                }
             });
         egui::CollapsingHeader::new("Animation")
             .default_open(true)
@@ -207,6 +214,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         ui.selectable_value(&mut s.mode, SkinningMode::Lbs, "LBS");
         ui.selectable_value(&mut s.mode, SkinningMode::Dqs, "DQS");
         ui.selectable_value(&mut s.mode, SkinningMode::Hybrid, "Hybrid");
+        ui.selectable_value(&mut s.mode, SkinningMode::Cor, "CoR");
     });
     ui.add_enabled(
         s.mode == SkinningMode::Hybrid,

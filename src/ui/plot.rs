@@ -37,6 +37,7 @@ pub fn mode_color(mode: SkinningMode) -> Color32 {
         SkinningMode::Lbs => Color32::from_rgb(240, 150, 60),
         SkinningMode::Dqs => Color32::from_rgb(90, 160, 255),
         SkinningMode::Hybrid => Color32::from_rgb(120, 215, 110),
+        SkinningMode::Cor => Color32::from_rgb(210, 120, 230),
     }
 }
 
@@ -161,7 +162,7 @@ pub fn plot_ui(
                 .color(Color32::from_gray(140))
                 .style(LineStyle::dashed_loose()),
         );
-        for mode in SkinningMode::ALL {
+        for mode in crate::analysis::PLOT_MODES {
             let points: PlotPoints<'_> = series
                 .x
                 .iter()

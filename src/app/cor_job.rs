@@ -1,0 +1,79 @@
+//! The viewer's center-of-rotation precompute, on a background thread.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crate::render::GpuContext;
+use crate::scene::Scene;
+use crate::skin::{CorError, CorOptions, CorProgress, SceneCenters};
+use crate::ui::CorState;
+
+/// A precompute in flight, or its outcome.
+#[derive(Debug, Default)]
+pub enum CorJob {
+    /// Not started (the model has not been shown in CoR mode yet, or it was cancelled).
+    #[default]
+    Idle,
+    /// Running on a background thread.
+    Running {
+        /// Shared with the thread: progress and cancellation.
+        progress: Arc<CorProgress>,
+        /// The thread; it returns the centers (cached on disk too).
+        handle: JoinHandle<Result<SceneCenters, CorError>>,
+    },
+    /// The centers are on the GPU.
+    Done,
+}
+
+impl CorJob {
+    /// Starts, polls or cancels the job as `wanted` (CoR on screen) and `state` (buttons) say;
+    /// uploads the centers with `upload` when they arrive, and reports into `state`.
+    pub fn poll(
+        &mut self,
+        scene: &Scene,
+        wanted: bool,
+        state: &mut CorState,
+        ctx: &GpuContext,
+        upload: impl FnOnce(&GpuContext, &SceneCenters),
+    ) {
+        let retry = std::mem::take(&mut state.retry);
+        let cancel = std::mem::take(&mut state.cancel);
+        match self {
+            Self::Idle if (wanted && state.error.is_none()) || retry => {
+                let progress = Arc::new(CorProgress::new());
+                let shared = Arc::clone(&progress);
+                let scene = scene.clone();
+                let handle = std::thread::spawn(move || {
+                    SceneCenters::compute_cached(&scene, &CorOptions::default(), &shared)
+                        .map(|(c, _)| c)
+                });
+                state.error = None;
+                state.ready = false;
+                state.progress = Some(0.0);
+                *self = Self::Running { progress, handle };
+            }
+            Self::Running { progress, handle } => {
+                if cancel {
+                    progress.cancel();
+                }
+                state.progress = Some(progress.fraction());
+                if handle.is_finished() {
+                    let Self::Running { handle, .. } = std::mem::take(self) else {
+                        return;
+                    };
+                    state.progress = None;
+                    match handle.join() {
+                        Ok(Ok(centers)) => {
+                            upload(ctx, &centers);
+                            state.ready = true;
+                            *self = Self::Done;
+                        }
+                        Ok(Err(e)) => state.error = Some(e.to_string()),
+                        Err(_) => state.error = Some("the precompute panicked".into()),
+                    }
+                }
+            }
+            Self::Idle | Self::Done => {}
+        }
+    }
+}

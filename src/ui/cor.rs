@@ -1,0 +1,49 @@
+//! The CoR section of the panel: precompute progress, cancel, and what the mode does.
+
+/// Where the viewer's center-of-rotation precompute stands (written by `app`, read here).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CorState {
+    /// Fraction done while the precompute runs; `None` when idle.
+    pub progress: Option<f32>,
+    /// Whether the loaded model's centers are on the GPU.
+    pub ready: bool,
+    /// Why the last precompute stopped (cancelled, bad input).
+    pub error: Option<String>,
+    /// Set by the Cancel button; `app` cancels the job and clears it.
+    pub cancel: bool,
+    /// Set by the Retry button after a cancel; `app` starts again and clears it.
+    pub retry: bool,
+}
+
+/// Shows the precompute's progress bar with Cancel, or its result.
+pub fn cor_ui(ui: &mut egui::Ui, state: &mut CorState) {
+    match state.progress {
+        Some(fraction) => {
+            ui.horizontal(|ui| {
+                ui.add(
+                    egui::ProgressBar::new(fraction)
+                        .show_percentage()
+                        .desired_width(160.0),
+                );
+                if ui.small_button("Cancel").clicked() {
+                    state.cancel = true;
+                }
+            });
+            ui.label(
+                egui::RichText::new("computing centers of rotation (drawn as LBS until done)")
+                    .small(),
+            );
+        }
+        None if state.ready => {
+            ui.label(egui::RichText::new("centers of rotation ready").small());
+        }
+        None => {
+            if let Some(error) = &state.error {
+                ui.label(egui::RichText::new(error).small());
+            }
+            if ui.small_button("Compute centers").clicked() {
+                state.retry = true;
+            }
+        }
+    }
+}
