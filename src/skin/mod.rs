@@ -4,12 +4,14 @@
 
 mod cpu;
 mod fast;
+mod fast_kernel;
 mod hybrid;
 mod palette;
 mod posed;
+mod rigid_split;
 
 pub use cpu::{Betas, SkinMesh, SkinnedVertices, skin_vertex, skin_vertices};
-pub use fast::{PackedMesh, PackedPalette, skin_packed};
+pub use fast::{PackedMesh, PackedPalette, skin_packed, skin_packed_hybrid};
 pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
 pub use palette::{GpuDualQuat, JointPalette};
 pub use posed::{PosedPrimitive, bounds, rest_bounds, skin_scene, skin_scene_hybrid};
