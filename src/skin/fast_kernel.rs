@@ -12,6 +12,9 @@
 //! where it matters (the blends); rare cases (degenerate blends, collapsed
 //! normals, non-finite results) take a cold per-vertex path with the reference's rules.
 
+// Lane loops index several arrays by the same vertex or row on purpose.
+#![allow(clippy::needless_range_loop)]
+
 use glam::{Mat4, Vec3, Vec4, Vec4Swizzles};
 
 /// Vertices per group (lanes of a `Vec4`).
@@ -173,10 +176,10 @@ impl Skinned {
     /// Replaces non-finite lanes by the bind position and normal, as the reference does.
     #[inline(always)]
     pub(super) fn finite_or_bind(&mut self, bind: &Group) {
-        // One sum of everything: x - x is 0 for finite x and NaN for infinite or NaN x
-        // (an overflowing sum of finite values only sends us to the exact per-lane check).
+        // One sum of everything: finite unless some entry is not (an overflowing sum of
+        // finite values only sends us to the exact per-lane check below).
         let sum = self.p.x + self.p.y + self.p.z + self.n.x + self.n.y + self.n.z;
-        if (sum - sum).cmpeq(Vec4::ZERO).all() {
+        if sum.is_finite_mask().all() {
             return;
         }
         for l in 0..GROUP {
