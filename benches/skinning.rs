@@ -4,7 +4,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use dqview::influences::Influences;
 use dqview::skin::{
     Betas, JointPalette, PackedMesh, PackedPalette, SkinMesh, SkinnedVertices, SkinningMode,
-    skin_packed, skin_vertices,
+    skin_packed, skin_packed_hybrid, skin_vertices,
 };
 use glam::{Mat4, Quat, Vec3};
 use std::hint::black_box;
@@ -49,9 +49,14 @@ fn bench_palette(c: &mut Criterion) {
 }
 
 fn bench_skinning(c: &mut Criterion) {
+    skin_bench(c, 100_000, 64);
+    // The comparison point: libigl's igl::dqs, 200k vertices, 20 joints, 4 influences.
+    skin_bench(c, 200_000, 20);
+}
+
+/// Reference and packed skinning of `vertices` random vertices, 4 influences on `joints` joints.
+fn skin_bench(c: &mut Criterion, vertices: usize, joints: usize) {
     let mut rng = Rng(11);
-    let vertices = 100_000;
-    let joints = 64;
     let positions: Vec<Vec3> = (0..vertices)
         .map(|_| Vec3::new(rng.next(), rng.next() * 2.0, rng.next()))
         .collect();
@@ -72,7 +77,10 @@ fn bench_skinning(c: &mut Criterion) {
     };
     let palette = JointPalette::from_matrices(&joint_matrices(joints, &mut rng));
     let mut out = SkinnedVertices::default();
-    let mut group = c.benchmark_group("skin_100k_vertices_4_influences");
+    let mut group = c.benchmark_group(format!(
+        "skin_{}k_vertices_{joints}_joints_4_influences",
+        vertices / 1000
+    ));
     group.throughput(Throughput::Elements(vertices as u64));
     for mode in SkinningMode::ALL {
         group.bench_with_input(
@@ -83,16 +91,21 @@ fn bench_skinning(c: &mut Criterion) {
             },
         );
     }
-    // The packed structure-of-arrays fast path (LBS and DQS, up to 4 influences, rigid palettes).
+    // The packed structure-of-arrays fast path (up to 4 influences; DQS and hybrid: rigid palettes).
     let packed = PackedMesh::new(&mesh);
     let mut packed_palette = PackedPalette::default();
     packed_palette.update(&palette);
-    for mode in [SkinningMode::Lbs, SkinningMode::Dqs] {
+    for mode in SkinningMode::ALL {
         group.bench_with_input(
             BenchmarkId::new("packed", mode.name()),
             &mode,
             |b, &mode| {
-                b.iter(|| skin_packed(&packed, &packed_palette, mode, &mut out));
+                b.iter(|| match mode {
+                    SkinningMode::Hybrid => {
+                        skin_packed_hybrid(&packed, &packed_palette, Betas::Uniform(0.5), &mut out)
+                    }
+                    _ => skin_packed(&packed, &packed_palette, mode, &mut out),
+                });
             },
         );
     }

@@ -11,7 +11,8 @@ use crate::render::{
     FrameBinding, GpuContext, OffscreenTarget, RenderSettings, Renderer, SceneGpu, View, ViewParams,
 };
 use crate::skin::{
-    Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, rest_bounds, skin_vertices,
+    Betas, JointPalette, PackedMesh, PackedPalette, SkinMesh, SkinnedVertices, SkinningMode,
+    rest_bounds, skin_packed, skin_packed_hybrid, skin_vertices,
 };
 
 /// Options of `dqview bench`.
@@ -215,7 +216,10 @@ pub fn run(
         .iter()
         .flat_map(|m| &m.primitives)
         .find(|p| p.influences.is_some());
+    // Reference and packed fast path, interleaved (ref L, fast L, ref D, fast D, ...).
     let mut cpu_rate = vec![Vec::new(); mode_count];
+    let mut reference_rate = vec![Vec::new(); mode_count];
+    let mut skin_path = "reference";
     if let Some(prim) = prim
         && let Some(influences) = &prim.influences
     {
@@ -225,23 +229,39 @@ pub fn run(
             tangents: &[],
             influences,
         };
+        let vertices = prim.positions.len() as f64;
+        let packed = PackedMesh::supports(&mesh).then(|| PackedMesh::new(&mesh));
+        let mut packed_palette = PackedPalette::default();
+        packed_palette.update(&palette);
+        let betas = Betas::Uniform(0.5);
         let mut out = SkinnedVertices::default();
-        skin_vertices(
-            &palette,
-            &mesh,
-            SkinningMode::Dqs,
-            Betas::Uniform(0.5),
-            &mut out,
-        );
-        for _ in 0..5 {
+        // Packed skinning, or None where the fast path does not cover the mesh or palette.
+        let fast = |mode: SkinningMode, out: &mut SkinnedVertices| -> Option<f64> {
+            let packed = packed.as_ref()?;
+            let t0 = Instant::now();
+            let done = match mode {
+                SkinningMode::Hybrid => skin_packed_hybrid(packed, &packed_palette, betas, out),
+                _ => skin_packed(packed, &packed_palette, mode, out),
+            };
+            done.then(|| vertices / t0.elapsed().as_secs_f64())
+        };
+        skin_vertices(&palette, &mesh, SkinningMode::Dqs, betas, &mut out);
+        let _ = fast(SkinningMode::Dqs, &mut out);
+        for _ in 0..7 {
             for (m, mode) in SkinningMode::ALL.into_iter().enumerate() {
                 let t0 = Instant::now();
-                skin_vertices(&palette, &mesh, mode, Betas::Uniform(0.5), &mut out);
-                cpu_rate[m].push(prim.positions.len() as f64 / t0.elapsed().as_secs_f64());
+                skin_vertices(&palette, &mesh, mode, betas, &mut out);
+                let reference = vertices / t0.elapsed().as_secs_f64();
+                reference_rate[m].push(reference);
+                cpu_rate[m].push(fast(mode, &mut out).unwrap_or(reference));
             }
+        }
+        if packed.is_some() && palette.is_rigid() {
+            skin_path = "packed";
         }
     }
     let cpu_rates: Vec<f64> = cpu_rate.into_iter().map(median).collect();
+    let reference_rates: Vec<f64> = reference_rate.into_iter().map(median).collect();
 
     let mode_json = |m: usize| {
         let (frame, skin) = gpu_modes[m];
@@ -260,7 +280,9 @@ pub fn run(
         "cpu": {
             "palette_ns_per_joint": median(palette_ns),
             "joints": matrices.len(),
+            "skin_path": skin_path,
             "skin_vertices_per_s": {"lbs": cpu_rates[0], "dqs": cpu_rates[1], "hybrid": cpu_rates[2], "cor": cpu_rates[3]},
+            "reference_vertices_per_s": {"lbs": reference_rates[0], "dqs": reference_rates[1], "hybrid": reference_rates[2], "cor": reference_rates[3]},
         },
         "first_frame_ms": first_frame_ms,
     });
@@ -277,16 +299,17 @@ pub fn run(
         options.frames
     );
     println!(
-        "{:<8} {:>10} {:>10} {:>16} {:>18}",
-        "mode", "frame ms", "skin ms", "GPU vertices/s", "CPU vertices/s"
+        "{:<8} {:>10} {:>10} {:>16} {:>18} {:>18}",
+        "mode", "frame ms", "skin ms", "GPU vertices/s", "CPU vertices/s", "CPU ref vertices/s"
     );
     for (m, mode) in SkinningMode::ALL.into_iter().enumerate() {
         let (frame, skin) = gpu_modes[m];
         println!(
-            "{:<8} {frame:>10.3} {skin:>10.3} {:>16.3e} {:>18.3e}",
+            "{:<8} {frame:>10.3} {skin:>10.3} {:>16.3e} {:>18.3e} {:>18.3e}",
             mode.name(),
             total_vertices / (skin / 1e3),
-            cpu_rates[m]
+            cpu_rates[m],
+            reference_rates[m]
         );
     }
     println!(
@@ -304,6 +327,9 @@ pub fn run(
         )
     );
     println!("first frame {first_frame_ms:.1} ms after start");
+    println!(
+        "CPU vertices/s: the {skin_path} path (packed: structure of arrays, 4 influences, rigid palettes); CPU ref: the reference skin_vertices"
+    );
     println!(
         "skin ms: median time of the same draws into a 1x1 viewport minus an empty pass (wall time around a waited submission)"
     );

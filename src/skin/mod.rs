@@ -8,9 +8,11 @@ mod cor_cache;
 mod cor_precompute;
 mod cpu;
 mod fast;
+mod fast_kernel;
 mod hybrid;
 mod palette;
 mod posed;
+mod rigid_split;
 
 pub use bulge::{HingeAxis, SkinSkeleton, compensate_bulge, skin_scene_dqs_compensated};
 pub use cor::{SceneCenters, skin_scene_cor, skin_vertex_cor, skin_vertices_cor};
@@ -19,7 +21,7 @@ pub use cor_precompute::{
     CorError, CorMethod, CorOptions, CorProgress, SUBDIVIDE_WEIGHT_STEP, cor_centers,
 };
 pub use cpu::{Betas, SkinMesh, SkinnedVertices, skin_vertex, skin_vertices};
-pub use fast::{PackedMesh, PackedPalette, skin_packed};
+pub use fast::{PackedMesh, PackedPalette, skin_packed, skin_packed_hybrid};
 pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
 pub use palette::{GpuDualQuat, JointPalette};
 pub use posed::{PosedPrimitive, bounds, rest_bounds, skin_scene, skin_scene_hybrid};

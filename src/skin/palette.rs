@@ -3,7 +3,8 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat3, Mat4};
 
-use crate::dq::{DualQuat, split_rigid};
+use super::rigid_split::split;
+use crate::dq::DualQuat;
 
 /// One joint's dual quaternion as the GPU reads it: WGSL `mat2x4<f32>`, 32 bytes.
 ///
@@ -53,6 +54,8 @@ impl JointPalette {
     }
 
     /// Rebuilds in place, reusing the allocations (for the per-frame path).
+    ///
+    /// Rigid matrices (the usual case) skip the polar iteration; see `rigid_split.rs`.
     pub fn rebuild(&mut self, skinning: &[Mat4]) {
         self.matrices.clear();
         self.dual_quats.clear();
@@ -61,7 +64,7 @@ impl JointPalette {
         scales.clear();
         let mut all_rigid = true;
         for &m in skinning {
-            let split = split_rigid(m);
+            let split = split(m);
             if split.was_non_finite {
                 self.non_finite_joints += 1;
                 self.matrices.push(Mat4::IDENTITY);
