@@ -3,6 +3,7 @@
 //! `ui` holds the state and panels; this module owns everything with a handle to
 //! the window or the GPU and feeds `ui` what it shows.
 
+mod crowd;
 mod frame;
 mod model;
 mod screenshot;

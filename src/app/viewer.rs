@@ -10,6 +10,7 @@ use winit::event_loop::ActiveEventLoop;
 use winit::window::{Window, WindowId};
 
 use super::ViewerOptions;
+use super::crowd::ViewerCrowd;
 use super::model::LoadedModel;
 use super::surface::WindowGpu;
 use super::timing::{FrameClock, GpuTimer};
@@ -40,6 +41,8 @@ pub struct Running {
     pub(super) egui_state: egui_winit::State,
     pub(super) egui_renderer: egui_wgpu::Renderer,
     pub(super) model: LoadedModel,
+    /// Copies of the model for the crowd slider (compute skinning path).
+    pub(super) crowd: ViewerCrowd,
     pub(super) state: ViewerState,
     pub(super) clock: FrameClock,
     pub(super) timer: Option<GpuTimer>,
@@ -216,6 +219,7 @@ impl Running {
             egui_state,
             egui_renderer,
             model,
+            crowd: ViewerCrowd::default(),
             state,
             clock: FrameClock::new(),
             timer,
@@ -244,6 +248,7 @@ impl Running {
         {
             Ok(model) => {
                 self.model = model;
+                self.crowd.clear();
                 self.state.joints = Default::default();
                 self.state.playback = Default::default();
                 self.state.error = None;

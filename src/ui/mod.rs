@@ -3,12 +3,14 @@
 //! Nothing here touches wgpu or winit: `app` owns the window and the GPU,
 //! feeds this module the facts it shows, and reads back what the user changed.
 
+mod crowd;
 mod facts;
 mod joints;
 mod orbit;
 mod playback;
 mod viewport;
 
+pub use crowd::{MAX_CROWD, crowd_ui};
 pub use facts::{ModelFacts, facts_ui};
 pub use joints::{JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint};
 pub use orbit::{OrbitCamera, ndc_from_viewport, project_to_viewport};
@@ -73,6 +75,8 @@ pub struct SkinningSettings {
     pub view: ViewMode,
     /// What the mesh is coloured by (shaded, weights, displacement, collapse, ...).
     pub shading: DebugView,
+    /// Copies of the model drawn (1 to [`MAX_CROWD`]); above 1 through the compute crowd path.
+    pub crowd: u32,
 }
 
 impl Default for SkinningSettings {
@@ -82,6 +86,7 @@ impl Default for SkinningSettings {
             beta: 0.5,
             view: ViewMode::Single,
             shading: DebugView::Shaded,
+            crowd: 1,
         }
     }
 }
@@ -208,6 +213,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         // The legend: what the colours mean.
         ui.small(s.shading.legend());
     }
+    crowd_ui(ui, &mut s.crowd);
     ui.horizontal(|ui| {
         ui.checkbox(&mut d.skeleton, "skeleton");
         ui.checkbox(&mut d.grid, "grid");
