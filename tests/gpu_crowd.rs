@@ -119,9 +119,10 @@ fn compute_crowd_matches_cpu_on_sample_models() {
         return;
     };
     for file in [
+        "SimpleSkin.gltf",
+        "RiggedSimple.glb",
         "RiggedFigure.glb",
         "CesiumMan.glb",
-        "extras/NegativeScaleTest.glb",
     ] {
         let scene = load_model(dir.join(file).to_str().expect("utf-8")).expect("sample loads");
         let d = scene.animations.first().map_or(1.0, clip_duration_s);
