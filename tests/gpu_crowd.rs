@@ -51,7 +51,10 @@ fn compare_crowd(gpu: &Gpu, what: &str, scene: &Scene, instances: usize, time_s:
             if instances > 1 && duration_s > 0.0 {
                 let expected = (time_s + instance as f32 * duration_s / instances as f32)
                     .rem_euclid(duration_s);
-                assert!((t - expected).abs() < 1e-5, "{what}: time {t} vs {expected}");
+                assert!(
+                    (t - expected).abs() < 1e-5,
+                    "{what}: time {t} vs {expected}"
+                );
             }
             let mut pose = Pose::rest(scene);
             pose.sample(scene, clip, t, &none);
@@ -67,7 +70,11 @@ fn compare_crowd(gpu: &Gpu, what: &str, scene: &Scene, instances: usize, time_s:
                     .read_skinned(ctx, index, instance)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(skinned.len(), reference.vertices.positions.len(), "{what}");
-                for (v, (g, c)) in skinned.iter().zip(&reference.vertices.positions).enumerate() {
+                for (v, (g, c)) in skinned
+                    .iter()
+                    .zip(&reference.vertices.positions)
+                    .enumerate()
+                {
                     let p = glam::Vec4::from_array(g.position).truncate();
                     let rel = (p - (*c + offset)).length() / diagonal;
                     worst = worst.max(rel);
@@ -114,8 +121,10 @@ fn compute_crowd_matches_cpu_on_sample_models() {
     let Some(gpu) = gpu("compute_crowd_matches_cpu_on_sample_models") else {
         return;
     };
-    let Some(dir) = support::data_dir("DQVIEW_SAMPLES", "compute_crowd_matches_cpu_on_sample_models")
-    else {
+    let Some(dir) = support::data_dir(
+        "DQVIEW_SAMPLES",
+        "compute_crowd_matches_cpu_on_sample_models",
+    ) else {
         return;
     };
     for file in [
@@ -194,7 +203,10 @@ fn vertex_and_compute_paths_draw_the_same_crowd() {
     let compute = draw_crowd(gpu, &scene, 4, SkinPath::Compute);
     let vertex = draw_crowd(gpu, &scene, 4, SkinPath::Vertex);
     let vertex_again = draw_crowd(gpu, &scene, 4, SkinPath::Vertex);
-    assert_eq!(vertex.pixels, vertex_again.pixels, "renders are deterministic");
+    assert_eq!(
+        vertex.pixels, vertex_again.pixels,
+        "renders are deterministic"
+    );
     let total = (compute.width * compute.height) as usize;
     // The crowd covers a real part of the image, and a single model covers less.
     let single = draw_crowd(gpu, &scene, 1, SkinPath::Compute);
@@ -222,12 +234,15 @@ fn palettes_upload_only_when_the_pose_changes() {
     let ctx = &gpu.ctx;
     let scene = load_model("builtin:twist").expect("builtin");
     let none = JointOverrides::new();
-    let mut crowd =
-        Crowd::new(ctx, &gpu.renderer, &scene, 3, SkinPath::Compute).expect("crowd");
+    let mut crowd = Crowd::new(ctx, &gpu.renderer, &scene, 3, SkinPath::Compute).expect("crowd");
     crowd.update(ctx, &scene, Some(0), 0.25, &none);
     assert_eq!(crowd.palette_uploads(), 1);
     crowd.update(ctx, &scene, Some(0), 0.25, &none);
-    assert_eq!(crowd.palette_uploads(), 1, "same time, same poses: no upload");
+    assert_eq!(
+        crowd.palette_uploads(),
+        1,
+        "same time, same poses: no upload"
+    );
     crowd.update(ctx, &scene, Some(0), 0.5, &none);
     assert_eq!(crowd.palette_uploads(), 2);
 

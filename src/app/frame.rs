@@ -313,7 +313,8 @@ impl Running {
                 let [grid, wire, ghost] = overlays;
                 if !self
                     .crowd
-                    .draw(&mut pass, &self.renderer, binding, (v.mode, crowd_mode)) {
+                    .draw(&mut pass, &self.renderer, binding, (v.mode, crowd_mode))
+                {
                     self.model
                         .gpu
                         .draw(&mut pass, &self.renderer, binding, v.mode);

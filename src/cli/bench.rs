@@ -131,6 +131,7 @@ pub fn run(
         frame: &frame,
         timer: timer.as_ref(),
         overrides: JointOverrides::new(),
+        skin_cpu_s: Vec::new(),
     };
     measure.frame(&mut crowd, SkinningMode::Dqs, 0, Part::Frame)?;
     let first_frame_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -158,6 +159,12 @@ pub fn run(
             (median(frame_ms[m].clone()), skin)
         })
         .collect();
+    // Per skinning run, all modes: CPU-seconds over the vertices skinned (software adapters only).
+    let skin_cpu_s = std::mem::take(&mut measure.skin_cpu_s);
+    let cpu_per_pass_s = skin_cpu_s.iter().sum::<f64>() / skin_cpu_s.len().max(1) as f64;
+    let vertices_per_cpu_s = (ctx.info.device_type == wgpu::DeviceType::Cpu
+        && cpu_per_pass_s > 0.0)
+        .then(|| (skinned_vertices * options.instances) as f64 / cpu_per_pass_s);
     let skin_timing = if timer.is_some() {
         "gpu_timestamps"
     } else {
@@ -227,6 +234,7 @@ pub fn run(
         "skin_timing": skin_timing,
         "palette_binding": "storage",
         "palette_uploads": crowd.palette_uploads(),
+        "skin_vertices_per_cpu_s": vertices_per_cpu_s,
         "modes": {"lbs": mode_json(0), "dqs": mode_json(1), "hybrid": mode_json(2)},
         "dqs_over_lbs": {"frame": gpu_modes[1].0 / gpu_modes[0].0, "skin": gpu_modes[1].1 / gpu_modes[0].1},
         "cpu": {
@@ -277,6 +285,11 @@ pub fn run(
     );
     println!("first frame {first_frame_ms:.1} ms after start");
     println!("{}", skin_note(options.path, timer.is_some()));
+    if let Some(rate) = vertices_per_cpu_s {
+        println!(
+            "skinning   {rate:.3e} vertices per CPU-second of this process (all modes; load-independent on a software adapter)"
+        );
+    }
     Ok(())
 }
 
@@ -301,6 +314,8 @@ struct Measure<'a> {
     frame: &'a FrameBinding,
     timer: Option<&'a GpuTimer>,
     overrides: JointOverrides,
+    /// Process CPU seconds of each [`Part::Skinning`] run (software rasterisers run in-process).
+    skin_cpu_s: Vec<f64>,
 }
 
 impl Measure<'_> {
@@ -327,6 +342,7 @@ impl Measure<'_> {
         } else {
             Instant::now()
         };
+        let cpu0 = process_cpu_s();
         let timer = self.timer.filter(|_| part != Part::Frame);
         let compute = crowd.path() == SkinPath::Compute;
         let mut encoder = self
@@ -362,6 +378,11 @@ impl Measure<'_> {
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| anyhow::anyhow!("GPU wait failed: {e}"))?;
         let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+        if part == Part::Skinning
+            && let (Some(a), Some(b)) = (cpu0, process_cpu_s())
+        {
+            self.skin_cpu_s.push(b - a);
+        }
         match timer {
             Some(timer) => Ok(timer.read_ms(self.ctx)?),
             None => Ok(wall_ms),
@@ -382,4 +403,18 @@ fn skin_note(path: SkinPath, timestamps: bool) -> String {
             "skin ms: median time of the same draws into a 1x1 viewport minus an empty pass ({how})"
         ),
     }
+}
+
+/// CPU seconds this process has used, all threads (Linux `/proc/self/stat`, 100 ticks a second).
+///
+/// On a software rasteriser the GPU work runs on this process's threads, so this
+/// measures it even when other processes hold the cores and stretch the wall time.
+fn process_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) start at its closing parenthesis.
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    let mut fields = rest.split(' ').skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some((user + system) as f64 / 100.0)
 }

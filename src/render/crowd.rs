@@ -194,11 +194,10 @@ impl Crowd {
     /// The box holding every instance of the box `min..max` (one model's bounds).
     #[must_use]
     pub fn bounds(&self, min: Vec3, max: Vec3) -> (Vec3, Vec3) {
-        self.offsets
-            .iter()
-            .fold((Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)), |(a, b), o| {
-                (a.min(min + *o), b.max(max + *o))
-            })
+        self.offsets.iter().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(a, b), o| (a.min(min + *o), b.max(max + *o)),
+        )
     }
 
     /// Clip time of `instance` when the crowd is at `time_s`: offset by `instance * duration / K`.
@@ -359,10 +358,12 @@ impl Crowd {
         index: usize,
         instance: usize,
     ) -> Result<Vec<GpuDrawVertex>, RenderError> {
-        let output = self
-            .primitives
-            .get(index)
-            .and_then(|p| Some((p.compute.as_ref()?.outputs.get(instance)?, p.mesh.vertex_count)));
+        let output = self.primitives.get(index).and_then(|p| {
+            Some((
+                p.compute.as_ref()?.outputs.get(instance)?,
+                p.mesh.vertex_count,
+            ))
+        });
         let Some((output, n)) = output else {
             return Ok(Vec::new());
         };

@@ -116,10 +116,9 @@ impl CrowdPalettes {
                     params,
                 );
                 let dual_quat_len = stride_elements(joints, 32, storage_align);
-                staging.dual_quats.resize(
-                    at.1 + dual_quat_len,
-                    crate::dq::DualQuat::IDENTITY.into(),
-                );
+                staging
+                    .dual_quats
+                    .resize(at.1 + dual_quat_len, crate::dq::DualQuat::IDENTITY.into());
                 let matrix_len = stride_elements(joints, 64, storage_align);
                 staging
                     .matrices
@@ -303,7 +302,10 @@ mod tests {
         assert_eq!(stride_elements(5, 64, 16), 5);
         for (count, size, align) in [(7, 48, 256), (100, 32, 64), (3, 16, 256)] {
             let n = stride_elements(count, size, align);
-            assert!(n >= count && (n * size) % align == 0, "{count} {size} {align}");
+            assert!(
+                n >= count && (n * size).is_multiple_of(align),
+                "{count} {size} {align}"
+            );
         }
     }
 }

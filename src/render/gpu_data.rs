@@ -296,7 +296,8 @@ mod tests {
 
     #[test]
     fn crowd_joints_pack_low_half_first() {
-        let packed = GpuCrowdInfluences::new([[1, 2, 3, 4], [5, 6, 7, 65535]], [[0.5; 4], [0.0; 4]]);
+        let packed =
+            GpuCrowdInfluences::new([[1, 2, 3, 4], [5, 6, 7, 65535]], [[0.5; 4], [0.0; 4]]);
         assert_eq!(packed.joints[0], 1 | (2 << 16));
         assert_eq!(packed.joints[1], 3 | (4 << 16));
         assert_eq!(packed.joints[3], 7 | (65535 << 16));

@@ -145,9 +145,10 @@ impl PaletteBytes {
                 .extend_from_slice(bytemuck::bytes_of(&GpuJointMatrix::from(m)));
         }
         if self.matrices.is_empty() {
-            self.matrices.extend_from_slice(bytemuck::bytes_of(&GpuJointMatrix::from(
-                glam::Mat4::IDENTITY,
-            )));
+            self.matrices
+                .extend_from_slice(bytemuck::bytes_of(&GpuJointMatrix::from(
+                    glam::Mat4::IDENTITY,
+                )));
         }
         // A rigid skin never reads S, but a later pose may scale: identities keep the
         // buffer big enough for that, so `write` never needs a new buffer.

@@ -146,7 +146,8 @@ impl SceneGpu {
                 });
             }
         }
-        out.uploaded.extend(node_globals.into_iter().map(|g| vec![g]));
+        out.uploaded
+            .extend(node_globals.into_iter().map(|g| vec![g]));
         Ok(out)
     }
 

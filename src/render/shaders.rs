@@ -178,7 +178,11 @@ mod tests {
         for binding in PaletteBinding::ALL {
             let name = format!("crowd/{}", binding.name());
             let module = validate(&name, &crowd_compute_source(binding));
-            let entry: Vec<_> = module.entry_points.iter().map(|e| e.name.as_str()).collect();
+            let entry: Vec<_> = module
+                .entry_points
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
             assert_eq!(entry, ["cs_skin_draw"], "{name}");
         }
         let module = validate("draw_skinned", &draw_skinned_source());
