@@ -94,10 +94,12 @@ fn dqs(v: SkinInput) -> Skinned {
         t1 = transform_tangent(s, v.tangent);
     }
     // Phase 2: rigid blend, influence 0 as the pivot.
-    let dq = dq_blend(v.joints0, v.joints1, v.weights0, v.weights1);
-    let n = normalize_or(rotate_vector(dq[0], n1), n1);
-    let t = normalize_or(rotate_vector(dq[0], t1.xyz), t1.xyz);
-    return Skinned(dq_transform_point3(dq, p1), n, vec4<f32>(t, t1.w));
+    // The blend is converted to a 3x3 rotation and a translation once, then
+    // applied to position, normal and tangent.
+    let m = rigid_from_dq_scaled(dq_blend_scaled(v.joints0, v.joints1, v.weights0, v.weights1));
+    let n = normalize_or(m.rotation * n1, n1);
+    let t = normalize_or(m.rotation * t1.xyz, t1.xyz);
+    return Skinned(m.rotation * p1 + m.translation, n, vec4<f32>(t, t1.w));
 }
 
 // lerp(LBS, DQS, beta) for positions; normals and tangents lerped and renormalised.

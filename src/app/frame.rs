@@ -65,6 +65,7 @@ impl Running {
             p.time_s,
             &self.state.joints.overrides,
         );
+        self.update_crowd();
         let result = self.draw(&ui, screenshot);
         for id in &ui.textures.free {
             self.egui_renderer.free_texture(id);
@@ -131,6 +132,33 @@ impl Running {
                 pixels_per_point: output.pixels_per_point,
             },
         }
+    }
+
+    /// Sizes the crowd to the slider (reframing the camera when it changes) and poses it.
+    fn update_crowd(&mut self) {
+        let count = self.state.skinning.crowd.clamp(1, crate::ui::MAX_CROWD);
+        let ctx = &self.gpu.ctx;
+        if self
+            .crowd
+            .resize(ctx, &self.renderer, &self.model.scene, count)
+        {
+            let (min, max) = self.model.bounds;
+            let (min, max) = self.crowd.bounds(min, max).unwrap_or((min, max));
+            self.state.camera.frame(min, max);
+        }
+        if let Some(error) = self.crowd.error.take() {
+            self.state.error = Some(error);
+            self.state.skinning.crowd = 1;
+        }
+        let p = &self.state.playback;
+        self.crowd.update(
+            ctx,
+            &self.model.scene,
+            p.clip,
+            p.time_s,
+            &self.state.joints.overrides,
+            self.state.skinning.beta,
+        );
     }
 
     /// Uploads UI textures and, when the window has an area, draws and presents.
@@ -290,6 +318,11 @@ impl Running {
             None => (target, None),
         };
         let timer = self.timer.as_ref().filter(|_| timed);
+        // The crowd is skinned once, in the first view's mode, and drawn in the views of that mode.
+        let crowd_mode = ui.views.first().map(|v| v.mode);
+        if let Some(mode) = crowd_mode {
+            self.crowd.encode_skinning(encoder, mode);
+        }
         {
             let mut pass = begin_scene_pass(
                 encoder,
@@ -324,9 +357,14 @@ impl Running {
                 );
                 pass.set_scissor_rect(x0, y0, x1 - x0, y1 - y0);
                 let [grid, wire, ghost] = overlays;
-                self.model
-                    .gpu
-                    .draw(&mut pass, &self.renderer, binding, v.mode);
+                if !self
+                    .crowd
+                    .draw(&mut pass, &self.renderer, binding, (v.mode, crowd_mode))
+                {
+                    self.model
+                        .gpu
+                        .draw(&mut pass, &self.renderer, binding, v.mode);
+                }
                 if self.state.display.grid {
                     self.overlay.draw_lines(&mut pass, grid, &self.model.grid);
                 }

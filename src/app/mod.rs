@@ -4,6 +4,7 @@
 //! the window or the GPU and feeds `ui` what it shows.
 
 mod cor_job;
+mod crowd;
 mod frame;
 mod inspect;
 mod model;

@@ -10,6 +10,7 @@ use winit::event_loop::ActiveEventLoop;
 use winit::window::{Window, WindowId};
 
 use super::ViewerOptions;
+use super::crowd::ViewerCrowd;
 use super::inspect::Inspector;
 use super::model::LoadedModel;
 use super::open_dialog::OpenDialog;
@@ -44,6 +45,8 @@ pub struct Running {
     pub(super) model: LoadedModel,
     /// Plot series, flips and hybrid betas of the model.
     pub(super) inspector: Inspector,
+    /// Copies of the model for the crowd slider (compute skinning path).
+    pub(super) crowd: ViewerCrowd,
     pub(super) state: ViewerState,
     pub(super) clock: FrameClock,
     pub(super) timer: Option<GpuTimer>,
@@ -252,6 +255,7 @@ impl Running {
             egui_renderer,
             inspector: Inspector::new(model.scene.clone()),
             model,
+            crowd: ViewerCrowd::default(),
             state,
             clock: FrameClock::new(),
             timer,
@@ -285,6 +289,7 @@ impl Running {
             Ok(model) => {
                 self.inspector = Inspector::new(model.scene.clone());
                 self.model = model;
+                self.crowd.clear();
                 self.state.joints = Default::default();
                 self.state.playback = Default::default();
                 self.state.error = None;

@@ -152,10 +152,10 @@ pub enum Command {
         /// Image size.
         #[arg(long, value_name = "WxH", default_value = "1280x720")]
         size: String,
-        /// Skinning path: vertex (skinning in the vertex shader).
+        /// Skinning path: vertex (in the vertex shader) or compute (a compute pass into vertex buffers, then a plain draw).
         #[arg(long, default_value = "vertex")]
         path: String,
-        /// Copies drawn per frame, each at its own clip time.
+        /// Copies drawn per frame in a grid, instance i at clip time t + i * duration / K (1-256).
         #[arg(long, default_value_t = 1)]
         instances: usize,
         /// Print one JSON object instead of text.
@@ -272,11 +272,9 @@ pub fn run(cli: Cli) -> Result<()> {
             json,
             load,
         }) => {
-            if !path.eq_ignore_ascii_case("vertex") {
-                anyhow::bail!(
-                    "--path {path}: only the vertex path is measured so far (the compute crowd path is not built yet)"
-                );
-            }
+            let path = crate::render::SkinPath::from_name(&path).ok_or_else(|| {
+                anyhow::anyhow!("unknown --path `{path}` (valid: vertex, compute)")
+            })?;
             let options = bench::BenchOptions {
                 model,
                 vertices,
@@ -284,6 +282,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 frames,
                 size: render::parse_size(&size)?,
                 instances,
+                path,
             };
             bench::run(&options, json, started, &load)
         }

@@ -55,6 +55,8 @@ impl GpuContext {
                 // WebGPU's default limits: 64 KiB uniform bindings (2048 dual
                 // quaternions), 128 MiB storage bindings, 8 storage buffers per stage.
                 required_limits: wgpu::Limits::default(),
+                // Timestamps time the skinning pass alone (`dqview bench`) where the adapter has them.
+                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 ..Default::default()
             })
             .await
@@ -84,6 +86,14 @@ impl GpuContext {
             .get_downlevel_capabilities()
             .flags
             .contains(wgpu::DownlevelFlags::VERTEX_STORAGE)
+    }
+
+    /// Whether GPU timestamp queries may be written at pass boundaries.
+    #[must_use]
+    pub fn has_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
     }
 
     /// One line naming the adapter: `name (backend, device type)`.

@@ -140,6 +140,61 @@ pub struct GpuSkinnedVertex {
     pub tangent: [f32; 4],
 }
 
+/// One bind-pose vertex of the crowd compute pass. Keep in sync with `CrowdBindVertex` in `shaders/skin_crowd.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuCrowdBindVertex {
+    /// Position (w unused).
+    pub position: [f32; 4],
+    /// Unit normal (w unused).
+    pub normal: [f32; 4],
+}
+
+/// Up to eight influences, joints packed two u16 to a u32 (low half first).
+///
+/// Keep in sync with `CrowdInfluences` in `shaders/skin_crowd.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuCrowdInfluences {
+    /// Joints 0-7, heaviest first: `joints[k / 2] >> (16 * (k % 2))`.
+    pub joints: [u32; 4],
+    /// Weights of joints 0-3.
+    pub weights0: [f32; 4],
+    /// Weights of joints 4-7; zero for padding.
+    pub weights1: [f32; 4],
+}
+
+impl GpuCrowdInfluences {
+    /// Packs eight joints (two sets of four) and their weights.
+    #[must_use]
+    pub fn new(joints: [[u16; 4]; 2], weights: [[f32; 4]; 2]) -> Self {
+        let [a, b] = joints;
+        let pack = |lo: u16, hi: u16| u32::from(lo) | (u32::from(hi) << 16);
+        Self {
+            joints: [
+                pack(a[0], a[1]),
+                pack(a[2], a[3]),
+                pack(b[0], b[1]),
+                pack(b[2], b[3]),
+            ],
+            weights0: weights[0],
+            weights1: weights[1],
+        }
+    }
+}
+
+/// One skinned vertex written by the crowd compute pass and drawn as vertex buffer 0.
+///
+/// Keep in sync with `DrawVertex` in `shaders/skin_crowd.wgsl` and `SkinnedIn` in `shaders/draw_skinned.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuDrawVertex {
+    /// Skinned position (`Float32x3`, location 0; w is 0).
+    pub position: [f32; 4],
+    /// Skinned unit normal (`Float32x3`, location 1; w is 0).
+    pub normal: [f32; 4],
+}
+
 /// One vertex of a skinned mesh for the render pipelines (vertex buffer 0).
 ///
 /// Keep in sync with `VertexIn` locations 0, 1 and 6 in `shaders/skin_render.wgsl`.
@@ -216,6 +271,9 @@ mod tests {
         check::<GpuSkinnedVertex>(48);
         check::<GpuFrameUniforms>(128);
         check::<GpuVertexJoints>(48);
+        check::<GpuCrowdBindVertex>(32);
+        check::<GpuCrowdInfluences>(48);
+        check::<GpuDrawVertex>(32);
         // A vertex buffer, not a WGSL struct: tightly packed attributes.
         assert_eq!(size_of::<GpuMeshVertex>(), 32);
         assert_eq!(size_of::<GpuMaterial>(), 16);
@@ -237,6 +295,16 @@ mod tests {
         assert_eq!(offset_of!(GpuMeshVertex, normal), 12);
         assert_eq!(offset_of!(GpuMeshVertex, uv), 24);
         assert_eq!(offset_of!(GpuVertexJoints, weights), 16);
+    }
+
+    #[test]
+    fn crowd_joints_pack_low_half_first() {
+        let packed =
+            GpuCrowdInfluences::new([[1, 2, 3, 4], [5, 6, 7, 65535]], [[0.5; 4], [0.0; 4]]);
+        assert_eq!(packed.joints[0], 1 | (2 << 16));
+        assert_eq!(packed.joints[1], 3 | (4 << 16));
+        assert_eq!(packed.joints[3], 7 | (65535 << 16));
+        assert_eq!(packed.weights0, [0.5; 4]);
     }
 
     #[test]

@@ -13,16 +13,23 @@
 //!   1 bind vertices, 2 influences (read-only storage), 3 skinned vertices (storage).
 //! - group 1, the render pipelines ([`Renderer`]): 0 `FrameUniforms` uniform
 //!   ([`FrameBinding`]); vertex buffers 0 (`GpuMeshVertex`) and 1 (`GpuVertexJoints`).
+//! - group 1, the crowd compute pass ([`Crowd`], `cs_skin_draw`): 0 `ComputeParams`,
+//!   1 bind positions and normals, 2 packed influences, 3 skinned vertices (also a vertex buffer).
 //! - group 2, the render pipelines: 0 `MaterialUniforms`, 1 base colour texture,
 //!   2 sampler ([`GpuMaterialBinding`]).
 
 mod compute_scene;
 mod compute_skin;
 mod context;
+mod crowd;
+mod crowd_draw;
+mod crowd_palette;
+mod crowd_skin;
 mod debug_view;
 mod error;
 mod frame;
 pub mod gpu_data;
+mod gpu_timer;
 mod label;
 mod material;
 mod mesh;
@@ -37,9 +44,11 @@ mod views;
 pub use compute_scene::{skin_scene_gpu, skin_scene_gpu_cor};
 pub use compute_skin::ComputeSkinner;
 pub use context::GpuContext;
+pub use crowd::{Crowd, SkinPath};
 pub use debug_view::{DebugView, ViewParams};
 pub use error::RenderError;
 pub use frame::FrameBinding;
+pub use gpu_timer::GpuTimer;
 pub use label::draw_label;
 pub use material::GpuMaterialBinding;
 pub use mesh::GpuMesh;

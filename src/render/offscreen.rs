@@ -89,11 +89,28 @@ impl OffscreenTarget {
         encoder: &'e mut wgpu::CommandEncoder,
         background: [f64; 4],
     ) -> wgpu::RenderPass<'e> {
+        self.begin_pass_timed(encoder, background, None)
+    }
+
+    /// [`OffscreenTarget::begin_pass`] with GPU timestamps written at the pass's start and end.
+    pub fn begin_pass_timed<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        background: [f64; 4],
+        timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) -> wgpu::RenderPass<'e> {
         let (color, resolve) = match &self.msaa_view {
             Some(msaa) => (msaa, Some(&self.resolve_view)),
             None => (&self.resolve_view, None),
         };
-        begin_scene_pass(encoder, color, resolve, &self.depth_view, background, None)
+        begin_scene_pass(
+            encoder,
+            color,
+            resolve,
+            &self.depth_view,
+            background,
+            timestamp_writes,
+        )
     }
 
     /// Reads the resolved colour back, without the row padding of the copy.

@@ -96,9 +96,12 @@ pub struct GpuPalette {
     scale_shears: wgpu::Buffer,
     /// Bind group for group 0.
     pub bind_group: wgpu::BindGroup,
+    /// The bytes last written, reused by [`GpuPalette::write`] so a frame allocates nothing.
+    staging: PaletteBytes,
 }
 
 /// Palette contents in GPU layout, padded to the sizes the bindings need.
+#[derive(Debug)]
 struct PaletteBytes {
     params: GpuSkinParams,
     dual_quats: Vec<u8>,
@@ -108,39 +111,58 @@ struct PaletteBytes {
 
 impl PaletteBytes {
     fn new(palette: &JointPalette, binding: PaletteBinding) -> Self {
-        let params = GpuSkinParams {
+        let mut bytes = Self {
+            params: GpuSkinParams::default(),
+            dual_quats: Vec::new(),
+            matrices: Vec::new(),
+            scale_shears: Vec::new(),
+        };
+        bytes.fill(palette, binding);
+        bytes
+    }
+
+    /// Rewrites every field from `palette`, reusing the vectors' storage (no allocation once grown).
+    fn fill(&mut self, palette: &JointPalette, binding: PaletteBinding) {
+        self.params = GpuSkinParams {
             joint_count: u32::try_from(palette.len()).unwrap_or(u32::MAX),
             non_rigid: u32::from(!palette.is_rigid()),
             pad: [0; 2],
         };
-        let mut dual_quats = bytemuck::cast_slice(&palette.to_gpu_dual_quats()).to_vec();
+        self.dual_quats.clear();
+        for &dq in &palette.dual_quats {
+            self.dual_quats
+                .extend_from_slice(bytemuck::bytes_of(&GpuDualQuat::from(dq)));
+        }
         let dual_quat_len = match binding {
             // The uniform binding is the whole fixed-size array.
             PaletteBinding::Uniform => UNIFORM_DUAL_QUAT_BYTES as usize,
-            PaletteBinding::Storage => dual_quats.len().max(size_of::<GpuDualQuat>()),
+            PaletteBinding::Storage => self.dual_quats.len().max(size_of::<GpuDualQuat>()),
         };
-        dual_quats.resize(dual_quat_len, 0);
-        let mut matrices: Vec<GpuJointMatrix> =
-            palette.matrices.iter().map(|&m| m.into()).collect();
-        if matrices.is_empty() {
-            matrices.push(glam::Mat4::IDENTITY.into());
+        self.dual_quats.resize(dual_quat_len, 0);
+        self.matrices.clear();
+        for &m in &palette.matrices {
+            self.matrices
+                .extend_from_slice(bytemuck::bytes_of(&GpuJointMatrix::from(m)));
+        }
+        if self.matrices.is_empty() {
+            self.matrices
+                .extend_from_slice(bytemuck::bytes_of(&GpuJointMatrix::from(
+                    glam::Mat4::IDENTITY,
+                )));
         }
         // A rigid skin never reads S, but a later pose may scale: identities keep the
         // buffer big enough for that, so `write` never needs a new buffer.
-        let mut scales: Vec<GpuScaleShear> = palette
-            .scale_shear
-            .iter()
-            .flatten()
-            .map(|&s| s.into())
-            .collect();
-        if scales.is_empty() {
-            scales.resize(palette.len().max(1), glam::Mat3::IDENTITY.into());
+        self.scale_shears.clear();
+        for &s in palette.scale_shear.iter().flatten() {
+            self.scale_shears
+                .extend_from_slice(bytemuck::bytes_of(&GpuScaleShear::from(s)));
         }
-        Self {
-            params,
-            dual_quats,
-            matrices: bytemuck::cast_slice(&matrices).to_vec(),
-            scale_shears: bytemuck::cast_slice(&scales).to_vec(),
+        if self.scale_shears.is_empty() {
+            let identity = GpuScaleShear::from(glam::Mat3::IDENTITY);
+            for _ in 0..palette.len().max(1) {
+                self.scale_shears
+                    .extend_from_slice(bytemuck::bytes_of(&identity));
+            }
         }
     }
 }
@@ -222,6 +244,7 @@ impl GpuPalette {
                 matrices,
                 scale_shears,
                 bind_group,
+                staging: bytes,
             }
         })
     }
@@ -231,7 +254,8 @@ impl GpuPalette {
     /// Returns `false`, writing nothing, when `palette` does not fit the buffers
     /// (more joints, or newly non-rigid): then create a new `GpuPalette`.
     pub fn write(&mut self, queue: &wgpu::Queue, palette: &JointPalette) -> bool {
-        let bytes = PaletteBytes::new(palette, self.binding);
+        let bytes = &mut self.staging;
+        bytes.fill(palette, self.binding);
         let fits = bytes.dual_quats.len() as u64 <= self.dual_quats.size()
             && bytes.matrices.len() as u64 <= self.matrices.size()
             && bytes.scale_shears.len() as u64 <= self.scale_shears.size();

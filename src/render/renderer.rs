@@ -249,7 +249,27 @@ impl Renderer {
         mesh: &GpuMesh,
         mode: SkinningMode,
     ) {
-        let variant = match palette.binding {
+        self.draw_with_palette(
+            pass,
+            (palette.binding, &palette.bind_group),
+            frame,
+            material,
+            mesh,
+            mode,
+        );
+    }
+
+    /// [`Renderer::draw`] with a palette bind group of kind `binding` made with [`Renderer::palette_layout`].
+    pub fn draw_with_palette(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        (binding, palette): (PaletteBinding, &wgpu::BindGroup),
+        frame: &wgpu::BindGroup,
+        material: &GpuMaterialBinding,
+        mesh: &GpuMesh,
+        mode: SkinningMode,
+    ) {
+        let variant = match binding {
             PaletteBinding::Uniform => &self.uniform,
             PaletteBinding::Storage => &self.storage,
         };
@@ -260,7 +280,7 @@ impl Renderer {
             SkinningMode::Cor => &variant.cor,
         };
         pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, &palette.bind_group, &[]);
+        pass.set_bind_group(0, palette, &[]);
         pass.set_bind_group(1, frame, &[]);
         pass.set_bind_group(2, &material.bind_group, &[]);
         pass.set_vertex_buffer(0, mesh.vertices.slice(..));

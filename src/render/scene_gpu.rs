@@ -43,6 +43,11 @@ pub struct SceneGpu {
     /// Scratch for skinning matrices and palettes, reused every update.
     matrices: Vec<Mat4>,
     palette: JointPalette,
+    /// Skinning matrices last uploaded, per skin palette then per node palette:
+    /// an unchanged pose uploads nothing.
+    uploaded: Vec<Vec<Mat4>>,
+    /// Palette writes so far (one per palette whose matrices changed).
+    palette_uploads: u64,
 }
 
 impl SceneGpu {
@@ -77,10 +82,13 @@ impl SceneGpu {
             materials,
             matrices: Vec::new(),
             palette: JointPalette::default(),
+            uploaded: Vec::new(),
+            palette_uploads: 0,
         };
         for skin in 0..scene.skins.len() {
             pose.skinning_matrices(scene, skin, &mut out.matrices);
             out.palette.rebuild(&out.matrices);
+            out.uploaded.push(out.matrices.clone());
             let binding = PaletteBinding::for_joint_count(out.palette.len());
             out.skin_palettes.push(GpuPalette::new(
                 ctx,
@@ -88,6 +96,7 @@ impl SceneGpu {
                 &out.palette,
             )?);
         }
+        let mut node_globals = Vec::new();
         for (node_index, node) in scene.nodes.iter().enumerate() {
             let Some(mesh) = node.mesh.and_then(|m| scene.meshes.get(m)) else {
                 continue;
@@ -116,6 +125,7 @@ impl SceneGpu {
                                 &out.palette,
                             )?;
                             out.node_palettes.push((node_index, gpu));
+                            node_globals.push(global);
                         }
                         (&rigid_influences, PaletteSource::Node(node_index))
                     }
@@ -136,21 +146,47 @@ impl SceneGpu {
                 });
             }
         }
+        out.uploaded
+            .extend(node_globals.into_iter().map(|g| vec![g]));
         Ok(out)
     }
 
     /// Writes the palettes of `pose` into the existing buffers (no GPU allocation).
+    ///
+    /// Only palettes whose skinning matrices changed since their last upload are written.
     pub fn update(&mut self, ctx: &GpuContext, scene: &Scene, pose: &Pose) {
+        let mut uploaded = self.uploaded.iter_mut();
         for (skin, gpu) in self.skin_palettes.iter_mut().enumerate() {
             pose.skinning_matrices(scene, skin, &mut self.matrices);
+            let Some(last) = uploaded.next() else { break };
+            if *last == self.matrices {
+                continue;
+            }
             self.palette.rebuild(&self.matrices);
-            gpu.write(&ctx.queue, &self.palette);
+            if gpu.write(&ctx.queue, &self.palette) {
+                last.clone_from(&self.matrices);
+                self.palette_uploads += 1;
+            }
         }
         for (node, gpu) in &mut self.node_palettes {
             let global = pose.global.get(*node).copied().unwrap_or(Mat4::IDENTITY);
+            let Some(last) = uploaded.next() else { break };
+            if last.as_slice() == [global] {
+                continue;
+            }
             self.palette.rebuild(&[global]);
-            gpu.write(&ctx.queue, &self.palette);
+            if gpu.write(&ctx.queue, &self.palette) {
+                last.clear();
+                last.push(global);
+                self.palette_uploads += 1;
+            }
         }
+    }
+
+    /// Palette buffer writes so far: one per palette whose pose changed in an [`SceneGpu::update`].
+    #[must_use]
+    pub fn palette_uploads(&self) -> u64 {
+        self.palette_uploads
     }
 
     /// Writes per-vertex hybrid betas (primitives without any get 1: the frame's beta alone).

@@ -20,6 +20,10 @@ pub const COR_WGSL: &str = include_str!("../../shaders/cor.wgsl");
 pub const COR_RENDER_WGSL: &str = include_str!("../../shaders/cor_render.wgsl");
 /// Compute entry point `cs_skin` and its bind group 1.
 pub const SKIN_COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
+/// Compute entry point `cs_skin_draw` (positions and normals into a vertex buffer) and its group 1.
+pub const SKIN_CROWD_WGSL: &str = include_str!("../../shaders/skin_crowd.wgsl");
+/// Vertex entry point `vs_main_skinned` for vertices skinned by `cs_skin_draw`.
+pub const DRAW_SKINNED_WGSL: &str = include_str!("../../shaders/draw_skinned.wgsl");
 
 /// Vertex-shader skinning entry points (`vs_main_lbs`, `vs_main_dqs`, `vs_main_hybrid`), `fs_main`, bind group 1.
 pub const SKIN_RENDER_WGSL: &str = include_str!("../../shaders/skin_render.wgsl");
@@ -161,6 +165,21 @@ pub fn render_source(binding: PaletteBinding) -> String {
     )
 }
 
+/// The compute module that skins into vertex buffers (`cs_skin_draw`).
+#[must_use]
+pub fn crowd_compute_source(binding: PaletteBinding) -> String {
+    module_source(binding, SKIN_CROWD_WGSL)
+}
+
+/// The render module with `vs_main_skinned` added (plain draw of pre-skinned vertices).
+#[must_use]
+pub fn draw_skinned_source() -> String {
+    module_source(
+        PaletteBinding::Uniform,
+        &format!("{DEBUG_VIEWS_WGSL}\n{SKIN_RENDER_WGSL}\n{DRAW_SKINNED_WGSL}"),
+    )
+}
+
 /// The vertex entry point that skins with `mode`.
 #[must_use]
 pub fn vertex_entry_point(mode: crate::skin::SkinningMode) -> &'static str {
@@ -226,6 +245,23 @@ mod tests {
                 "{name}"
             );
         }
+        for binding in PaletteBinding::ALL {
+            let name = format!("crowd/{}", binding.name());
+            let module = validate(&name, &crowd_compute_source(binding));
+            let entry: Vec<_> = module
+                .entry_points
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
+            assert_eq!(entry, ["cs_skin_draw"], "{name}");
+        }
+        let module = validate("draw_skinned", &draw_skinned_source());
+        assert!(
+            module
+                .entry_points
+                .iter()
+                .any(|e| e.name == "vs_main_skinned")
+        );
         for mode in crate::skin::SkinningMode::ALL {
             let entry = format!("fn {}(", vertex_entry_point(mode));
             assert!(SKIN_RENDER_WGSL.contains(&entry) || COR_RENDER_WGSL.contains(&entry));

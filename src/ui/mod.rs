@@ -4,6 +4,7 @@
 //! feeds this module the facts it shows, and reads back what the user changed.
 
 mod cor;
+mod crowd;
 mod facts;
 mod flip;
 mod joints;
@@ -13,6 +14,7 @@ mod plot;
 mod viewport;
 
 pub use cor::{CorState, cor_ui};
+pub use crowd::{MAX_CROWD, crowd_ui};
 pub use facts::{ModelFacts, facts_ui};
 pub use flip::{FLIP_COLOR, flip_strip_ui, flipped_ranges, x_of_twist};
 pub use joints::{
@@ -81,6 +83,8 @@ pub struct SkinningSettings {
     pub view: ViewMode,
     /// What the mesh is coloured by (shaded, weights, displacement, collapse, ...).
     pub shading: DebugView,
+    /// Copies of the model drawn (1 to [`MAX_CROWD`]); above 1 through the compute crowd path.
+    pub crowd: u32,
 }
 
 impl Default for SkinningSettings {
@@ -90,6 +94,7 @@ impl Default for SkinningSettings {
             beta: 0.5,
             view: ViewMode::Single,
             shading: DebugView::Shaded,
+            crowd: 1,
         }
     }
 }
@@ -241,6 +246,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         // The legend: what the colours mean.
         ui.small(s.shading.legend());
     }
+    crowd_ui(ui, &mut s.crowd);
     ui.horizontal(|ui| {
         ui.checkbox(&mut d.plot, "plot");
         ui.checkbox(&mut d.skeleton, "skeleton");
