@@ -9,7 +9,7 @@ use super::PoseArgs;
 use crate::anim::Pose;
 use crate::render::{ComputeSkinner, GpuContext, skin_scene_gpu};
 use crate::scene::{Mesh, Node, Primitive, Scene, write_glb};
-use crate::skin::{Betas, PosedPrimitive, skin_scene};
+use crate::skin::{Betas, PosedPrimitive, SceneBetas, skin_scene, skin_scene_hybrid};
 
 /// Poses `model` as `args` say and writes it to `out` (.obj or .glb); `gpu` reads back the compute pass.
 pub fn run(
@@ -47,6 +47,10 @@ pub fn run(
             pose_args.mode,
             pose_args.beta,
         )?
+    } else if pose_args.file_betas {
+        // The file's per-vertex DQ weights (dqs_blend) are the betas.
+        let betas = SceneBetas::defaults(&scene, pose_args.clip, &pose_args.overrides);
+        skin_scene_hybrid(&scene, &pose, pose_args.mode, &betas, 1.0)
     } else {
         skin_scene(
             &scene,

@@ -51,10 +51,13 @@ pub fn run(
         let names: Vec<&str> = DebugView::ALL.iter().map(|v| v.name()).collect();
         anyhow::anyhow!("unknown view `{}` (valid: {})", look.view, names.join(", "))
     })?;
-    let split = args.mode.eq_ignore_ascii_case("split");
+    let split = args
+        .mode
+        .as_deref()
+        .is_some_and(|m| m.eq_ignore_ascii_case("split"));
     let mut pose_args = args.clone();
     if split {
-        pose_args.mode = "dqs".into();
+        pose_args.mode = Some("dqs".into());
     }
     let scene = super::load(model, load)?;
     let resolved = pose_args.resolve(&scene)?;
