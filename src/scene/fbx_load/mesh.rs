@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use glam::{Mat3, Mat4, Vec2, Vec3};
 
 use super::convert;
-use super::skin::{self, MeshSkin};
+use super::skin;
 use crate::scene::gltf_load::smooth_normals;
 use crate::scene::{Mesh, Primitive, Scene, SceneError};
 

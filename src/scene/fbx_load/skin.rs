@@ -130,7 +130,7 @@ impl MeshSkin<'_> {
                 }
             }
             let total: f32 = row.iter().map(|(_, w)| w.max(0.0)).sum();
-            if !(total > crate::influences::MIN_WEIGHT) {
+            if total.is_nan() || total <= crate::influences::MIN_WEIGHT {
                 unskinned += 1;
                 row = vec![(self.mesh_joint, 1.0)];
             }
