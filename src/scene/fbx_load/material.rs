@@ -19,7 +19,8 @@ pub(super) fn load_materials(
     warnings: &mut Vec<String>,
 ) -> (Vec<Material>, Vec<Texture>) {
     let mut textures = Vec::new();
-    let mut texture_of: HashMap<u32, Option<usize>> = HashMap::new();
+    // Keyed by file name: exporters often write one texture element per material for one image.
+    let mut texture_of: HashMap<String, Option<usize>> = HashMap::new();
     let mut budget = options.max_texture_bytes;
     let materials = fbx
         .materials
@@ -47,7 +48,12 @@ pub(super) fn load_materials(
                 .or(mat.fbx.diffuse_color.texture.as_ref());
             let base_color_texture = map.and_then(|tex| {
                 let tex = file_texture(tex);
-                *texture_of.entry(tex.element.typed_id).or_insert_with(|| {
+                let key = if tex.content.is_empty() {
+                    format!("{}|{}", tex.relative_filename, tex.absolute_filename)
+                } else {
+                    format!("embedded {}", tex.element.typed_id)
+                };
+                *texture_of.entry(key).or_insert_with(|| {
                     match load_texture(tex, base_dir, options, budget) {
                         Ok(t) => {
                             budget = budget.saturating_sub(t.rgba8.len() as u64);
