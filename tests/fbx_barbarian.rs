@@ -35,7 +35,10 @@ fn barbarian_loads_with_skin_texture_and_units() {
     );
     for (i, texture) in scene.textures.iter().enumerate() {
         assert!(texture.width > 0 && texture.height > 0);
-        assert_eq!(texture.rgba8.len(), (texture.width * texture.height * 4) as usize);
+        assert_eq!(
+            texture.rgba8.len(),
+            (texture.width * texture.height * 4) as usize
+        );
         assert!(
             scene
                 .materials
@@ -46,11 +49,11 @@ fn barbarian_loads_with_skin_texture_and_units() {
     }
     assert!(scene.source_info.format.starts_with("FBX 7400"));
     assert!(scene.source_info.unit_meters > 0.0);
-    let uvs = scene
-        .meshes
-        .iter()
-        .flat_map(|m| &m.primitives)
-        .all(|p| p.uvs.as_ref().is_some_and(|uv| uv.len() == p.positions.len()));
+    let uvs = scene.meshes.iter().flat_map(|m| &m.primitives).all(|p| {
+        p.uvs
+            .as_ref()
+            .is_some_and(|uv| uv.len() == p.positions.len())
+    });
     assert!(uvs, "every primitive has one UV per vertex");
 }
 
@@ -107,5 +110,9 @@ fn barbarian_renders_offscreen() {
     let mut colours: Vec<&[u8]> = covered.clone();
     colours.sort_unstable();
     colours.dedup();
-    assert!(colours.len() > 100, "only {} distinct colours", colours.len());
+    assert!(
+        colours.len() > 100,
+        "only {} distinct colours",
+        colours.len()
+    );
 }

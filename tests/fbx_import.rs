@@ -39,19 +39,74 @@ fn cases() -> Vec<Case> {
         time_s,
     };
     vec![
-        case(maya, "maya_game_sausage_wiggle_10.obj", Some("wiggle"), 10.0 / 24.0),
-        case(maya, "maya_game_sausage_wiggle_18.obj", Some("wiggle"), 18.0 / 24.0),
-        case(maya, "maya_game_sausage_spin_7.obj", Some("spin"), 27.0 / 24.0),
-        case(maya, "maya_game_sausage_spin_15.obj", Some("spin"), 35.0 / 24.0),
-        case(maya, "maya_game_sausage_deform_8.obj", Some("deform"), 48.0 / 24.0),
-        case(maya, "maya_game_sausage_deform_15.obj", Some("deform"), 55.0 / 24.0),
-        case(blender, "blender_279_sausage_base_0.obj", Some("Skeleton|Base"), 0.0),
-        case(blender, "blender_279_sausage_spin_15.obj", Some("Skeleton|Spin"), 15.0 / 24.0),
-        case(blender, "blender_279_sausage_wiggle_20.obj", Some("Skeleton|Wiggle"), 20.0 / 24.0),
+        case(
+            maya,
+            "maya_game_sausage_wiggle_10.obj",
+            Some("wiggle"),
+            10.0 / 24.0,
+        ),
+        case(
+            maya,
+            "maya_game_sausage_wiggle_18.obj",
+            Some("wiggle"),
+            18.0 / 24.0,
+        ),
+        case(
+            maya,
+            "maya_game_sausage_spin_7.obj",
+            Some("spin"),
+            27.0 / 24.0,
+        ),
+        case(
+            maya,
+            "maya_game_sausage_spin_15.obj",
+            Some("spin"),
+            35.0 / 24.0,
+        ),
+        case(
+            maya,
+            "maya_game_sausage_deform_8.obj",
+            Some("deform"),
+            48.0 / 24.0,
+        ),
+        case(
+            maya,
+            "maya_game_sausage_deform_15.obj",
+            Some("deform"),
+            55.0 / 24.0,
+        ),
+        case(
+            blender,
+            "blender_279_sausage_base_0.obj",
+            Some("Skeleton|Base"),
+            0.0,
+        ),
+        case(
+            blender,
+            "blender_279_sausage_spin_15.obj",
+            Some("Skeleton|Spin"),
+            15.0 / 24.0,
+        ),
+        case(
+            blender,
+            "blender_279_sausage_wiggle_20.obj",
+            Some("Skeleton|Wiggle"),
+            20.0 / 24.0,
+        ),
         case(max, "max_transformed_skin_5.obj", Some("0"), 5.0 / 30.0),
         case(max, "max_transformed_skin_15.obj", Some("0"), 15.0 / 30.0),
-        case("maya_dual_quaternion_7500_ascii.fbx", "maya_dual_quaternion.obj", None, 0.0),
-        case("blender_293_half_skinned_7400_binary.fbx", "blender_293_half_skinned.obj", None, 0.0),
+        case(
+            "maya_dual_quaternion_7500_ascii.fbx",
+            "maya_dual_quaternion.obj",
+            None,
+            0.0,
+        ),
+        case(
+            "blender_293_half_skinned_7400_binary.fbx",
+            "blender_293_half_skinned.obj",
+            None,
+            0.0,
+        ),
     ]
 }
 
@@ -81,7 +136,11 @@ fn read_obj(text: &str) -> Obj {
             Some("f") => faces.push(
                 parts
                     .map(|c| {
-                        let v: usize = c.split('/').next().and_then(|v| v.parse().ok()).expect("face index");
+                        let v: usize = c
+                            .split('/')
+                            .next()
+                            .and_then(|v| v.parse().ok())
+                            .expect("face index");
                         v - 1
                     })
                     .collect(),
@@ -109,14 +168,25 @@ fn control_point_of_obj_vertex(fbx_bytes: &[u8], node_name: &str, obj: &Obj) -> 
         .find(|n| n.element.name == node_name && n.mesh.is_some())
         .expect("mesh node");
     let mesh = node.mesh.as_ref().expect("mesh");
-    assert_eq!(mesh.faces.len(), obj.faces.len(), "{node_name}: face counts differ");
+    assert_eq!(
+        mesh.faces.len(),
+        obj.faces.len(),
+        "{node_name}: face counts differ"
+    );
     let mut map = vec![None; obj.vertices.len()];
     for (face, obj_face) in mesh.faces.iter().zip(&obj.faces) {
-        assert_eq!(face.num_indices as usize, obj_face.len(), "{node_name}: face sizes differ");
+        assert_eq!(
+            face.num_indices as usize,
+            obj_face.len(),
+            "{node_name}: face sizes differ"
+        );
         for (c, &v) in obj_face.iter().enumerate() {
             let cp = mesh.vertex_indices[face.index_begin as usize + c] as usize;
             let old = map[v].replace(cp);
-            assert!(old.is_none() || old == Some(cp), "OBJ vertex {v} is two control points");
+            assert!(
+                old.is_none() || old == Some(cp),
+                "OBJ vertex {v} is two control points"
+            );
         }
     }
     map.into_iter()
@@ -189,7 +259,10 @@ fn relative_error(ours: &[Vec3], reference: &[Vec3], control_points: &[usize], w
         .zip(control_points)
         .map(|(b, &cp)| {
             let a = ours.get(cp).unwrap_or_else(|| {
-                panic!("{what}: dqview has {} vertices, no control point {cp}", ours.len())
+                panic!(
+                    "{what}: dqview has {} vertices, no control point {cp}",
+                    ours.len()
+                )
             });
             (*a - *b).length() / diagonal
         })
@@ -281,5 +354,9 @@ fn dual_quaternion_file_needs_dqs() {
     );
     // DQS reproduces Maya; LBS is visibly off, so the file really exercises DQ blending.
     assert!(errors[0] <= TOLERANCE, "DQS error {:e}", errors[0]);
-    assert!(errors[1] > 100.0 * TOLERANCE, "LBS error only {:e}", errors[1]);
+    assert!(
+        errors[1] > 100.0 * TOLERANCE,
+        "LBS error only {:e}",
+        errors[1]
+    );
 }

@@ -66,7 +66,11 @@ fn truncated_and_flipped_fbx_files_never_panic() {
         .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("fbx")))
         .collect();
     files.sort();
-    assert!(files.len() >= 6, "expected the six FBX test files in {}", dir.display());
+    assert!(
+        files.len() >= 6,
+        "expected the six FBX test files in {}",
+        dir.display()
+    );
     let mut rng = 0x5EED_u64;
     let (mut loaded, mut refused) = (0, 0);
     for path in &files {
@@ -77,7 +81,18 @@ fn truncated_and_flipped_fbx_files_never_panic() {
             "{name}: the intact file must load"
         );
         let len = bytes.len();
-        let cuts = [0, 1, 10, 27, 100, len / 8, len / 4, len / 2, 3 * len / 4, len - 1];
+        let cuts = [
+            0,
+            1,
+            10,
+            27,
+            100,
+            len / 8,
+            len / 4,
+            len / 2,
+            3 * len / 4,
+            len - 1,
+        ];
         for cut in cuts {
             let what = format!("{name} cut at {cut} of {len}");
             match load_and_skin(&bytes[..cut], &dir, &what) {
@@ -101,6 +116,9 @@ fn truncated_and_flipped_fbx_files_never_panic() {
         }
     }
     // The empty file and the tiny cuts are never FBX, so some copies must be refused.
-    assert!(refused >= 3 * files.len(), "only {refused} damaged copies refused");
+    assert!(
+        refused >= 3 * files.len(),
+        "only {refused} damaged copies refused"
+    );
     eprintln!("damaged FBX copies: {loaded} loaded, {refused} refused with an error");
 }

@@ -155,6 +155,7 @@ fn kitchen_sink() -> Scene {
         ],
         warnings: vec![String::from("not written")],
         sanitized: 0,
+        ..Scene::default()
     }
 }
 

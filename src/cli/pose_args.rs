@@ -57,10 +57,7 @@ impl PoseArgs {
         let (mode, file_betas) = match &self.mode {
             Some(name) => {
                 let mode = SkinningMode::from_name(name).ok_or_else(|| {
-                    anyhow!(
-                        "unknown mode `{name}` (valid: {})",
-                        mode_names().join(", ")
-                    )
+                    anyhow!("unknown mode `{name}` (valid: {})", mode_names().join(", "))
                 })?;
                 (mode, false)
             }

@@ -11,9 +11,9 @@ mod options;
 mod source_info;
 
 pub use error::SceneError;
+pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
 pub use glb_write::{MAX_SKIN_JOINTS, glb_container, write_glb};
 pub use gltf_load::{load_gltf_path, load_gltf_path_with, load_gltf_slice, load_gltf_slice_with};
-pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
 pub use options::LoadOptions;
 pub use source_info::{SkinningMethod, SourceInfo};
 

@@ -54,17 +54,23 @@ pub(super) fn load_animations(
             channels.push(channel(
                 target,
                 Property::Translation,
-                node.translation_keys.iter().map(|k| (k.time, convert::vec3(k.value).to_array().to_vec())),
+                node.translation_keys
+                    .iter()
+                    .map(|k| (k.time, convert::vec3(k.value).to_array().to_vec())),
             ));
             channels.push(channel(
                 target,
                 Property::Rotation,
-                node.rotation_keys.iter().map(|k| (k.time, convert::quat(k.value).to_array().to_vec())),
+                node.rotation_keys
+                    .iter()
+                    .map(|k| (k.time, convert::quat(k.value).to_array().to_vec())),
             ));
             channels.push(channel(
                 target,
                 Property::Scale,
-                node.scale_keys.iter().map(|k| (k.time, convert::vec3(k.value).to_array().to_vec())),
+                node.scale_keys
+                    .iter()
+                    .map(|k| (k.time, convert::vec3(k.value).to_array().to_vec())),
             ));
         }
         channels.retain(|c| !c.times_s.is_empty());

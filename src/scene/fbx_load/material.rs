@@ -126,7 +126,10 @@ fn load_texture(
         .map_err(|e| format!("{}: {e}", full.display()))?
         .len();
     if size > options.max_buffer_bytes {
-        return Err(format!("{} is larger than --max-buffer-bytes", full.display()));
+        return Err(format!(
+            "{} is larger than --max-buffer-bytes",
+            full.display()
+        ));
     }
     let bytes = std::fs::read(&full).map_err(|e| format!("{}: {e}", full.display()))?;
     decode_rgba8(&bytes, options.max_texture_side, budget)

@@ -30,7 +30,10 @@ pub(super) fn load_meshes(
         let Some(n) = super::nodes::lookup(index_of, node.element.typed_id)? else {
             continue;
         };
-        let here = format!("mesh `{}` of node `{}`", mesh.element.name, node.element.name);
+        let here = format!(
+            "mesh `{}` of node `{}`",
+            mesh.element.name, node.element.name
+        );
         if !mesh.blend_deformers.is_empty() {
             warnings.push(format!("{here}: blend shapes are not supported; ignored"));
         }
@@ -97,8 +100,7 @@ fn material_of(node: &ufbx::Node, mesh: &ufbx::Mesh, slot: u32) -> Option<usize>
     } else {
         &node.materials
     };
-    list.get(slot as usize)
-        .map(|m| m.element.typed_id as usize)
+    list.get(slot as usize).map(|m| m.element.typed_id as usize)
 }
 
 /// What makes two corners of one control point the same vertex: normal and UV bits.
@@ -152,7 +154,11 @@ fn build_primitive(
     let uv_at = |i: usize| attribute2(&mesh.vertex_uv, i);
     let mut positions: Vec<Vec3> = used
         .iter()
-        .map(|&cp| mesh.vertices.get(cp).map_or(Vec3::ZERO, |&p| convert::vec3(p)))
+        .map(|&cp| {
+            mesh.vertices
+                .get(cp)
+                .map_or(Vec3::ZERO, |&p| convert::vec3(p))
+        })
         .collect();
     let mut normals: Vec<Option<Vec3>> = vec![None; used.len()];
     let mut uvs: Vec<Vec2> = vec![Vec2::ZERO; used.len()];
@@ -164,7 +170,9 @@ fn build_primitive(
         let c = c as usize;
         let cp = corner_point(c)?;
         let Some(local) = local_of[cp] else {
-            return Err(SceneError::Fbx(format!("{here}: corner {c} outside its part")));
+            return Err(SceneError::Fbx(format!(
+                "{here}: corner {c} outside its part"
+            )));
         };
         let normal = normal_at(c);
         let uv = uv_at(c);
@@ -203,10 +211,11 @@ fn build_primitive(
         positions,
         normals,
         // FBX stores V up from the bottom of the image; dqview samples from the top.
-        uvs: mesh
-            .vertex_uv
-            .exists
-            .then(|| uvs.into_iter().map(|uv| Vec2::new(uv.x, 1.0 - uv.y)).collect()),
+        uvs: mesh.vertex_uv.exists.then(|| {
+            uvs.into_iter()
+                .map(|uv| Vec2::new(uv.x, 1.0 - uv.y))
+                .collect()
+        }),
         indices,
         ..Primitive::default()
     };

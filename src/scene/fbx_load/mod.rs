@@ -95,7 +95,11 @@ fn error_text(e: &ufbx::Error) -> String {
     let mut buf = vec![0u8; 2048];
     let len = ufbx::format_error(&mut buf, e).min(buf.len());
     let text = String::from_utf8_lossy(buf.get(..len).unwrap_or(&[]));
-    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     if lines.is_empty() {
         e.description.to_string()
     } else {

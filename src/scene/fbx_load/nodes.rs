@@ -68,7 +68,10 @@ pub(super) fn load_nodes(fbx: &ufbx::Scene) -> Result<Nodes, SceneError> {
 }
 
 /// The dqview index of ufbx node `typed_id` (`None` for the root).
-pub(super) fn lookup(index_of: &[Option<usize>], typed_id: u32) -> Result<Option<usize>, SceneError> {
+pub(super) fn lookup(
+    index_of: &[Option<usize>],
+    typed_id: u32,
+) -> Result<Option<usize>, SceneError> {
     index_of
         .get(typed_id as usize)
         .copied()
@@ -77,7 +80,9 @@ pub(super) fn lookup(index_of: &[Option<usize>], typed_id: u32) -> Result<Option
 
 /// The error for an id ufbx gave that is out of its own range (a ufbx bug, not a file error).
 pub(super) fn bad_id(kind: &str, id: u32) -> SceneError {
-    SceneError::Fbx(format!("ufbx returned {kind} id {id}, which is out of range"))
+    SceneError::Fbx(format!(
+        "ufbx returned {kind} id {id}, which is out of range"
+    ))
 }
 
 /// The node's name, or `node N` when the file has none.

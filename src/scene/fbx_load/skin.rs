@@ -67,7 +67,8 @@ pub(super) fn load_skin<'a>(
         };
         joint_of_cluster.push(Some(joint_index(skin.joints.len(), here)?));
         skin.joints.push(bone);
-        skin.inverse_bind.push(convert::mat4(&cluster.geometry_to_bone));
+        skin.inverse_bind
+            .push(convert::mat4(&cluster.geometry_to_bone));
     }
     if boneless > 0 {
         warnings.push(format!(
