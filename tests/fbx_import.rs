@@ -360,3 +360,47 @@ fn dual_quaternion_file_needs_dqs() {
         errors[1]
     );
 }
+
+/// `dqview inspect --json` on `model`.
+fn inspect(model: &str) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_dqview"))
+        .args(["inspect", model, "--json"])
+        .output()
+        .expect("run dqview");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON")
+}
+
+#[test]
+fn inspect_reports_the_files_units_axes_and_skinning_method() {
+    let Some(dir) = support::data_dir(
+        "DQVIEW_FBX",
+        "inspect_reports_the_files_units_axes_and_skinning_method",
+    ) else {
+        return;
+    };
+    // (file, metres per unit, up axis, stored skinning method), as each tool wrote its scene settings.
+    let cases = [
+        ("maya_game_sausage_7500_binary_combined.fbx", 0.01, "+Y", "linear"),
+        ("maya_dual_quaternion_7500_ascii.fbx", 0.01, "+Y", "dual quaternion"),
+        ("max_transformed_skin_7500_binary.fbx", 0.01, "+Z", "blended (per-vertex DQ weights)"),
+        ("blender_279_sausage_7400_binary.fbx", 1.0, "+Y", "linear"),
+    ];
+    for (file, unit, up, method) in cases {
+        let f = inspect(dir.join(file).to_str().expect("utf-8"));
+        assert!(f["format"].as_str().is_some_and(|s| s.starts_with("FBX")), "{file}");
+        let got = f["units"]["unit_meters"].as_f64().expect("unit_meters");
+        assert!((got - unit).abs() < 1e-6, "{file}: {got} m per unit");
+        assert_eq!(f["axes"]["up"], up, "{file}");
+        assert_eq!(f["skinning_methods"], serde_json::json!([method]), "{file}");
+    }
+    // glTF and built-in rigs report glTF's conventions and no stored method.
+    let f = inspect("builtin:twist");
+    assert_eq!(f["units"]["unit_meters"], 1.0);
+    assert_eq!(f["axes"]["up"], "+Y");
+    assert_eq!(f["skinning_methods"], serde_json::json!([]));
+}

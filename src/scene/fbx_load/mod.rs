@@ -19,6 +19,9 @@ mod mesh;
 mod nodes;
 mod skin;
 
+#[cfg(test)]
+mod tests;
+
 use std::path::Path;
 
 use crate::scene::{LoadOptions, Scene, SceneError, SourceInfo};
