@@ -385,14 +385,32 @@ fn inspect_reports_the_files_units_axes_and_skinning_method() {
     };
     // (file, metres per unit, up axis, stored skinning method), as each tool wrote its scene settings.
     let cases = [
-        ("maya_game_sausage_7500_binary_combined.fbx", 0.01, "+Y", "linear"),
-        ("maya_dual_quaternion_7500_ascii.fbx", 0.01, "+Y", "dual quaternion"),
-        ("max_transformed_skin_7500_binary.fbx", 0.01, "+Z", "blended (per-vertex DQ weights)"),
+        (
+            "maya_game_sausage_7500_binary_combined.fbx",
+            0.01,
+            "+Y",
+            "linear",
+        ),
+        (
+            "maya_dual_quaternion_7500_ascii.fbx",
+            0.01,
+            "+Y",
+            "dual quaternion",
+        ),
+        (
+            "max_transformed_skin_7500_binary.fbx",
+            0.01,
+            "+Z",
+            "blended (per-vertex DQ weights)",
+        ),
         ("blender_279_sausage_7400_binary.fbx", 1.0, "+Y", "linear"),
     ];
     for (file, unit, up, method) in cases {
         let f = inspect(dir.join(file).to_str().expect("utf-8"));
-        assert!(f["format"].as_str().is_some_and(|s| s.starts_with("FBX")), "{file}");
+        assert!(
+            f["format"].as_str().is_some_and(|s| s.starts_with("FBX")),
+            "{file}"
+        );
         let got = f["units"]["unit_meters"].as_f64().expect("unit_meters");
         assert!((got - unit).abs() < 1e-6, "{file}: {got} m per unit");
         assert_eq!(f["axes"]["up"], up, "{file}");

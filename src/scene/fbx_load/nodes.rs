@@ -85,9 +85,14 @@ pub(super) fn bad_id(kind: &str, id: u32) -> SceneError {
     ))
 }
 
-/// The node's name, or `node N` when the file has none.
+/// The node's name; a ufbx scale helper is named after its parent; else `node N`.
 fn node_name(node: &ufbx::Node, index: usize) -> String {
-    if node.element.name.is_empty() {
+    let parent_name = node.parent.as_ref().map(|p| p.element.name.to_string());
+    if node.is_scale_helper
+        && let Some(parent) = parent_name.filter(|p| !p.is_empty())
+    {
+        format!("{parent} (scale helper)")
+    } else if node.element.name.is_empty() {
         format!("node {index}")
     } else {
         node.element.name.to_string()

@@ -4,8 +4,8 @@
 //! transform included) into its bone's space at bind time, so it is exactly
 //! dqview's `joint_from_bind` for positions taken straight from the control
 //! points. FBX moves control points no cluster weights with the mesh node;
-//! dqview gives such vertices one extra joint, the mesh node itself, whose
-//! inverse bind is the node's geometric transform.
+//! when a mesh has such vertices dqview gives them one extra joint, the mesh
+//! node itself, whose inverse bind is the node's geometric transform.
 
 use glam::Mat4;
 
@@ -21,8 +21,8 @@ pub(super) struct MeshSkin<'a> {
     deformer: &'a ufbx::SkinDeformer,
     /// dqview joint index of each cluster; `None` for clusters without a bone.
     joint_of_cluster: Vec<Option<u16>>,
-    /// The joint that stands for the mesh node (weights of unskinned control points).
-    mesh_joint: u16,
+    /// The joint that stands for the mesh node, when some control point has no weight.
+    mesh_joint: Option<u16>,
     /// The method the file asks for.
     method: SkinningMethod,
 }
@@ -75,13 +75,20 @@ pub(super) fn load_skin<'a>(
             "{here}: {boneless} skin clusters have no bone; their weights are ignored"
         ));
     }
-    let mesh_joint = joint_index(skin.joints.len(), here)?;
-    skin.joints.push(node_index);
-    skin.inverse_bind.push(if node.has_geometry_transform {
-        convert::mat4(&node.geometry_to_node)
+    let unweighted =
+        (0..mesh.num_vertices).any(|cp| weights(deformer, &joint_of_cluster, cp).is_empty());
+    let mesh_joint = if unweighted {
+        let j = joint_index(skin.joints.len(), here)?;
+        skin.joints.push(node_index);
+        skin.inverse_bind.push(if node.has_geometry_transform {
+            convert::mat4(&node.geometry_to_node)
+        } else {
+            Mat4::IDENTITY
+        });
+        Some(j)
     } else {
-        Mat4::IDENTITY
-    });
+        None
+    };
     let method = match deformer.skinning_method {
         ufbx::SkinningMethod::DualQuaternion => SkinningMethod::DualQuaternion,
         ufbx::SkinningMethod::BlendedDqLinear => SkinningMethod::Blended,
@@ -94,6 +101,29 @@ pub(super) fn load_skin<'a>(
         mesh_joint,
         method,
     }))
+}
+
+/// The (joint, weight) pairs of control point `cp`, or none when its valid weights sum to zero.
+fn weights(d: &ufbx::SkinDeformer, joint_of_cluster: &[Option<u16>], cp: usize) -> Vec<(u16, f32)> {
+    let mut row: Vec<(u16, f32)> = Vec::new();
+    if let Some(v) = d.vertices.get(cp) {
+        let begin = v.weight_begin as usize;
+        let end = begin.saturating_add(v.num_weights as usize);
+        for w in d.weights.get(begin..end).unwrap_or(&[]) {
+            if let Some(j) = joint_of_cluster
+                .get(w.cluster_index as usize)
+                .copied()
+                .flatten()
+            {
+                row.push((j, w.weight as f32));
+            }
+        }
+    }
+    let total: f32 = row.iter().map(|(_, w)| w.max(0.0)).sum();
+    if total.is_nan() || total <= crate::influences::MIN_WEIGHT {
+        row.clear();
+    }
+    row
 }
 
 /// A joint count as a `u16` joint index, or an error past what influences can index.
@@ -115,27 +145,14 @@ impl MeshSkin<'_> {
         let d = self.deformer;
         let mut unskinned = 0;
         let rows = control_points.iter().map(|&cp| {
-            let mut row: Vec<(u16, f32)> = Vec::new();
-            if let Some(v) = d.vertices.get(cp) {
-                let begin = v.weight_begin as usize;
-                let end = begin.saturating_add(v.num_weights as usize);
-                for w in d.weights.get(begin..end).unwrap_or(&[]) {
-                    let joint = self
-                        .joint_of_cluster
-                        .get(w.cluster_index as usize)
-                        .copied()
-                        .flatten();
-                    if let Some(j) = joint {
-                        row.push((j, w.weight as f32));
-                    }
+            let row = weights(d, &self.joint_of_cluster, cp);
+            match self.mesh_joint {
+                Some(mesh_joint) if row.is_empty() => {
+                    unskinned += 1;
+                    vec![(mesh_joint, 1.0)]
                 }
+                _ => row,
             }
-            let total: f32 = row.iter().map(|(_, w)| w.max(0.0)).sum();
-            if total.is_nan() || total <= crate::influences::MIN_WEIGHT {
-                unskinned += 1;
-                row = vec![(self.mesh_joint, 1.0)];
-            }
-            row
         });
         let influences = Influences::from_rows(rows.collect::<Vec<_>>());
         if unskinned > 0 {

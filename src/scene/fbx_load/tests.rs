@@ -40,7 +40,11 @@ fn rest_globals_match_ufbx_node_to_world() {
             let n = index_of[node.element.typed_id as usize].unwrap();
             let ours = pose.global[n];
             let theirs: Mat4 = convert::mat4(&node.node_to_world);
-            let scale = theirs.abs().to_cols_array().iter().fold(1.0f32, |a, &b| a.max(b));
+            let scale = theirs
+                .abs()
+                .to_cols_array()
+                .iter()
+                .fold(1.0f32, |a, &b| a.max(b));
             assert!(
                 ours.abs_diff_eq(theirs, 1e-4 * scale),
                 "{} node {}: {ours} vs ufbx {theirs}",
@@ -53,9 +57,16 @@ fn rest_globals_match_ufbx_node_to_world() {
 
 #[test]
 fn garbage_is_an_error_not_a_panic() {
-    for bytes in [&b""[..], b"Kaydara FBX Binary  \0", b"; FBX 7.5.0 project file\n{{{{"] {
+    for bytes in [
+        &b""[..],
+        b"Kaydara FBX Binary  \0",
+        b"; FBX 7.5.0 project file\n{{{{",
+    ] {
         let err = super::load_fbx_slice_with(bytes, None, "test", &LoadOptions::DEFAULT);
-        assert!(matches!(err, Err(crate::scene::SceneError::Fbx(_))), "{err:?}");
+        assert!(
+            matches!(err, Err(crate::scene::SceneError::Fbx(_))),
+            "{err:?}"
+        );
     }
 }
 
