@@ -35,6 +35,7 @@ fn kitchen_sink() -> Scene {
             Vec2::new(1.0, 0.0),
         ]),
         dqs_blend: Some(vec![0.0, 0.25, 0.5, 1.0]),
+        skinning_method: None,
         indices: vec![0, 1, 2, 2, 1, 3],
         influences: Some(influences),
         material: Some(1),
@@ -154,6 +155,7 @@ fn kitchen_sink() -> Scene {
         ],
         warnings: vec![String::from("not written")],
         sanitized: 0,
+        ..Scene::default()
     }
 }
 

@@ -108,6 +108,7 @@ fn assemble(spec: RigSpec<'_>) -> Scene {
     let influences = Influences::from_rows(tube.positions.iter().map(|p| (spec.weights)(p.y)));
     let primitive = Primitive {
         dqs_blend: None,
+        skinning_method: None,
         positions: tube.positions,
         normals: tube.normals,
         tangents: None,
@@ -144,6 +145,7 @@ fn assemble(spec: RigSpec<'_>) -> Scene {
         animations: spec.animations,
         warnings: Vec::new(),
         sanitized: 0,
+        ..Scene::default()
     }
 }
 

@@ -10,7 +10,8 @@ use crate::anim::Pose;
 use crate::render::{ComputeSkinner, GpuContext, skin_scene_gpu, skin_scene_gpu_cor};
 use crate::scene::{Mesh, Node, Primitive, Scene, write_glb};
 use crate::skin::{
-    Betas, PosedPrimitive, SkinningMode, skin_scene, skin_scene_cor, skin_scene_dqs_compensated,
+    Betas, PosedPrimitive, SceneBetas, SkinningMode, skin_scene, skin_scene_cor,
+    skin_scene_dqs_compensated, skin_scene_hybrid,
 };
 
 /// Poses `model` as `args` say and writes it to `out` (.obj or .glb); `gpu` reads back the compute pass.
@@ -64,6 +65,10 @@ pub fn run(
             pose_args.mode,
             pose_args.beta,
         )?
+    } else if pose_args.file_betas {
+        // The file's per-vertex DQ weights (dqs_blend) are the betas.
+        let betas = SceneBetas::defaults(&scene, pose_args.clip, &pose_args.overrides);
+        skin_scene_hybrid(&scene, &pose, pose_args.mode, &betas, 1.0)
     } else {
         skin_scene(
             &scene,

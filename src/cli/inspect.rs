@@ -85,8 +85,24 @@ pub fn facts(scene: &Scene) -> Value {
         Value::Null,
         |(lo, hi)| json!({"min": lo.to_array(), "max": hi.to_array()}),
     );
+    let info = &scene.source_info;
+    let skinning_methods: Vec<&str> = {
+        let mut m: Vec<&str> = primitives
+            .iter()
+            .filter_map(|p| p.skinning_method.map(|s| s.name()))
+            .collect();
+        m.sort_unstable();
+        m.dedup();
+        m
+    };
     json!({
         "file": scene.source,
+        "format": info.format,
+        "creator": info.creator,
+        "units": {"unit_meters": info.unit_meters},
+        "axes": {"up": info.up_axis, "front": info.front_axis, "right": info.right_axis},
+        "frames_per_second": info.frames_per_second,
+        "skinning_methods": skinning_methods,
         "meshes": scene.meshes.len(),
         "primitives": primitives.len(),
         "vertices": vertices,
@@ -159,6 +175,33 @@ fn text(scene: &Scene, f: &Value) -> String {
     let mut s = String::new();
     let n = |k: &str| f[k].as_u64().unwrap_or(0);
     let _ = writeln!(s, "file        {}", scene.source);
+    let info = &scene.source_info;
+    let creator = info
+        .creator
+        .as_deref()
+        .map_or_else(String::new, |c| format!(", written by {c}"));
+    let _ = writeln!(s, "format      {}{creator}", info.format);
+    let _ = writeln!(
+        s,
+        "units       1 unit = {} m; axes {}{}",
+        info.unit_meters,
+        info.axes_text(),
+        info.frames_per_second
+            .map_or_else(String::new, |fps| format!("; {fps} frames/s"))
+    );
+    let methods: Vec<&str> = f["skinning_methods"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if !methods.is_empty() {
+        let _ = writeln!(
+            s,
+            "skinning    stored method {} (the default --mode)",
+            methods.join(", ")
+        );
+    }
     let plural = if n("primitives") == 1 { "" } else { "s" };
     let _ = writeln!(
         s,

@@ -4,15 +4,16 @@ use anyhow::{Result, anyhow, bail};
 use clap::Args;
 
 use crate::anim::{JointOverrides, find_clip, find_node};
-use crate::scene::Scene;
+use crate::scene::{Scene, SkinningMethod};
 use crate::skin::SkinningMode;
 
 /// How to pose a model: skinning mode, clip and time, joint angle overrides.
 #[derive(Clone, Debug, Default, Args)]
 pub struct PoseArgs {
-    /// Skinning mode: lbs, dqs, hybrid or cor (render also takes split, split3).
-    #[arg(long, default_value = "dqs")]
-    pub mode: String,
+    /// Skinning mode: lbs, dqs, hybrid or cor (render also takes split, split3). Default: the
+    /// method the file stores for its skins (FBX), else dqs.
+    #[arg(long)]
+    pub mode: Option<String>,
     /// Hybrid blend factor: 0 is LBS, 1 is DQS.
     #[arg(long, default_value_t = 0.5)]
     pub beta: f32,
@@ -41,6 +42,8 @@ pub struct PoseArgs {
 pub struct ResolvedPose {
     /// Skinning mode.
     pub mode: SkinningMode,
+    /// Whether hybrid betas come per vertex from the file (an FBX "blended" skin and no `--mode`).
+    pub file_betas: bool,
     /// Hybrid beta in [0, 1].
     pub beta: f32,
     /// Clip index, if any.
@@ -54,13 +57,18 @@ pub struct ResolvedPose {
 impl PoseArgs {
     /// Checks every option against `scene`; errors list the valid choices.
     pub fn resolve(&self, scene: &Scene) -> Result<ResolvedPose> {
-        let mode = SkinningMode::from_name(&self.mode).ok_or_else(|| {
-            anyhow!(
-                "unknown mode `{}` (valid: {})",
-                self.mode,
-                mode_names().join(", ")
-            )
-        })?;
+        let (mode, file_betas) = match &self.mode {
+            Some(name) => {
+                let mode = SkinningMode::from_name(name).ok_or_else(|| {
+                    anyhow!("unknown mode `{name}` (valid: {})", mode_names().join(", "))
+                })?;
+                (mode, false)
+            }
+            None => match file_mode(scene) {
+                Some(mode) => (mode, mode == SkinningMode::Hybrid),
+                None => (SkinningMode::Dqs, false),
+            },
+        };
         if !self.beta.is_finite() || !(0.0..=1.0).contains(&self.beta) {
             bail!("--beta must be a number from 0 to 1, got {}", self.beta);
         }
@@ -101,12 +109,28 @@ impl PoseArgs {
         }
         Ok(ResolvedPose {
             mode,
+            file_betas,
             beta: self.beta,
             clip,
             time_s: self.time,
             overrides,
         })
     }
+}
+
+/// The skinning mode the file asks for: that of its first skinned primitive with a stored method.
+#[must_use]
+pub fn file_mode(scene: &Scene) -> Option<SkinningMode> {
+    let method = scene
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .find_map(|p| p.influences.as_ref().and(p.skinning_method))?;
+    Some(match method {
+        SkinningMethod::Linear => SkinningMode::Lbs,
+        SkinningMethod::DualQuaternion => SkinningMode::Dqs,
+        SkinningMethod::Blended => SkinningMode::Hybrid,
+    })
 }
 
 /// The valid mode names.

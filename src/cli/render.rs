@@ -53,10 +53,10 @@ pub fn run(
         let names: Vec<&str> = DebugView::ALL.iter().map(|v| v.name()).collect();
         anyhow::anyhow!("unknown view `{}` (valid: {})", look.view, names.join(", "))
     })?;
-    let panes = panes(&args.mode)?;
+    let panes = args.mode.as_deref().map(panes).transpose()?.flatten();
     let mut pose_args = args.clone();
     if panes.is_some() {
-        pose_args.mode = "dqs".into();
+        pose_args.mode = Some("dqs".into());
     }
     let scene = super::load(model, load)?;
     let resolved = pose_args.resolve(&scene)?;

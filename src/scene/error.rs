@@ -16,6 +16,9 @@ pub enum SceneError {
     /// The gltf crate refused the file (not glTF, bad JSON, bad GLB header, ...).
     #[error("not a valid glTF file: {0}")]
     Gltf(#[from] gltf::Error),
+    /// ufbx refused the FBX file (not FBX, truncated, corrupt, ...).
+    #[error("not a valid FBX file: {0}")]
+    Fbx(String),
     /// A `builtin:NAME` that does not exist.
     #[error("unknown built-in rig `{0}` (known: twist, elbow, arm)")]
     UnknownBuiltin(String),

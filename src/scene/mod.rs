@@ -4,14 +4,18 @@
 //! nothing downstream sees the gltf crate. [`write_glb`] goes the other way.
 
 mod error;
+mod fbx_load;
 mod glb_write;
 mod gltf_load;
 mod options;
+mod source_info;
 
 pub use error::SceneError;
+pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
 pub use glb_write::{MAX_SKIN_JOINTS, glb_container, write_glb};
 pub use gltf_load::{load_gltf_path, load_gltf_path_with, load_gltf_slice, load_gltf_slice_with};
 pub use options::LoadOptions;
+pub use source_info::{SkinningMethod, SourceInfo};
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 
@@ -22,6 +26,8 @@ use crate::influences::Influences;
 pub struct Scene {
     /// Where the scene came from (a path or `builtin:NAME`), for messages.
     pub source: String,
+    /// The file's format, units and axes (glTF's for glTF and built-in rigs).
+    pub source_info: SourceInfo,
     /// All nodes; indices are stable and match the file's.
     pub nodes: Vec<Node>,
     /// Root nodes of the scene that is shown (the file's default scene, else scene 0, else every parentless node).
@@ -146,6 +152,8 @@ pub struct Primitive {
     pub indices: Vec<u32>,
     /// Per-vertex hybrid beta from the custom attribute `_DQS_BLEND` (0 LBS .. 1 DQS), when present.
     pub dqs_blend: Option<Vec<f32>>,
+    /// The skinning method the file stored for this mesh (FBX); `None` for glTF.
+    pub skinning_method: Option<SkinningMethod>,
     /// Joint influences, for primitives of skinned meshes with JOINTS_n/WEIGHTS_n.
     pub influences: Option<Influences>,
     /// Material index.

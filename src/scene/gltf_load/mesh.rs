@@ -215,6 +215,7 @@ fn load_primitive(
         influences,
         material,
         morph_targets: prim.targets.as_ref().map_or(0, Vec::len),
+        skinning_method: None,
     };
     Ok(Some((primitive, joint_uses)))
 }

@@ -24,6 +24,9 @@ mod source;
 mod texture;
 mod topology;
 
+pub(super) use normals::smooth_normals;
+pub(super) use texture::decode_rgba8;
+
 #[cfg(test)]
 mod tests;
 
@@ -126,6 +129,7 @@ pub fn load_gltf_slice_with(
         animations,
         warnings,
         sanitized: data.sanitized.get(),
+        ..Scene::default()
     })
 }
 

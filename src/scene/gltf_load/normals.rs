@@ -8,7 +8,7 @@ use glam::Vec3;
 /// to its three corners, so big triangles weigh more. Vertices on no triangle,
 /// or only on degenerate ones, get +Y.
 #[must_use]
-pub(super) fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
+pub(in crate::scene) fn smooth_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
     let mut sums = vec![Vec3::ZERO; positions.len()];
     for tri in indices.chunks_exact(3) {
         let &[i, j, k] = tri else {

@@ -39,7 +39,11 @@ pub(super) fn load_image(data: &Data<'_>, image: usize, budget: u64) -> Result<T
 /// `max_side` is the largest width or height accepted, `budget` how many RGBA8
 /// bytes may still be decoded for this file: small compressed images can claim
 /// huge sizes, so sizes are read from the header and checked before decoding.
-pub(super) fn decode_rgba8(bytes: &[u8], max_side: u32, budget: u64) -> Result<Texture, String> {
+pub(in crate::scene) fn decode_rgba8(
+    bytes: &[u8],
+    max_side: u32,
+    budget: u64,
+) -> Result<Texture, String> {
     let reader = || {
         ImageReader::new(Cursor::new(bytes))
             .with_guessed_format()

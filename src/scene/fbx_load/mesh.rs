@@ -1,0 +1,259 @@
+//! Meshes: one dqview mesh per FBX mesh instance, one primitive per material part.
+//!
+//! Vertices follow the FBX control points: a primitive's first vertices are its
+//! control points in file order (every control point when the mesh has one
+//! material), each with the normal and UV of its first polygon corner. Corners
+//! whose normal or UV differ (seams, hard edges) get extra vertices after them.
+//! So vertex `i < control points` of a one-material mesh is control point `i`,
+//! which is how the authoring tools' OBJ exports number them.
+
+use std::collections::HashMap;
+
+use glam::{Mat3, Mat4, Vec2, Vec3};
+
+use super::convert;
+use super::skin;
+use crate::scene::gltf_load::smooth_normals;
+use crate::scene::{Mesh, Primitive, Scene, SceneError};
+
+/// Converts the mesh of every node that has one; sets the nodes' `mesh` and `skin`.
+pub(super) fn load_meshes(
+    fbx: &ufbx::Scene,
+    index_of: &[Option<usize>],
+    scene: &mut Scene,
+    warnings: &mut Vec<String>,
+) -> Result<(), SceneError> {
+    for node in &fbx.nodes {
+        let Some(mesh) = &node.mesh else {
+            continue;
+        };
+        let Some(n) = super::nodes::lookup(index_of, node.element.typed_id)? else {
+            continue;
+        };
+        let here = format!(
+            "mesh `{}` of node `{}`",
+            mesh.element.name, node.element.name
+        );
+        if !mesh.blend_deformers.is_empty() {
+            warnings.push(format!("{here}: blend shapes are not supported; ignored"));
+        }
+        let mesh_skin = skin::load_skin(mesh, node, n, index_of, &here, warnings)?;
+        let mut primitives = Vec::new();
+        let parts: Vec<(Option<u32>, Vec<u32>)> = if mesh.material_parts.is_empty() {
+            vec![(None, (0..mesh.num_faces as u32).collect())]
+        } else {
+            mesh.material_parts
+                .iter()
+                .map(|p| (Some(p.index), p.face_indices.to_vec()))
+                .collect()
+        };
+        let whole_mesh = parts.len() == 1;
+        for (slot, faces) in &parts {
+            if faces.is_empty() {
+                continue;
+            }
+            let material = slot.and_then(|s| material_of(node, mesh, s));
+            let (mut prim, control_points) = build_primitive(mesh, faces, whole_mesh, &here)?;
+            prim.material = material;
+            match &mesh_skin {
+                Some(ms) => ms.attach(&mut prim, &control_points, &here, warnings),
+                // Unskinned meshes carry their geometric transform in the positions.
+                None if node.has_geometry_transform => {
+                    apply_matrix(&mut prim, convert::mat4(&node.geometry_to_node));
+                }
+                None => {}
+            }
+            primitives.push(prim);
+        }
+        if primitives.is_empty() {
+            warnings.push(format!("{here}: no polygons; not drawn"));
+            continue;
+        }
+        let m = scene.meshes.len();
+        scene.meshes.push(Mesh {
+            name: if mesh.element.name.is_empty() {
+                node.element.name.to_string()
+            } else {
+                mesh.element.name.to_string()
+            },
+            primitives,
+            morph_weights: Vec::new(),
+        });
+        if let Some(ms) = mesh_skin {
+            let s = scene.skins.len();
+            scene.skins.push(ms.skin);
+            if let Some(dst) = scene.nodes.get_mut(n) {
+                dst.skin = Some(s);
+            }
+        }
+        if let Some(dst) = scene.nodes.get_mut(n) {
+            dst.mesh = Some(m);
+        }
+    }
+    Ok(())
+}
+
+/// The dqview material of material slot `slot` (per-instance materials first, as ufbx advises).
+fn material_of(node: &ufbx::Node, mesh: &ufbx::Mesh, slot: u32) -> Option<usize> {
+    let list = if node.materials.is_empty() {
+        &mesh.materials
+    } else {
+        &node.materials
+    };
+    list.get(slot as usize).map(|m| m.element.typed_id as usize)
+}
+
+/// What makes two corners of one control point the same vertex: normal and UV bits.
+type CornerKey = (u32, [u32; 5]);
+
+/// Builds the primitive of the faces `faces` (see the module comment for the vertex order),
+/// with the control point of each of its vertices.
+fn build_primitive(
+    mesh: &ufbx::Mesh,
+    faces: &[u32],
+    whole_mesh: bool,
+    here: &str,
+) -> Result<(Primitive, Vec<usize>), SceneError> {
+    let control_points = mesh.vertices.len();
+    let corner_point = |index: usize| -> Result<usize, SceneError> {
+        mesh.vertex_indices
+            .get(index)
+            .map(|&v| v as usize)
+            .filter(|&v| v < control_points)
+            .ok_or_else(|| SceneError::Fbx(format!("{here}: corner {index} has no control point")))
+    };
+    // Corners of every face, triangulated, in polygon-index space.
+    let mut corners: Vec<u32> = Vec::new();
+    let mut tri = Vec::new();
+    for &f in faces {
+        let Some(&face) = mesh.faces.get(f as usize) else {
+            return Err(SceneError::Fbx(format!("{here}: face {f} out of range")));
+        };
+        if face.num_indices < 3 {
+            continue;
+        }
+        ufbx::triangulate_face_vec(&mut tri, mesh, face);
+        corners.extend_from_slice(&tri);
+    }
+    // Control points in this primitive, in file order, then their local numbers.
+    let mut local_of: Vec<Option<u32>> = vec![None; control_points];
+    let mut used: Vec<usize> = if whole_mesh {
+        (0..control_points).collect()
+    } else {
+        let mut seen = vec![false; control_points];
+        for &c in &corners {
+            seen[corner_point(c as usize)?] = true;
+        }
+        (0..control_points).filter(|&v| seen[v]).collect()
+    };
+    used.shrink_to_fit();
+    for (local, &cp) in used.iter().enumerate() {
+        local_of[cp] = Some(local as u32);
+    }
+    let normal_at = |i: usize| attribute3(&mesh.vertex_normal, i);
+    let uv_at = |i: usize| attribute2(&mesh.vertex_uv, i);
+    let mut positions: Vec<Vec3> = used
+        .iter()
+        .map(|&cp| {
+            mesh.vertices
+                .get(cp)
+                .map_or(Vec3::ZERO, |&p| convert::vec3(p))
+        })
+        .collect();
+    let mut normals: Vec<Option<Vec3>> = vec![None; used.len()];
+    let mut uvs: Vec<Vec2> = vec![Vec2::ZERO; used.len()];
+    let mut first_key: Vec<Option<[u32; 5]>> = vec![None; used.len()];
+    let mut control_point: Vec<usize> = used.clone();
+    let mut extra: HashMap<CornerKey, u32> = HashMap::new();
+    let mut indices = Vec::with_capacity(corners.len());
+    for &c in &corners {
+        let c = c as usize;
+        let cp = corner_point(c)?;
+        let Some(local) = local_of[cp] else {
+            return Err(SceneError::Fbx(format!(
+                "{here}: corner {c} outside its part"
+            )));
+        };
+        let normal = normal_at(c);
+        let uv = uv_at(c);
+        let key = corner_key(normal, uv);
+        let slot = local as usize;
+        let vertex = match first_key[slot] {
+            None => {
+                first_key[slot] = Some(key);
+                normals[slot] = normal;
+                uvs[slot] = uv.unwrap_or(Vec2::ZERO);
+                local
+            }
+            Some(k) if k == key => local,
+            Some(_) => *extra.entry((local, key)).or_insert_with(|| {
+                positions.push(positions[slot]);
+                normals.push(normal);
+                uvs.push(uv.unwrap_or(Vec2::ZERO));
+                control_point.push(cp);
+                (positions.len() - 1) as u32
+            }),
+        };
+        indices.push(vertex);
+    }
+    if mesh.reversed_winding {
+        for t in indices.chunks_exact_mut(3) {
+            t.swap(1, 2);
+        }
+    }
+    let smooth = smooth_normals(&positions, &indices);
+    let normals = normals
+        .into_iter()
+        .zip(smooth)
+        .map(|(n, s)| n.and_then(Vec3::try_normalize).unwrap_or(s))
+        .collect();
+    let prim = Primitive {
+        positions,
+        normals,
+        // FBX stores V up from the bottom of the image; dqview samples from the top.
+        uvs: mesh.vertex_uv.exists.then(|| {
+            uvs.into_iter()
+                .map(|uv| Vec2::new(uv.x, 1.0 - uv.y))
+                .collect()
+        }),
+        indices,
+        ..Primitive::default()
+    };
+    Ok((prim, control_point))
+}
+
+/// Normal and UV bit patterns of a corner (absent ones as all-ones).
+fn corner_key(normal: Option<Vec3>, uv: Option<Vec2>) -> [u32; 5] {
+    let n = normal.map_or([u32::MAX; 3], |n| n.to_array().map(f32::to_bits));
+    let u = uv.map_or([u32::MAX; 2], |u| u.to_array().map(f32::to_bits));
+    [n[0], n[1], n[2], u[0], u[1]]
+}
+
+/// The value of a per-corner vec3 attribute at corner `index`, if the file has it there.
+fn attribute3(attr: &ufbx::VertexVec3, index: usize) -> Option<Vec3> {
+    if !attr.exists {
+        return None;
+    }
+    let i = *attr.indices.get(index)? as usize;
+    attr.values.get(i).map(|&v| convert::vec3(v))
+}
+
+/// The value of a per-corner vec2 attribute at corner `index`, if the file has it there.
+fn attribute2(attr: &ufbx::VertexVec2, index: usize) -> Option<Vec2> {
+    if !attr.exists {
+        return None;
+    }
+    let i = *attr.indices.get(index)? as usize;
+    attr.values.get(i).map(|&v| convert::vec2(v))
+}
+
+/// Moves positions by `m` and normals by its inverse transpose.
+fn apply_matrix(prim: &mut Primitive, m: Mat4) {
+    let normal_matrix = Mat3::from_mat4(m).inverse().transpose();
+    for p in &mut prim.positions {
+        *p = m.transform_point3(*p);
+    }
+    for n in &mut prim.normals {
+        *n = (normal_matrix * *n).try_normalize().unwrap_or(*n);
+    }
+}
