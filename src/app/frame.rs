@@ -49,6 +49,7 @@ impl Running {
             p.time_s,
             &self.state.joints.overrides,
         );
+        self.state.morphs.update_weights(&self.model.pose);
         let result = self.draw(&ui, screenshot);
         for id in &ui.textures.free {
             self.egui_renderer.free_texture(id);

@@ -6,6 +6,7 @@
 mod frame;
 mod model;
 mod screenshot;
+mod session;
 mod surface;
 mod timing;
 mod viewer;
@@ -32,6 +33,9 @@ pub struct ViewerOptions {
     pub screenshot: Option<PathBuf>,
     /// Render this many frames, then close.
     pub exit_after_frames: Option<u64>,
+    /// Read the session from this file at start and save it there at exit
+    /// (instead of the per-model session in the user's config directory).
+    pub session: Option<PathBuf>,
 }
 
 impl ViewerOptions {

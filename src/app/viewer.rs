@@ -47,6 +47,8 @@ pub struct Running {
     pub(super) frames: u64,
     /// When the window was created.
     pub(super) started: std::time::Instant,
+    /// Where the session is read from and saved to.
+    pub(super) sessions: super::session::SessionHooks,
 }
 
 impl Viewer {
@@ -60,8 +62,11 @@ impl Viewer {
         }
     }
 
-    /// The run's result: the first error that ended it, if any.
+    /// The run's result: the first error that ended it, if any. Saves the session first.
     pub fn finish(self) -> Result<()> {
+        if let Some(running) = &self.running {
+            running.save_session();
+        }
         self.error.map_or(Ok(()), Err)
     }
 
@@ -119,6 +124,9 @@ impl ApplicationHandler for Viewer {
                     );
                     event_loop.exit();
                     return;
+                }
+                if let Some(model) = running.state.requests.open_recent.take() {
+                    running.open_path(Path::new(&model));
                 }
                 if running.state.requests.open_dialog {
                     running.state.requests.open_dialog = false;
@@ -221,6 +229,7 @@ impl Running {
             timer,
             frames: 0,
             started: std::time::Instant::now(),
+            sessions: super::session::SessionHooks::new(options),
         };
         running.adopt_model();
         let clip = resolved.clip.or_else(|| {
@@ -233,12 +242,14 @@ impl Running {
         running.state.playback.select(clip, duration);
         running.state.playback.time_s = resolved.time_s.clamp(0.0, duration);
         running.state.playback.playing = !scripted && resolved.clip.is_none() && clip.is_some();
+        running.restore_session(&options.model);
         Ok(running)
     }
 
     /// Opens `path`, replacing the current model; on failure keeps it and shows the error.
     pub(super) fn open_path(&mut self, path: &Path) {
         let spec = path.to_string_lossy().into_owned();
+        self.save_session();
         match LoadedModel::open(&self.gpu.ctx, &self.renderer, &spec)
             .with_context(|| format!("cannot open {}", path.display()))
         {
@@ -252,6 +263,7 @@ impl Running {
                     self.state.playback.select(Some(0), *duration);
                     self.state.playback.playing = true;
                 }
+                self.restore_session(&spec);
             }
             Err(e) => self.state.error = Some(crate::cli::error_message(&e)),
         }
@@ -262,6 +274,7 @@ impl Running {
         self.state.facts = self.model.facts();
         self.state.clips = self.model.clips();
         self.state.trees = self.model.trees();
+        self.state.morphs = crate::ui::MorphsState::of_scene(&self.model.scene, &self.model.pose);
         self.state.camera = OrbitCamera::framing(self.model.bounds.0, self.model.bounds.1);
         self.window
             .set_title(&format!("dqview — {}", self.model.scene.source));

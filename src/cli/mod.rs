@@ -49,6 +49,10 @@ pub struct ViewerArgs {
     /// Render this many frames, then close (with --screenshot: the image of the last one).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub exit_after_frames: Option<u64>,
+    /// Rig session file: read at start (camera, mode, view, clip, time, overrides), saved at exit.
+    /// Without MODEL, opens the model the session names.
+    #[arg(long, value_name = "FILE.json")]
+    pub session: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -301,13 +305,19 @@ pub fn run(cli: Cli) -> Result<()> {
                         names.join(", ")
                     )
                 })?;
+            let model = cli.model.or_else(|| {
+                let path = cli.viewer.session.as_deref()?;
+                let session = crate::session::Session::read(path).ok()?;
+                Some(session.model.path).filter(|p| !p.is_empty())
+            });
             crate::app::run(crate::app::ViewerOptions {
-                model: model_or_default(cli.model),
+                model: model_or_default(model),
                 view,
                 shading,
                 pose: cli.pose,
                 screenshot: cli.viewer.screenshot,
                 exit_after_frames: cli.viewer.exit_after_frames,
+                session: cli.viewer.session,
             })
         }
     }

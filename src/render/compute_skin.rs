@@ -6,12 +6,16 @@ use glam::Vec4;
 use wgpu::util::DeviceExt;
 
 use super::gpu_data::{
-    GpuBindVertex, GpuComputeParams, GpuSkinnedVertex, GpuVertexInfluences, gpu_mode,
+    GpuBindVertex, GpuComputeParams, GpuMorphDelta, GpuSkinnedVertex, GpuVertexInfluences, gpu_mode,
 };
 use super::palette::{GpuPalette, PaletteLayout};
 use super::shaders::{PaletteBinding, compute_source};
 use super::{GpuContext, RenderError};
-use crate::skin::{Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode};
+use crate::scene::MorphTarget;
+use crate::skin::{
+    Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, effective_weight,
+    has_active_morphs,
+};
 
 /// Invocations per workgroup. Keep in sync with `@workgroup_size` of `cs_skin`.
 const WORKGROUP_SIZE: u32 = 64;
@@ -63,6 +67,23 @@ impl ComputeSkinner {
         mode: SkinningMode,
         beta: f32,
     ) -> Result<SkinnedVertices, RenderError> {
+        self.skin_morphed(ctx, palette, mesh, &[], &[], mode, beta)
+    }
+
+    /// Like [`ComputeSkinner::skin`], with `targets` at `weights` applied to the bind pose first.
+    ///
+    /// Matches [`crate::skin::morph_vertices`] followed by the CPU skinning.
+    #[allow(clippy::too_many_arguments)]
+    pub fn skin_morphed(
+        &self,
+        ctx: &GpuContext,
+        palette: &JointPalette,
+        mesh: &SkinMesh<'_>,
+        targets: &[MorphTarget],
+        weights: &[f32],
+        mode: SkinningMode,
+        beta: f32,
+    ) -> Result<SkinnedVertices, RenderError> {
         let n = mesh.positions.len();
         let has_normals = mesh.has_normals();
         let has_tangents = mesh.has_tangents();
@@ -75,6 +96,15 @@ impl ComputeSkinner {
         if needed > max_binding {
             return Err(RenderError::TooLarge {
                 what: "dqview::ComputeSkinner::influences",
+                bytes: needed,
+                limit: max_binding,
+            });
+        }
+        let (morph_deltas, morph_weights) = pack_morphs(targets, weights, n);
+        let needed = (morph_deltas.len() * size_of::<GpuMorphDelta>()) as u64;
+        if needed > max_binding {
+            return Err(RenderError::TooLarge {
+                what: "dqview::ComputeSkinner::morph_deltas",
                 bytes: needed,
                 limit: max_binding,
             });
@@ -119,6 +149,16 @@ impl ComputeSkinner {
                 bytemuck::cast_slice(&influences),
                 wgpu::BufferUsages::STORAGE,
             );
+            let morph_deltas = init(
+                "dqview::ComputeSkinner::morph_deltas",
+                bytemuck::cast_slice(&morph_deltas),
+                wgpu::BufferUsages::STORAGE,
+            );
+            let morph_weights = init(
+                "dqview::ComputeSkinner::morph_weights",
+                bytemuck::cast_slice(&morph_weights),
+                wgpu::BufferUsages::STORAGE,
+            );
             let output = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("dqview::ComputeSkinner::skinned"),
                 size: (n * size_of::<GpuSkinnedVertex>()) as u64,
@@ -133,6 +173,8 @@ impl ComputeSkinner {
                     entry(1, &vertices),
                     entry(2, &influences),
                     entry(3, &output),
+                    entry(4, &morph_deltas),
+                    entry(5, &morph_weights),
                 ],
             });
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -210,6 +252,8 @@ fn mesh_layout(ctx: &GpuContext) -> wgpu::BindGroupLayout {
                     wgpu::BufferBindingType::Storage { read_only: false },
                     size_of::<GpuSkinnedVertex>(),
                 ),
+                buffer(4, read, size_of::<GpuMorphDelta>()),
+                buffer(5, read, size_of::<f32>()),
             ],
         })
 }
@@ -293,6 +337,44 @@ fn pack_influences(mesh: &SkinMesh<'_>) -> Vec<GpuVertexInfluences> {
         }
     }
     out
+}
+
+/// Target-major displacements and one weight per target, for bindings 4 and 5.
+///
+/// Without an active target (every weight 0) a single zero delta and a single
+/// zero weight are bound instead: WGSL has no empty arrays, and the shader
+/// skips zero weights. Non-finite weights become 0, as on the CPU.
+fn pack_morphs(
+    targets: &[MorphTarget],
+    weights: &[f32],
+    n: usize,
+) -> (Vec<GpuMorphDelta>, Vec<f32>) {
+    if !has_active_morphs(targets, weights) {
+        return (vec![GpuMorphDelta::default()], vec![0.0]);
+    }
+    let mut deltas = vec![GpuMorphDelta::default(); targets.len() * n];
+    for (t, target) in targets.iter().enumerate() {
+        let Some(slot) = deltas.get_mut(t * n..(t + 1) * n) else {
+            continue;
+        };
+        // Lists of the wrong length add nothing, as in `morph_vertices`.
+        let fill = |list: &[glam::Vec3],
+                    get: fn(&mut GpuMorphDelta) -> &mut [f32; 4],
+                    slot: &mut [GpuMorphDelta]| {
+            if list.len() == n {
+                for (d, v) in slot.iter_mut().zip(list) {
+                    *get(d) = v.extend(0.0).to_array();
+                }
+            }
+        };
+        fill(&target.positions, |d| &mut d.position, slot);
+        fill(&target.normals, |d| &mut d.normal, slot);
+        fill(&target.tangents, |d| &mut d.tangent, slot);
+    }
+    let weights = (0..targets.len())
+        .map(|t| effective_weight(weights, t))
+        .collect();
+    (deltas, weights)
 }
 
 #[cfg(test)]

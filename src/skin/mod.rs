@@ -5,12 +5,14 @@
 mod cpu;
 mod fast;
 mod hybrid;
+mod morph;
 mod palette;
 mod posed;
 
 pub use cpu::{Betas, SkinMesh, SkinnedVertices, skin_vertex, skin_vertices};
 pub use fast::{PackedMesh, PackedPalette, skin_packed};
 pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
+pub use morph::{MorphedVertices, effective_weight, has_active_morphs, morph_vertices};
 pub use palette::{GpuDualQuat, JointPalette};
 pub use posed::{PosedPrimitive, bounds, rest_bounds, skin_scene, skin_scene_hybrid};
 

@@ -5,12 +5,14 @@
 
 mod facts;
 mod joints;
+mod morphs;
 mod orbit;
 mod playback;
 mod viewport;
 
 pub use facts::{ModelFacts, facts_ui};
 pub use joints::{JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint};
+pub use morphs::{MorphNode, MorphsState, morphs_ui};
 pub use orbit::{OrbitCamera, ndc_from_viewport, project_to_viewport};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
 pub use viewport::{SkeletonPose, Status, ViewRect, view_rects, viewport_ui};
@@ -114,6 +116,8 @@ pub struct Requests {
     pub open_dialog: bool,
     /// Fit the camera to the model.
     pub frame_model: bool,
+    /// Open this model from File > Recent.
+    pub open_recent: Option<String>,
 }
 
 /// Everything the panels and the viewport show and change.
@@ -135,12 +139,16 @@ pub struct ViewerState {
     pub clips: Vec<(String, f32)>,
     /// Joint trees, one per skin.
     pub trees: Vec<JointTree>,
+    /// Mesh nodes with morph targets and their current weights.
+    pub morphs: MorphsState,
     /// The last error (a file that failed to load), shown until dismissed.
     pub error: Option<String>,
     /// Frame rate, timings and adapter for the status line.
     pub status: Status,
     /// What the user asked `app` to do.
     pub requests: Requests,
+    /// File > Recent: the last models opened, most recent first.
+    pub recent: Vec<String>,
 }
 
 /// The left panel: file, skinning, display, animation, joints and model facts.
@@ -154,6 +162,15 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
             if ui.button("Frame (F)").clicked() {
                 state.requests.frame_model = true;
             }
+            ui.add_enabled_ui(!state.recent.is_empty(), |ui| {
+                ui.menu_button("Recent", |ui| {
+                    for model in &state.recent {
+                        if ui.button(model).clicked() {
+                            state.requests.open_recent = Some(model.clone());
+                        }
+                    }
+                });
+            });
         });
         ui.label(egui::RichText::new(&state.facts.source).small());
         if let Some(error) = state.error.clone() {
@@ -174,6 +191,13 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
         egui::CollapsingHeader::new("Joints")
             .default_open(true)
             .show(ui, |ui| joints_ui(ui, &mut state.joints, &state.trees));
+        if !state.morphs.nodes.is_empty() {
+            egui::CollapsingHeader::new("Morph targets")
+                .default_open(true)
+                .show(ui, |ui| {
+                    morphs_ui(ui, &state.morphs, &mut state.joints.overrides)
+                });
+        }
         egui::CollapsingHeader::new("Model")
             .default_open(true)
             .show(ui, |ui| facts_ui(ui, &state.facts));

@@ -6,6 +6,7 @@ use gltf::json::validation::Checked;
 use gltf::mesh::{Mode, Semantic};
 
 use super::accessor::{self, Format, Valid};
+use super::morph::load_targets;
 use super::normals::{repair_normals, smooth_normals};
 use super::source::Data;
 use super::topology::triangle_list;
@@ -39,6 +40,12 @@ pub(super) fn load_meshes(
                 uses.extend(prim_uses);
             }
         }
+        let names = target_names(mesh);
+        for prim in &mut primitives {
+            for (target, name) in prim.morph_targets.iter_mut().zip(&names) {
+                target.name.clone_from(name);
+            }
+        }
         let targets = morph_target_count(mesh);
         let morph_weights = match &mesh.weights {
             Some(w) => {
@@ -69,6 +76,20 @@ pub(super) fn load_meshes(
         joint_uses.push(uses);
     }
     Ok((meshes, joint_uses))
+}
+
+/// Target names from `extras.targetNames` (a convention of Blender's and three.js's exporters), or none.
+fn target_names(mesh: &gltf::json::Mesh) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Extras {
+        target_names: Vec<String>,
+    }
+    mesh.extras
+        .as_ref()
+        .and_then(|raw| serde_json::from_str::<Extras>(raw.get()).ok())
+        .map(|e| e.target_names)
+        .unwrap_or_default()
 }
 
 /// Morph targets of a mesh (glTF requires every primitive to have the same number; the largest is taken).
@@ -193,6 +214,10 @@ fn load_primitive(
         ),
         None => None,
     };
+    let morph_targets = match &prim.targets {
+        Some(targets) => load_targets(data, m, p, targets, vertices, warnings)?,
+        None => Vec::new(),
+    };
     let (influences, joint_uses) = load_influences(data, m, p, prim, vertices, warnings)?;
     let material = match prim.material.map(|i| i.value()) {
         Some(i) if i >= data.json.materials.len() => {
@@ -214,7 +239,7 @@ fn load_primitive(
         indices,
         influences,
         material,
-        morph_targets: prim.targets.as_ref().map_or(0, Vec::len),
+        morph_targets,
     };
     Ok(Some((primitive, joint_uses)))
 }

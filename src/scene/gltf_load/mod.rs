@@ -8,13 +8,14 @@
 //!
 //! One job per file: [`source`] (container, buffers, URIs), [`repair`]
 //! (second-chance JSON parsing), [`accessor`] (bounds checks), [`read`] (typed
-//! reads), [`nodes`], [`mesh`], [`normals`], [`topology`], [`skin`],
+//! reads), [`nodes`], [`mesh`], [`morph`], [`normals`], [`topology`], [`skin`],
 //! [`material`], [`texture`], [`animation`].
 
 mod accessor;
 mod animation;
 mod material;
 mod mesh;
+mod morph;
 mod nodes;
 mod normals;
 mod read;

@@ -231,7 +231,7 @@ fn morph_weight_channels_use_the_target_count() {
         {"sampler": 0, "target": {"node": 1, "path": "weights"}},
     ]}]);
     let scene = load(&f.gltf(root)).unwrap();
-    assert_eq!(scene.meshes[0].primitives[0].morph_targets, 2);
+    assert_eq!(scene.meshes[0].primitives[0].morph_targets.len(), 2);
     assert_eq!(scene.meshes[0].morph_weights, vec![0.25, 0.5]);
     let channels = &scene.animations[0].channels;
     assert_eq!(channels.len(), 1, "node 1 has no mesh: dropped");
