@@ -92,7 +92,7 @@ mod tests {
         MorphTarget {
             positions: vec![dp; 2],
             normals: vec![dn; 2],
-            tangents: Vec::new(),
+            ..MorphTarget::default()
         }
     }
 
