@@ -215,7 +215,15 @@ fn load_primitive(
         None => None,
     };
     let morph_targets = match &prim.targets {
-        Some(targets) => load_targets(data, m, p, targets, vertices, warnings)?,
+        Some(targets) => match load_targets(data, m, p, targets, vertices, warnings) {
+            Ok(targets) => targets,
+            // Limits still refuse the file; a broken target only loses the morphs.
+            Err(e @ SceneError::LimitExceeded { .. }) => return Err(e),
+            Err(e) => {
+                warnings.push(format!("{here}: morph targets dropped: {e}"));
+                Vec::new()
+            }
+        },
         None => Vec::new(),
     };
     let (influences, joint_uses) = load_influences(data, m, p, prim, vertices, warnings)?;
