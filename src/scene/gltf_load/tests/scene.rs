@@ -265,3 +265,45 @@ fn oversized_images_are_skipped_with_a_warning() {
         scene.warnings
     );
 }
+
+#[test]
+fn morph_deltas_names_and_node_weights_load() {
+    let mut f = Fixture::default();
+    let pos = f.f32s(&QUAD_POSITIONS[..9], "VEC3");
+    let d0 = f.f32s(&[0.0, 0.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 3.0], "VEC3");
+    // Target 1 is KHR_mesh_quantization data: normalised i16, padded to a 4-byte stride.
+    let quantized: [[i16; 3]; 3] = [[32767, 0, 0], [-32767, 0, 0], [0, 16384, 0]];
+    let bytes: Vec<u8> = quantized
+        .iter()
+        .flat_map(|v| {
+            v.iter()
+                .chain(&[0])
+                .flat_map(|c| c.to_le_bytes())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let view = f.view(&bytes);
+    f.views[view]["byteStride"] = json!(8);
+    let d1 = f.accessor(
+        json!({"bufferView": view, "componentType": 5122, "normalized": true, "count": 3, "type": "VEC3"}),
+    );
+    let mut root = one_mesh(json!({"POSITION": pos}), None);
+    root["meshes"][0]["primitives"][0]["targets"] = json!([{"POSITION": d0}, {"NORMAL": d1}]);
+    root["meshes"][0]["weights"] = json!([0.25, 0.5]);
+    root["meshes"][0]["extras"] = json!({"targetNames": ["lift", "turn"]});
+    root["nodes"] = json!([{"mesh": 0, "weights": [1.0, 0.0]}]);
+    root["extensionsUsed"] = json!(["KHR_mesh_quantization"]);
+    root["extensionsRequired"] = json!(["KHR_mesh_quantization"]);
+    let scene = load(&f.gltf(root)).unwrap();
+    let targets = &scene.meshes[0].primitives[0].morph_targets;
+    assert_eq!(targets.len(), 2);
+    assert_eq!(targets[0].name, "lift");
+    assert_eq!(targets[1].name, "turn");
+    assert_eq!(targets[0].positions[2], Vec3::new(0.0, 0.0, 3.0));
+    assert!(targets[0].normals.is_empty() && targets[1].positions.is_empty());
+    assert_eq!(targets[1].normals[0], Vec3::X);
+    assert_eq!(targets[1].normals[1], -Vec3::X);
+    assert!((targets[1].normals[2].y - 16384.0 / 32767.0).abs() < 1e-7);
+    assert_eq!(scene.nodes[0].morph_weights, vec![1.0, 0.0]);
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+}
