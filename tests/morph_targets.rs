@@ -348,3 +348,91 @@ fn compute_pass_morphs_before_skinning_like_the_cpu() {
         }
     }
 }
+
+/// The viewer's path: `SceneGpu::update` uploads the morphed bind pose when the weights change.
+///
+/// Rendering the animated cube after `update` must give the same image as a
+/// cube whose vertices were morphed on the CPU beforehand, and differ from the rest pose.
+#[test]
+fn viewer_upload_renders_the_morphed_cube() {
+    use dqview::render::{SceneGpu, View, ViewParams};
+    use dqview::skin::bounds;
+    let Some(path) = cube_path("viewer_upload_renders_the_morphed_cube") else {
+        return;
+    };
+    let Some(gpu) = support::gpu("viewer_upload_renders_the_morphed_cube") else {
+        return;
+    };
+    let scene = load_gltf_path(&path).expect("load");
+    let rest = Pose::rest(&scene);
+    let mut pose = Pose::rest(&scene);
+    pose.sample(&scene, Some(0), TIME_S, &JointOverrides::new());
+    let node = scene
+        .nodes
+        .iter()
+        .position(|n| n.mesh.is_some())
+        .expect("mesh node");
+    // The same cube with its vertices morphed on the CPU and no targets left.
+    let mut baked = scene.clone();
+    let prim = &mut baked.meshes[0].primitives[0];
+    let mut morphed = MorphedVertices::default();
+    morph_vertices(
+        &prim.positions,
+        &prim.normals,
+        &[],
+        &prim.morph_targets,
+        pose.morph_weights_of(node),
+        &mut morphed,
+    );
+    prim.positions = morphed.positions;
+    prim.normals = morphed.normals;
+    prim.morph_targets.clear();
+    baked.animations.clear();
+
+    let frame = bounds(&skin_scene(
+        &scene,
+        &pose,
+        SkinningMode::Lbs,
+        Betas::Uniform(0.0),
+    ))
+    .expect("bounds");
+    let render = |s: &dqview::scene::Scene, first: &Pose, then: &Pose| {
+        let mut gpu_scene = SceneGpu::new(&gpu.ctx, &gpu.renderer, s, first).expect("upload");
+        gpu_scene.update(&gpu.ctx, s, then);
+        // The shared renderer's size (RenderSettings::TESTING).
+        let views = View::side_by_side(
+            256,
+            256,
+            &[SkinningMode::Dqs],
+            ViewParams::shaded(0.5),
+            [frame.0, frame.1],
+            Vec3::new(0.4, 0.3, 1.0),
+        );
+        gpu.renderer
+            .render_views(&gpu.ctx, &gpu_scene, &views)
+            .expect("render")
+            .pixels
+    };
+    let animated = render(&scene, &rest, &pose);
+    let reference = render(&baked, &rest, &rest);
+    let still = render(&scene, &rest, &rest);
+    assert_eq!(animated.len(), reference.len());
+    let differing = animated
+        .chunks(4)
+        .zip(reference.chunks(4))
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(
+        differing, 0,
+        "{differing} pixels differ from the CPU-morphed cube"
+    );
+    let moved = animated
+        .chunks(4)
+        .zip(still.chunks(4))
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(moved > 50, "the morph changes only {moved} pixels");
+    // Back to the rest weights: the buffer returns to the plain cube.
+    let back = render(&scene, &pose, &rest);
+    assert_eq!(back, still, "rest weights after a morph");
+}
