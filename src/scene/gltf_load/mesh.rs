@@ -10,6 +10,7 @@ use super::morph::load_targets;
 use super::normals::{repair_normals, smooth_normals};
 use super::source::Data;
 use super::topology::triangle_list;
+use super::uv_transform::{UvSource, apply_transform};
 use crate::influences::Influences;
 use crate::scene::{Mesh, Primitive, SceneError};
 
@@ -186,7 +187,19 @@ fn load_primitive(
         }
         None => None,
     };
-    let uvs = match attribute(Semantic::TexCoords(0), &accessor::TEX_COORDS)? {
+    // The set the base colour texture reads (TEXCOORD_1 included), with its transform baked in.
+    let uv_source = UvSource::of(data.json, prim.material.map(|i| i.value()));
+    let uv_accessor = match attribute(Semantic::TexCoords(uv_source.set), &accessor::TEX_COORDS)? {
+        None if uv_source.set != 0 => {
+            warnings.push(format!(
+                "{here}: the base colour texture reads TEXCOORD_{}, which is missing; TEXCOORD_0 used",
+                uv_source.set
+            ));
+            attribute(Semantic::TexCoords(0), &accessor::TEX_COORDS)?
+        }
+        other => other,
+    };
+    let uvs = match uv_accessor {
         Some(acc) => {
             let mut uvs: Vec<Vec2> = data
                 .read_floats(&acc)?
@@ -198,6 +211,14 @@ fn load_primitive(
                 data.count_sanitized(bad);
                 warnings.push(format!(
                     "{here}: {bad} texture coordinates were non-finite; set to 0"
+                ));
+            }
+            if let Some(transform) = uv_source.transform
+                && !apply_transform(&mut uvs, transform)
+            {
+                data.count_sanitized(1);
+                warnings.push(format!(
+                    "{here}: KHR_texture_transform has non-finite numbers; ignored"
                 ));
             }
             Some(uvs)

@@ -24,6 +24,7 @@ mod skin;
 mod source;
 mod texture;
 mod topology;
+mod uv_transform;
 
 #[cfg(test)]
 mod tests;
@@ -36,7 +37,7 @@ use source::Data;
 use crate::scene::{LoadOptions, Mesh, Node, Scene, SceneError, Skin};
 
 /// Required extensions that are honoured, so need no warning.
-const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization"];
+const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization", "KHR_texture_transform"];
 
 /// Loads a `.gltf` file (external buffers and images resolved next to it) or a `.glb` file.
 ///
