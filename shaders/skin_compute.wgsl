@@ -1,8 +1,10 @@
-// Compute skinning: bind-pose vertices + influences in, skinned vertices out.
+// Compute skinning: bind-pose vertices + influences in, morph targets applied,
+// skinned vertices out.
 //
 // Keep in sync with src/render/gpu_data.rs (`GpuComputeParams`, `GpuBindVertex`,
-// `GpuVertexInfluences`, `GpuSkinnedVertex`) and src/render/compute_skin.rs
-// (bind group 1). Needs dq.wgsl, palette.wgsl and skin.wgsl in the same module.
+// `GpuVertexInfluences`, `GpuSkinnedVertex`, `GpuMorphDelta`) and
+// src/render/compute_skin.rs (bind group 1). Needs dq.wgsl, palette.wgsl and
+// skin.wgsl in the same module. `morph_vertex` mirrors src/skin/morph.rs.
 
 // Mirrors `GpuComputeParams`.
 struct ComputeParams {
@@ -42,7 +44,43 @@ struct SkinnedVertex {
 @group(1) @binding(2) var<storage, read> vertex_influences: array<VertexInfluences>;
 @group(1) @binding(3) var<storage, read_write> skinned_vertices: array<SkinnedVertex>;
 // Center of rotation per vertex (xyz; w unused), read in SKIN_MODE_COR only.
-@group(1) @binding(4) var<storage, read> cor_centers: array<vec4<f32>>;
+@group(1) @binding(6) var<storage, read> cor_centers: array<vec4<f32>>;
+// Target-major: the delta of vertex v by target t is at t * vertex_count + v.
+@group(1) @binding(4) var<storage, read> morph_deltas: array<MorphDelta>;
+// One weight per target; a mesh without targets binds a single 0.
+@group(1) @binding(5) var<storage, read> morph_weights: array<f32>;
+
+// Mirrors `GpuMorphDelta`; w is unused.
+struct MorphDelta {
+    position: vec4<f32>,
+    normal: vec4<f32>,
+    tangent: vec4<f32>,
+}
+
+// Adds the weighted displacements of every target with a non-zero weight, in
+// target order, then renormalises the normal and tangent direction (`normalize_or` of skin.wgsl); the same
+// sums and skips as `morph_vertices` in src/skin/morph.rs.
+fn morph_vertex(index: u32, b: BindVertex) -> BindVertex {
+    var out = b;
+    var morphed = false;
+    let targets = arrayLength(&morph_weights);
+    for (var t = 0u; t < targets; t++) {
+        let w = morph_weights[t];
+        if w == 0.0 {
+            continue;
+        }
+        morphed = true;
+        let d = morph_deltas[t * params.vertex_count + index];
+        out.position = vec4<f32>(out.position.xyz + w * d.position.xyz, out.position.w);
+        out.normal = vec4<f32>(out.normal.xyz + w * d.normal.xyz, 0.0);
+        out.tangent = vec4<f32>(out.tangent.xyz + w * d.tangent.xyz, out.tangent.w);
+    }
+    if morphed {
+        out.normal = vec4<f32>(normalize_or(out.normal.xyz, b.normal.xyz), 0.0);
+        out.tangent = vec4<f32>(normalize_or(out.tangent.xyz, b.tangent.xyz), b.tangent.w);
+    }
+    return out;
+}
 
 // Keep in sync with `WORKGROUP_SIZE` in src/render/compute_skin.rs.
 @compute @workgroup_size(64)
@@ -51,7 +89,7 @@ fn cs_skin(@builtin(global_invocation_id) id: vec3<u32>) {
     if index >= params.vertex_count {
         return;
     }
-    let b = bind_vertices[index];
+    let b = morph_vertex(index, bind_vertices[index]);
     let i = vertex_influences[index];
     let input = SkinInput(b.position.xyz, b.normal.xyz, b.tangent, i.joints0, i.joints1, i.weights0, i.weights1);
     var s: Skinned;

@@ -24,5 +24,6 @@ pub mod influences;
 pub mod model;
 pub mod render;
 pub mod scene;
+pub mod session;
 pub mod skin;
 pub mod ui;

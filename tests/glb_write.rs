@@ -4,8 +4,8 @@ mod support;
 
 use dqview::influences::Influences;
 use dqview::scene::{
-    Animation, Channel, Interpolation, MAX_SKIN_JOINTS, Material, Mesh, Node, NodeTransform,
-    Primitive, Property, Scene, SceneError, Skin, Texture, Trs, write_glb,
+    Animation, Channel, Interpolation, MAX_SKIN_JOINTS, Material, Mesh, MorphTarget, Node,
+    NodeTransform, Primitive, Property, Scene, SceneError, Skin, Texture, Trs, write_glb,
 };
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use support::{assert_scenes_match, check_glb_container, scene_from_glb};
@@ -39,7 +39,22 @@ fn kitchen_sink() -> Scene {
         indices: vec![0, 1, 2, 2, 1, 3],
         influences: Some(influences),
         material: Some(1),
-        morph_targets: 2,
+        morph_targets: vec![
+            MorphTarget {
+                name: String::from("lift"),
+                positions: vec![Vec3::new(0.0, 0.0, 0.5); 4],
+                normals: vec![Vec3::new(0.0, 0.125, 0.0); 4],
+                tangents: Vec::new(),
+            },
+            MorphTarget {
+                name: String::from("spread"),
+                positions: (0..4)
+                    .map(|v| Vec3::new(0.25 * v as f32, 0.0, 0.0))
+                    .collect(),
+                normals: Vec::new(),
+                tangents: vec![Vec3::new(0.0, 0.0, 0.25); 4],
+            },
+        ],
     };
     let mut nodes: Vec<Node> = (0..8)
         .map(|j| Node {
@@ -59,6 +74,7 @@ fn kitchen_sink() -> Scene {
         name: String::from("mesh"),
         mesh: Some(0),
         skin: Some(0),
+        morph_weights: vec![0.75, 0.125],
         ..Node::default()
     });
     nodes.push(Node {

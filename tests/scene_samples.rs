@@ -282,7 +282,7 @@ fn animated_morph_cube_has_two_targets_and_a_weights_channel() {
         return;
     };
     let mesh = &s.meshes[0];
-    assert_eq!(mesh.primitives[0].morph_targets, 2);
+    assert_eq!(mesh.primitives[0].morph_targets.len(), 2);
     assert_eq!(mesh.morph_weights, vec![0.0, 0.0]);
     assert!(mesh.primitives[0].tangents.is_some());
     let anim = &s.animations[0];

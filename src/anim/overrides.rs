@@ -26,11 +26,13 @@ impl JointAngles {
     }
 }
 
-/// Per-joint angle overrides, keyed by node index.
+/// Per-joint angle overrides, keyed by node index, and morph weight overrides.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct JointOverrides {
     /// Angles per node index; zero entries may be present and do nothing.
     pub angles: BTreeMap<usize, JointAngles>,
+    /// Morph target weights set by hand, keyed by (mesh node, target); they replace the clip's.
+    pub morph_weights: BTreeMap<(usize, usize), f32>,
 }
 
 impl JointOverrides {
@@ -58,6 +60,36 @@ impl JointOverrides {
     /// Removes every override.
     pub fn clear(&mut self) {
         self.angles.clear();
+        self.morph_weights.clear();
+    }
+
+    /// Sets the weight of morph target `target` of mesh node `node` (replacing the animated one).
+    pub fn set_morph_weight(&mut self, node: usize, target: usize, weight: f32) {
+        self.morph_weights.insert((node, target), weight);
+    }
+
+    /// The hand-set weight of morph target `target` of node `node`, if any.
+    #[must_use]
+    pub fn morph_weight(&self, node: usize, target: usize) -> Option<f32> {
+        self.morph_weights.get(&(node, target)).copied()
+    }
+
+    /// Hands morph target `target` of node `node` back to the clip (or the default weight).
+    pub fn clear_morph_weight(&mut self, node: usize, target: usize) {
+        self.morph_weights.remove(&(node, target));
+    }
+
+    /// Writes the morph weight overrides into per-node weights; non-finite ones are ignored.
+    pub fn apply_morph_weights(&self, weights: &mut [Vec<f32>]) {
+        for (&(node, target), &w) in &self.morph_weights {
+            let Some(node_weights) = weights.get_mut(node) else {
+                continue;
+            };
+            if !w.is_finite() || target >= node_weights.len() {
+                continue;
+            }
+            node_weights[target] = w;
+        }
     }
 
     /// Applies the overrides to local transforms: rotation <- rotation * bend * roll * twist.

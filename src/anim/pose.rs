@@ -13,7 +13,8 @@ pub struct Pose {
     pub local: Vec<NodeTransform>,
     /// Global matrix of each node, `world_from_local`; valid after [`Pose::update_globals`].
     pub global: Vec<Mat4>,
-    /// Sampled morph weights per node (empty for nodes no channel drives).
+    /// Morph weights per node, one per target of its mesh (empty for nodes without
+    /// morph targets): the node's defaults, then the clip's, then the overrides.
     pub morph_weights: Vec<Vec<f32>>,
     /// Node indices, parents before children.
     order: Vec<usize>,
@@ -28,7 +29,9 @@ impl Pose {
         let mut pose = Self {
             local: scene.nodes.iter().map(|n| n.transform).collect(),
             global: vec![Mat4::IDENTITY; scene.nodes.len()],
-            morph_weights: vec![Vec::new(); scene.nodes.len()],
+            morph_weights: (0..scene.nodes.len())
+                .map(|n| default_morph_weights(scene, n))
+                .collect(),
             order: parent_first_order(scene),
             scratch: Vec::with_capacity(16),
         };
@@ -52,8 +55,8 @@ impl Pose {
         for (local, node) in self.local.iter_mut().zip(&scene.nodes) {
             *local = node.transform;
         }
-        for w in &mut self.morph_weights {
-            w.clear();
+        for (n, w) in self.morph_weights.iter_mut().enumerate() {
+            *w = default_morph_weights(scene, n);
         }
         if let Some(animation) = clip.and_then(|c| scene.animations.get(c)) {
             for channel in &animation.channels {
@@ -70,7 +73,10 @@ impl Pose {
                     Property::Scale => trs.scale = vec3_from(&self.scratch),
                     Property::MorphWeights(_) => {
                         if let Some(w) = self.morph_weights.get_mut(channel.node) {
-                            w.clone_from(&self.scratch);
+                            // Keep one weight per target even if the channel has another count.
+                            for (dst, &src) in w.iter_mut().zip(&self.scratch) {
+                                *dst = src;
+                            }
                         }
                         continue;
                     }
@@ -79,7 +85,14 @@ impl Pose {
             }
         }
         overrides.apply(scene, &mut self.local);
+        overrides.apply_morph_weights(&mut self.morph_weights);
         self.update_globals(scene);
+    }
+
+    /// The morph weights of node `node` (empty when it has no morph targets).
+    #[must_use]
+    pub fn morph_weights_of(&self, node: usize) -> &[f32] {
+        self.morph_weights.get(node).map_or(&[], Vec::as_slice)
     }
 
     /// Recomputes every global matrix from the local transforms, parents first.
@@ -113,6 +126,32 @@ impl Pose {
             world_from_joint * joint_from_bind
         }));
     }
+}
+
+/// Node `node`'s default morph weights, one per target of its mesh: the node's
+/// `weights`, else the mesh's, missing entries 0 (empty for nodes without targets).
+#[must_use]
+pub fn default_morph_weights(scene: &Scene, node: usize) -> Vec<f32> {
+    let Some(node) = scene.nodes.get(node) else {
+        return Vec::new();
+    };
+    let Some(mesh) = node.mesh.and_then(|m| scene.meshes.get(m)) else {
+        return Vec::new();
+    };
+    let targets = mesh
+        .primitives
+        .iter()
+        .map(|p| p.morph_targets.len())
+        .max()
+        .unwrap_or(0);
+    let source = if node.morph_weights.is_empty() {
+        &mesh.morph_weights
+    } else {
+        &node.morph_weights
+    };
+    (0..targets)
+        .map(|t| source.get(t).copied().unwrap_or(0.0))
+        .collect()
 }
 
 /// A TRS view of a local transform; matrices (which animations should not target) are decomposed.

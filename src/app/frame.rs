@@ -66,6 +66,7 @@ impl Running {
             &self.state.joints.overrides,
         );
         self.update_crowd();
+        self.state.morphs.update_weights(&self.model.pose);
         let result = self.draw(&ui, screenshot);
         for id in &ui.textures.free {
             self.egui_renderer.free_texture(id);

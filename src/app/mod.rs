@@ -11,6 +11,7 @@ mod model;
 mod open_dialog;
 mod recovery;
 mod screenshot;
+mod session;
 mod surface;
 mod timing;
 mod viewer;
@@ -43,6 +44,9 @@ pub struct ViewerOptions {
     pub shader_dir: Option<PathBuf>,
     /// Test hook: destroy the GPU device after this many frames (the viewer must recover).
     pub lose_device_at_frame: Option<u64>,
+    /// Read the session from this file at start and save it there at exit
+    /// (instead of the per-model session in the user's config directory).
+    pub session: Option<PathBuf>,
 }
 
 impl ViewerOptions {

@@ -60,6 +60,8 @@ pub struct Running {
     pub(super) lose_device_at_frame: Option<u64>,
     /// The open-file dialog, while it is up.
     pub(super) open_dialog: Option<OpenDialog>,
+    /// Where the session is read from and saved to.
+    pub(super) sessions: super::session::SessionHooks,
 }
 
 impl Viewer {
@@ -73,8 +75,11 @@ impl Viewer {
         }
     }
 
-    /// The run's result: the first error that ended it, if any.
+    /// The run's result: the first error that ended it, if any. Saves the session first.
     pub fn finish(self) -> Result<()> {
+        if let Some(running) = &self.running {
+            running.save_session();
+        }
         self.error.map_or(Ok(()), Err)
     }
 
@@ -132,6 +137,9 @@ impl ApplicationHandler for Viewer {
                     );
                     event_loop.exit();
                     return;
+                }
+                if let Some(model) = running.state.requests.open_recent.take() {
+                    running.open_path(Path::new(&model));
                 }
                 if std::mem::take(&mut running.state.requests.open_dialog)
                     && running.open_dialog.is_none()
@@ -264,6 +272,7 @@ impl Running {
             shader_watch: options.shader_dir.clone().map(ShaderWatch::new),
             lose_device_at_frame: options.lose_device_at_frame,
             open_dialog: None,
+            sessions: super::session::SessionHooks::new(options),
         };
         running.adopt_model();
         let clip = resolved.clip.or_else(|| {
@@ -277,12 +286,14 @@ impl Running {
         running.state.playback.time_s = resolved.time_s.clamp(0.0, duration);
         running.state.playback.playing = !scripted && resolved.clip.is_none() && clip.is_some();
         running.reset_hybrid_flags();
+        running.restore_session(&options.model);
         Ok(running)
     }
 
     /// Opens `path`, replacing the current model; on failure keeps it and shows the error.
     pub(super) fn open_path(&mut self, path: &Path) {
         let spec = path.to_string_lossy().into_owned();
+        self.save_session();
         match LoadedModel::open(&self.gpu.ctx, &self.renderer, &spec)
             .with_context(|| format!("cannot open {}", path.display()))
         {
@@ -300,6 +311,7 @@ impl Running {
                 }
                 self.state.inspect = Default::default();
                 self.reset_hybrid_flags();
+                self.restore_session(&spec);
             }
             Err(e) => self.state.error = Some(crate::cli::error_message(&e)),
         }
@@ -319,6 +331,7 @@ impl Running {
         self.state.clips = self.model.clips();
         self.state.trees = self.model.trees();
         self.state.cor = crate::ui::CorState::default();
+        self.state.morphs = crate::ui::MorphsState::of_scene(&self.model.scene, &self.model.pose);
         self.state.camera = OrbitCamera::framing(self.model.bounds.0, self.model.bounds.1);
         self.window
             .set_title(&format!("dqview — {}", self.model.scene.source));

@@ -42,6 +42,7 @@ pub fn generated_rig(vertices: usize, joints: usize) -> Scene {
             }),
             mesh: None,
             skin: None,
+            morph_weights: Vec::new(),
         })
         .collect();
     nodes.push(Node {

@@ -86,6 +86,7 @@ fn assemble(spec: RigSpec<'_>) -> Scene {
             }),
             mesh: None,
             skin: None,
+            morph_weights: Vec::new(),
         })
         .collect();
     for (i, j) in spec.joints.iter().enumerate() {
@@ -116,7 +117,7 @@ fn assemble(spec: RigSpec<'_>) -> Scene {
         indices: tube.indices,
         influences: Some(influences),
         material: Some(0),
-        morph_targets: 0,
+        morph_targets: Vec::new(),
     };
 
     Scene {

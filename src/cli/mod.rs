@@ -61,6 +61,10 @@ pub struct ViewerArgs {
     /// Destroy the GPU device after N frames to test recovery (for tests and bug reports).
     #[arg(long, value_name = "N", hide = true)]
     pub lose_device_at_frame: Option<u64>,
+    /// Rig session file: read at start (camera, mode, view, clip, time, overrides), saved at exit.
+    /// Without MODEL, opens the model the session names.
+    #[arg(long, value_name = "FILE.json")]
+    pub session: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -317,8 +321,13 @@ pub fn run(cli: Cli) -> Result<()> {
             {
                 anyhow::bail!("--shader-dir {}: not a folder", dir.display());
             }
+            let model = cli.model.or_else(|| {
+                let path = cli.viewer.session.as_deref()?;
+                let session = crate::session::Session::read(path).ok()?;
+                Some(session.model.path).filter(|p| !p.is_empty())
+            });
             crate::app::run(crate::app::ViewerOptions {
-                model: model_or_default(cli.model),
+                model: model_or_default(model),
                 view,
                 shading,
                 pose: cli.pose,
@@ -327,6 +336,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 msaa: cli.viewer.msaa,
                 shader_dir: cli.viewer.shader_dir,
                 lose_device_at_frame: cli.viewer.lose_device_at_frame,
+                session: cli.viewer.session,
             })
         }
     }

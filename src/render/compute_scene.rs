@@ -7,8 +7,9 @@ use crate::skin::{Betas, JointPalette, PosedPrimitive, SkinMesh, SkinningMode, s
 
 /// Like [`crate::skin::skin_scene`], but skinned primitives go through the GPU compute pass.
 ///
-/// Primitives drawn without a skin are moved rigidly on the CPU exactly as
-/// the reference does, so the two outputs line up primitive for primitive.
+/// Morph targets are applied by the compute shader too. Primitives drawn
+/// without a skin (morphed or not) are moved rigidly on the CPU exactly as the
+/// reference does, so the two outputs line up primitive for primitive.
 pub fn skin_scene_gpu(
     ctx: &GpuContext,
     skinner: &ComputeSkinner,
@@ -47,7 +48,16 @@ pub fn skin_scene_gpu(
             tangents: prim.tangents.as_deref().unwrap_or(&[]),
             influences,
         };
-        p.vertices = skinner.skin(ctx, palette, &mesh, mode, beta)?;
+        let weights = pose.morph_weights_of(p.node);
+        p.vertices = skinner.skin_morphed(
+            ctx,
+            palette,
+            &mesh,
+            &prim.morph_targets,
+            weights,
+            mode,
+            beta,
+        )?;
     }
     Ok(posed)
 }

@@ -6,12 +6,16 @@ use glam::Vec4;
 use wgpu::util::DeviceExt;
 
 use super::gpu_data::{
-    GpuBindVertex, GpuComputeParams, GpuSkinnedVertex, GpuVertexInfluences, gpu_mode,
+    GpuBindVertex, GpuComputeParams, GpuMorphDelta, GpuSkinnedVertex, GpuVertexInfluences, gpu_mode,
 };
 use super::palette::{GpuPalette, PaletteLayout};
 use super::shaders::{PaletteBinding, compute_source};
 use super::{GpuContext, RenderError};
-use crate::skin::{Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode};
+use crate::scene::MorphTarget;
+use crate::skin::{
+    Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, effective_weight,
+    has_active_morphs,
+};
 
 /// Invocations per workgroup. Keep in sync with `@workgroup_size` of `cs_skin`.
 const WORKGROUP_SIZE: u32 = 64;
@@ -24,6 +28,17 @@ const INFLUENCE_SETS: usize = 2;
 struct Variant {
     palette_layout: PaletteLayout,
     pipeline: wgpu::ComputePipeline,
+}
+
+/// What besides the palette and mesh a compute skinning run may use.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SkinExtras<'a> {
+    /// Morph targets applied to the bind pose before skinning.
+    pub morph_targets: &'a [MorphTarget],
+    /// One weight per target (missing ones are 0).
+    pub morph_weights: &'a [f32],
+    /// CoR centers, one per vertex (CoR mode; a missing center is the vertex itself).
+    pub cor_centers: &'a [glam::Vec3],
 }
 
 /// Skins meshes with the `cs_skin` compute shader; pipelines are built once, in [`ComputeSkinner::new`].
@@ -63,7 +78,7 @@ impl ComputeSkinner {
         mode: SkinningMode,
         beta: f32,
     ) -> Result<SkinnedVertices, RenderError> {
-        self.skin_about(ctx, palette, mesh, mode, beta, &[])
+        self.skin_with(ctx, palette, mesh, mode, beta, &SkinExtras::default())
     }
 
     /// Like [`ComputeSkinner::skin`], CoR mode rotating about `cor_centers` (one per vertex;
@@ -76,6 +91,45 @@ impl ComputeSkinner {
         mode: SkinningMode,
         beta: f32,
         cor_centers: &[glam::Vec3],
+    ) -> Result<SkinnedVertices, RenderError> {
+        let extras = SkinExtras {
+            cor_centers,
+            ..SkinExtras::default()
+        };
+        self.skin_with(ctx, palette, mesh, mode, beta, &extras)
+    }
+
+    /// Like [`ComputeSkinner::skin`], with `targets` at `weights` applied to the bind pose first.
+    ///
+    /// Matches [`crate::skin::morph_vertices`] followed by the CPU skinning.
+    #[allow(clippy::too_many_arguments)]
+    pub fn skin_morphed(
+        &self,
+        ctx: &GpuContext,
+        palette: &JointPalette,
+        mesh: &SkinMesh<'_>,
+        targets: &[MorphTarget],
+        weights: &[f32],
+        mode: SkinningMode,
+        beta: f32,
+    ) -> Result<SkinnedVertices, RenderError> {
+        let extras = SkinExtras {
+            morph_targets: targets,
+            morph_weights: weights,
+            ..SkinExtras::default()
+        };
+        self.skin_with(ctx, palette, mesh, mode, beta, &extras)
+    }
+
+    /// [`ComputeSkinner::skin`] with morph targets and CoR centers.
+    pub fn skin_with(
+        &self,
+        ctx: &GpuContext,
+        palette: &JointPalette,
+        mesh: &SkinMesh<'_>,
+        mode: SkinningMode,
+        beta: f32,
+        extras: &SkinExtras<'_>,
     ) -> Result<SkinnedVertices, RenderError> {
         let n = mesh.positions.len();
         let has_normals = mesh.has_normals();
@@ -93,6 +147,16 @@ impl ComputeSkinner {
                 limit: max_binding,
             });
         }
+        let (morph_deltas, morph_weights) =
+            pack_morphs(extras.morph_targets, extras.morph_weights, n);
+        let needed = (morph_deltas.len() * size_of::<GpuMorphDelta>()) as u64;
+        if needed > max_binding {
+            return Err(RenderError::TooLarge {
+                what: "dqview::ComputeSkinner::morph_deltas",
+                bytes: needed,
+                limit: max_binding,
+            });
+        }
         let variant = match PaletteBinding::for_joint_count(palette.len()) {
             PaletteBinding::Uniform => &self.uniform,
             PaletteBinding::Storage => &self.storage,
@@ -105,7 +169,8 @@ impl ComputeSkinner {
             .iter()
             .enumerate()
             .map(|(v, &p)| {
-                cor_centers
+                extras
+                    .cor_centers
                     .get(v)
                     .copied()
                     .unwrap_or(p)
@@ -151,6 +216,16 @@ impl ComputeSkinner {
                 bytemuck::cast_slice(&centers),
                 wgpu::BufferUsages::STORAGE,
             );
+            let morph_deltas = init(
+                "dqview::ComputeSkinner::morph_deltas",
+                bytemuck::cast_slice(&morph_deltas),
+                wgpu::BufferUsages::STORAGE,
+            );
+            let morph_weights = init(
+                "dqview::ComputeSkinner::morph_weights",
+                bytemuck::cast_slice(&morph_weights),
+                wgpu::BufferUsages::STORAGE,
+            );
             let output = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("dqview::ComputeSkinner::skinned"),
                 size: (n * size_of::<GpuSkinnedVertex>()) as u64,
@@ -165,7 +240,9 @@ impl ComputeSkinner {
                     entry(1, &vertices),
                     entry(2, &influences),
                     entry(3, &output),
-                    entry(4, &centers),
+                    entry(4, &morph_deltas),
+                    entry(5, &morph_weights),
+                    entry(6, &centers),
                 ],
             });
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -243,7 +320,9 @@ fn mesh_layout(ctx: &GpuContext) -> wgpu::BindGroupLayout {
                     wgpu::BufferBindingType::Storage { read_only: false },
                     size_of::<GpuSkinnedVertex>(),
                 ),
-                buffer(4, read, size_of::<[f32; 4]>()),
+                buffer(4, read, size_of::<GpuMorphDelta>()),
+                buffer(5, read, size_of::<f32>()),
+                buffer(6, read, size_of::<[f32; 4]>()),
             ],
         })
 }
@@ -327,6 +406,44 @@ fn pack_influences(mesh: &SkinMesh<'_>) -> Vec<GpuVertexInfluences> {
         }
     }
     out
+}
+
+/// Target-major displacements and one weight per target, for bindings 4 and 5.
+///
+/// Without an active target (every weight 0) a single zero delta and a single
+/// zero weight are bound instead: WGSL has no empty arrays, and the shader
+/// skips zero weights. Non-finite weights become 0, as on the CPU.
+fn pack_morphs(
+    targets: &[MorphTarget],
+    weights: &[f32],
+    n: usize,
+) -> (Vec<GpuMorphDelta>, Vec<f32>) {
+    if !has_active_morphs(targets, weights) {
+        return (vec![GpuMorphDelta::default()], vec![0.0]);
+    }
+    let mut deltas = vec![GpuMorphDelta::default(); targets.len() * n];
+    for (t, target) in targets.iter().enumerate() {
+        let Some(slot) = deltas.get_mut(t * n..(t + 1) * n) else {
+            continue;
+        };
+        // Lists of the wrong length add nothing, as in `morph_vertices`.
+        let fill = |list: &[glam::Vec3],
+                    get: fn(&mut GpuMorphDelta) -> &mut [f32; 4],
+                    slot: &mut [GpuMorphDelta]| {
+            if list.len() == n {
+                for (d, v) in slot.iter_mut().zip(list) {
+                    *get(d) = v.extend(0.0).to_array();
+                }
+            }
+        };
+        fill(&target.positions, |d| &mut d.position, slot);
+        fill(&target.normals, |d| &mut d.normal, slot);
+        fill(&target.tangents, |d| &mut d.tangent, slot);
+    }
+    let weights = (0..targets.len())
+        .map(|t| effective_weight(weights, t))
+        .collect();
+    (deltas, weights)
 }
 
 #[cfg(test)]

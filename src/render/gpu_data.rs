@@ -118,6 +118,18 @@ impl GpuBindVertex {
     }
 }
 
+/// One vertex's displacement by one morph target. Keep in sync with `MorphDelta` in `shaders/skin_compute.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuMorphDelta {
+    /// Position displacement (w unused).
+    pub position: [f32; 4],
+    /// Normal displacement (w unused).
+    pub normal: [f32; 4],
+    /// Tangent direction displacement (w unused).
+    pub tangent: [f32; 4],
+}
+
 /// Up to eight influences of one vertex. Keep in sync with `VertexInfluences` in `shaders/skin_compute.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -267,6 +279,7 @@ mod tests {
         check::<GpuScaleShear>(48);
         check::<GpuComputeParams>(16);
         check::<GpuBindVertex>(48);
+        check::<GpuMorphDelta>(48);
         check::<GpuVertexInfluences>(64);
         check::<GpuSkinnedVertex>(48);
         check::<GpuFrameUniforms>(128);
@@ -288,6 +301,8 @@ mod tests {
         assert_eq!(offset_of!(GpuComputeParams, row_stride), 12);
         assert_eq!(offset_of!(GpuBindVertex, normal), 16);
         assert_eq!(offset_of!(GpuBindVertex, tangent), 32);
+        assert_eq!(offset_of!(GpuMorphDelta, normal), 16);
+        assert_eq!(offset_of!(GpuMorphDelta, tangent), 32);
         assert_eq!(offset_of!(GpuVertexInfluences, weights), 32);
         assert_eq!(offset_of!(GpuSkinnedVertex, tangent), 32);
         assert_eq!(offset_of!(GpuFrameUniforms, key_light), 64);

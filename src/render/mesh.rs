@@ -1,6 +1,6 @@
 //! A skinned mesh's bind-pose vertex buffers for the render pipelines.
 
-use glam::Vec2;
+use glam::{Vec2, Vec3};
 use wgpu::util::DeviceExt;
 
 use super::gpu_data::{GpuMeshVertex, GpuVertexJoints};
@@ -38,18 +38,7 @@ impl GpuMesh {
         indices: &[u32],
     ) -> Result<Self, RenderError> {
         let n = mesh.positions.len();
-        let vertices: Vec<GpuMeshVertex> = mesh
-            .positions
-            .iter()
-            .enumerate()
-            .map(|(v, p)| GpuMeshVertex {
-                position: p.to_array(),
-                normal: mesh.normal(v).to_array(),
-                uv: uvs
-                    .and_then(|u| u.get(v))
-                    .map_or([0.0; 2], |u| u.to_array()),
-            })
-            .collect();
+        let vertices = pack_vertices(mesh.positions, mesh.normals, uvs);
         let mut joints = vec![GpuVertexJoints::default(); n];
         for (set, (set_joints, set_weights)) in mesh.influences.to_fixed_sets(2).iter().enumerate()
         {
@@ -82,7 +71,8 @@ impl GpuMesh {
                 vertices: init(
                     "dqview::GpuMesh::vertices",
                     &at_least(bytemuck::cast_slice(&vertices)),
-                    wgpu::BufferUsages::VERTEX,
+                    // COPY_DST: morphed bind poses are rewritten by `write_vertices`.
+                    wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
                 ),
                 joints: init(
                     "dqview::GpuMesh::joints",
@@ -111,12 +101,44 @@ impl GpuMesh {
     }
 }
 
+/// Positions, normals (+Y stand-in, as `SkinMesh::normal`) and texture coordinates of every vertex.
+fn pack_vertices(positions: &[Vec3], normals: &[Vec3], uvs: Option<&[Vec2]>) -> Vec<GpuMeshVertex> {
+    positions
+        .iter()
+        .enumerate()
+        .map(|(v, p)| GpuMeshVertex {
+            position: p.to_array(),
+            normal: normals.get(v).copied().unwrap_or(Vec3::Y).to_array(),
+            uv: uvs
+                .and_then(|u| u.get(v))
+                .map_or([0.0; 2], |u| u.to_array()),
+        })
+        .collect()
+}
+
 impl GpuMesh {
     /// Writes per-vertex centers of rotation; a wrong-length list is ignored (the buffer keeps its centers).
     pub fn write_cor_centers(&self, queue: &wgpu::Queue, centers: &[glam::Vec3]) {
         if self.vertex_count > 0 && centers.len() == self.vertex_count {
             queue.write_buffer(&self.cor_centers, 0, bytemuck::cast_slice(centers));
         }
+    }
+
+    /// Rewrites the bind-pose vertices (a morphed pose) into the existing buffer.
+    ///
+    /// Positions of another count than the buffer's are ignored.
+    pub fn write_vertices(
+        &self,
+        queue: &wgpu::Queue,
+        positions: &[Vec3],
+        normals: &[Vec3],
+        uvs: Option<&[Vec2]>,
+    ) {
+        if self.vertex_count == 0 || positions.len() != self.vertex_count {
+            return;
+        }
+        let vertices = pack_vertices(positions, normals, uvs);
+        queue.write_buffer(&self.vertices, 0, bytemuck::cast_slice(&vertices));
     }
 
     /// Writes per-vertex hybrid betas into the existing buffer; a wrong-length list writes all 1.

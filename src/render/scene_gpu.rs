@@ -1,5 +1,7 @@
 //! A whole scene on the GPU: every mesh node's primitives, materials and joint palettes.
 
+use std::borrow::Cow;
+
 use glam::Mat4;
 
 use super::material::GpuMaterialBinding;
@@ -10,7 +12,10 @@ use super::{FrameBinding, GpuContext, RenderError, Renderer};
 use crate::anim::Pose;
 use crate::influences::Influences;
 use crate::scene::Scene;
-use crate::skin::{JointPalette, SceneBetas, SkinMesh, SkinningMode};
+use crate::skin::{
+    JointPalette, MorphedVertices, SceneBetas, SkinMesh, SkinningMode, has_active_morphs,
+    morph_vertices,
+};
 
 /// Which palette a primitive is skinned by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +35,10 @@ struct DrawItem {
     palette: PaletteSource,
     /// Index into `SceneGpu::materials`, `None` for the renderer's default.
     material: Option<usize>,
+    /// The mesh node, whose morph weights apply.
+    node: usize,
+    /// Morph weights the vertex buffer holds (empty: the unmorphed bind pose).
+    morph_weights: Vec<f32>,
 }
 
 /// GPU buffers of a [`Scene`]: meshes uploaded once, palettes rewritten per pose.
@@ -48,6 +57,8 @@ pub struct SceneGpu {
     uploaded: Vec<Vec<Mat4>>,
     /// Palette writes so far (one per palette whose matrices changed).
     palette_uploads: u64,
+    /// Scratch for morphed bind poses.
+    morphed: MorphedVertices,
 }
 
 impl SceneGpu {
@@ -84,6 +95,7 @@ impl SceneGpu {
             palette: JointPalette::default(),
             uploaded: Vec::new(),
             palette_uploads: 0,
+            morphed: MorphedVertices::default(),
         };
         for skin in 0..scene.skins.len() {
             pose.skinning_matrices(scene, skin, &mut out.matrices);
@@ -106,11 +118,12 @@ impl SceneGpu {
                 let skinned = node
                     .skin
                     .filter(|&s| s < scene.skins.len() && prim.influences.is_some());
-                let rigid_influences;
                 let (influences, palette) = match (skinned, &prim.influences) {
-                    (Some(skin), Some(influences)) => (influences, PaletteSource::Skin(skin)),
+                    (Some(skin), Some(influences)) => {
+                        (Cow::Borrowed(influences), PaletteSource::Skin(skin))
+                    }
                     _ => {
-                        rigid_influences =
+                        let rigid_influences =
                             Influences::from_rows(prim.positions.iter().map(|_| [(0u16, 1.0f32)]));
                         if !out.node_palettes.iter().any(|(n, _)| *n == node_index) {
                             let global = pose
@@ -127,23 +140,30 @@ impl SceneGpu {
                             out.node_palettes.push((node_index, gpu));
                             node_globals.push(global);
                         }
-                        (&rigid_influences, PaletteSource::Node(node_index))
+                        (
+                            Cow::Owned(rigid_influences),
+                            PaletteSource::Node(node_index),
+                        )
                     }
                 };
                 let skin_mesh = SkinMesh {
                     positions: &prim.positions,
                     normals: &prim.normals,
                     tangents: &[],
-                    influences,
+                    influences: &influences,
                 };
                 let mesh = GpuMesh::new(ctx, &skin_mesh, prim.uvs.as_deref(), &prim.indices)?;
                 let material = prim.material.filter(|&m| m < out.materials.len());
-                out.draws.push(DrawItem {
+                let mut item = DrawItem {
                     source: (mesh_index, prim_index),
                     mesh,
                     palette,
                     material,
-                });
+                    node: node_index,
+                    morph_weights: Vec::new(),
+                };
+                item.write_morphs(ctx, scene, pose, &mut out.morphed);
+                out.draws.push(item);
             }
         }
         out.uploaded
@@ -154,7 +174,12 @@ impl SceneGpu {
     /// Writes the palettes of `pose` into the existing buffers (no GPU allocation).
     ///
     /// Only palettes whose skinning matrices changed since their last upload are written.
+    /// Primitives whose morph weights changed get their morphed bind pose
+    /// (computed by [`crate::skin::morph_vertices`]) written into their vertex buffer.
     pub fn update(&mut self, ctx: &GpuContext, scene: &Scene, pose: &Pose) {
+        for item in &mut self.draws {
+            item.write_morphs(ctx, scene, pose, &mut self.morphed);
+        }
         let mut uploaded = self.uploaded.iter_mut();
         for (skin, gpu) in self.skin_palettes.iter_mut().enumerate() {
             pose.skinning_matrices(scene, skin, &mut self.matrices);
@@ -237,5 +262,55 @@ impl SceneGpu {
     #[must_use]
     pub fn draw_count(&self) -> usize {
         self.draws.len()
+    }
+}
+
+impl DrawItem {
+    /// Rewrites the vertex buffer with the bind pose morphed by the pose's weights, when they changed.
+    ///
+    /// The morph runs on the CPU, in the reference function, rather than in the
+    /// render shaders: the pipelines and their bind groups stay as they are, no
+    /// vertex-stage storage buffers are needed, and the cost (one upload of the
+    /// primitive) is paid only on frames where a weight moved.
+    fn write_morphs(
+        &mut self,
+        ctx: &GpuContext,
+        scene: &Scene,
+        pose: &Pose,
+        morphed: &mut MorphedVertices,
+    ) {
+        let Some(prim) = scene
+            .meshes
+            .get(self.source.0)
+            .and_then(|m| m.primitives.get(self.source.1))
+        else {
+            return;
+        };
+        if prim.morph_targets.is_empty() {
+            return;
+        }
+        let weights = pose.morph_weights_of(self.node);
+        let active = has_active_morphs(&prim.morph_targets, weights);
+        // The buffer holds the plain bind pose when `morph_weights` is empty.
+        if (!active && self.morph_weights.is_empty()) || self.morph_weights == weights {
+            return;
+        }
+        let (positions, normals) = if active {
+            morph_vertices(
+                &prim.positions,
+                &prim.normals,
+                &[],
+                &prim.morph_targets,
+                weights,
+                morphed,
+            );
+            self.morph_weights = weights.to_vec();
+            (&morphed.positions, &morphed.normals)
+        } else {
+            self.morph_weights.clear();
+            (&prim.positions, &prim.normals)
+        };
+        self.mesh
+            .write_vertices(&ctx.queue, positions, normals, prim.uvs.as_deref());
     }
 }

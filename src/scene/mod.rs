@@ -66,6 +66,8 @@ pub struct Node {
     pub mesh: Option<usize>,
     /// Skin that deforms this node's mesh.
     pub skin: Option<usize>,
+    /// Default morph weights of this node's mesh instance; empty means the mesh's own.
+    pub morph_weights: Vec<f32>,
 }
 
 /// A node's local transform as the file stores it.
@@ -133,7 +135,7 @@ pub struct Mesh {
     pub name: String,
     /// Triangle primitives (other topologies are dropped with a warning).
     pub primitives: Vec<Primitive>,
-    /// Default morph target weights (read and reported; not rendered yet).
+    /// Default morph target weights, one per target (nodes may override them).
     pub morph_weights: Vec<f32>,
 }
 
@@ -158,8 +160,29 @@ pub struct Primitive {
     pub influences: Option<Influences>,
     /// Material index.
     pub material: Option<usize>,
-    /// Number of morph targets (read and reported; not rendered yet).
-    pub morph_targets: usize,
+    /// Morph targets (blend shapes), applied in bind space before skinning.
+    pub morph_targets: Vec<MorphTarget>,
+}
+
+/// One morph target: displacements added to the bind-pose vertices, scaled by the target's weight.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MorphTarget {
+    /// The target's name (from the mesh's `extras.targetNames`), or empty.
+    pub name: String,
+    /// Position displacement per vertex (empty when the target moves no position).
+    pub positions: Vec<Vec3>,
+    /// Normal displacement per vertex (empty when the target has none).
+    pub normals: Vec<Vec3>,
+    /// Tangent xyz displacement per vertex; handedness is not morphed (empty when none).
+    pub tangents: Vec<Vec3>,
+}
+
+impl MorphTarget {
+    /// Whether the target displaces nothing at all.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty() && self.normals.is_empty() && self.tangents.is_empty()
+    }
 }
 
 /// A skin: the joints that deform a mesh and their inverse bind matrices.

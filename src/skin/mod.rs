@@ -10,6 +10,7 @@ mod cpu;
 mod fast;
 mod fast_kernel;
 mod hybrid;
+mod morph;
 mod palette;
 mod posed;
 mod rigid_split;
@@ -23,6 +24,7 @@ pub use cor_precompute::{
 pub use cpu::{Betas, SkinMesh, SkinnedVertices, skin_vertex, skin_vertices};
 pub use fast::{PackedMesh, PackedPalette, skin_packed, skin_packed_hybrid};
 pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
+pub use morph::{MorphedVertices, effective_weight, has_active_morphs, morph_vertices};
 pub use palette::{GpuDualQuat, JointPalette};
 pub use posed::{PosedPrimitive, bounds, rest_bounds, skin_scene, skin_scene_hybrid};
 

@@ -1,12 +1,13 @@
 //! Skinning every mesh of a scene at a pose, in world space.
 
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec3, Vec4};
 
 use super::{
-    Betas, JointPalette, SceneBetas, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices,
+    Betas, JointPalette, MorphedVertices, SceneBetas, SkinMesh, SkinnedVertices, SkinningMode,
+    has_active_morphs, morph_vertices, skin_vertices,
 };
 use crate::anim::Pose;
-use crate::scene::Scene;
+use crate::scene::{Primitive, Scene};
 
 /// One primitive of one mesh node, posed in world space.
 #[derive(Clone, Debug, Default)]
@@ -25,9 +26,10 @@ pub struct PosedPrimitive {
 
 /// Poses every primitive of every mesh node, ordered by node index then primitive index.
 ///
-/// Skinned primitives (node with a skin, primitive with influences) are skinned
-/// with `mode` as glTF defines it (the mesh node's own transform is ignored);
-/// other primitives are moved by their node's global matrix.
+/// Morph targets are applied first, in bind space, with the pose's weights of
+/// the mesh node. Skinned primitives (node with a skin, primitive with
+/// influences) are then skinned with `mode` as glTF defines it (the mesh node's
+/// own transform is ignored); other primitives are moved by their node's global matrix.
 #[must_use]
 pub fn skin_scene(
     scene: &Scene,
@@ -62,6 +64,7 @@ fn skin_scene_by<'b>(
     let mut out = Vec::new();
     let mut matrices = Vec::new();
     let mut palettes: Vec<Option<JointPalette>> = vec![None; scene.skins.len()];
+    let mut morphed = MorphedVertices::default();
     for (node_index, node) in scene.nodes.iter().enumerate() {
         let Some(mesh_index) = node.mesh else {
             continue;
@@ -76,6 +79,8 @@ fn skin_scene_by<'b>(
                 primitive: prim_index,
                 ..PosedPrimitive::default()
             };
+            let (positions, normals, tangents) =
+                bind_vertices(prim, pose.morph_weights_of(node_index), &mut morphed);
             match (node.skin, &prim.influences) {
                 (Some(skin), Some(influences)) if skin < scene.skins.len() => {
                     let palette = palettes[skin].get_or_insert_with(|| {
@@ -83,9 +88,9 @@ fn skin_scene_by<'b>(
                         JointPalette::from_matrices(&matrices)
                     });
                     let skin_mesh = SkinMesh {
-                        positions: &prim.positions,
-                        normals: &prim.normals,
-                        tangents: prim.tangents.as_deref().unwrap_or(&[]),
+                        positions,
+                        normals,
+                        tangents,
                         influences,
                     };
                     let betas = betas_of(mesh_index, prim_index);
@@ -98,7 +103,7 @@ fn skin_scene_by<'b>(
                         .get(node_index)
                         .copied()
                         .unwrap_or(Mat4::IDENTITY);
-                    rigid(world, prim, &mut posed.vertices);
+                    rigid(world, positions, normals, tangents, &mut posed.vertices);
                 }
             }
             out.push(posed);
@@ -107,23 +112,45 @@ fn skin_scene_by<'b>(
     out
 }
 
-/// Moves a primitive by one matrix (normals by its inverse transpose).
-fn rigid(world: Mat4, prim: &crate::scene::Primitive, out: &mut SkinnedVertices) {
+/// A primitive's bind-pose vertices: its own, or morphed into `morphed` when a weight is non-zero.
+pub(crate) fn bind_vertices<'a>(
+    prim: &'a Primitive,
+    weights: &[f32],
+    morphed: &'a mut MorphedVertices,
+) -> (&'a [Vec3], &'a [Vec3], &'a [Vec4]) {
+    let tangents = prim.tangents.as_deref().unwrap_or(&[]);
+    if !has_active_morphs(&prim.morph_targets, weights) {
+        return (&prim.positions, &prim.normals, tangents);
+    }
+    morph_vertices(
+        &prim.positions,
+        &prim.normals,
+        tangents,
+        &prim.morph_targets,
+        weights,
+        morphed,
+    );
+    (&morphed.positions, &morphed.normals, &morphed.tangents)
+}
+
+/// Moves bind-pose vertices by one matrix (normals by its inverse transpose).
+fn rigid(
+    world: Mat4,
+    positions: &[Vec3],
+    normals: &[Vec3],
+    tangents: &[Vec4],
+    out: &mut SkinnedVertices,
+) {
     let normal_matrix = glam::Mat3::from_mat4(world).inverse().transpose();
-    out.positions = prim
-        .positions
+    out.positions = positions
         .iter()
         .map(|&p| world.transform_point3(p))
         .collect();
-    out.normals = prim
-        .normals
+    out.normals = normals
         .iter()
         .map(|&n| (normal_matrix * n).try_normalize().unwrap_or(n))
         .collect();
-    out.tangents = prim
-        .tangents
-        .as_deref()
-        .unwrap_or(&[])
+    out.tangents = tangents
         .iter()
         .map(|t| {
             let d = world

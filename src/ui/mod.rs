@@ -8,6 +8,7 @@ mod crowd;
 mod facts;
 mod flip;
 mod joints;
+mod morphs;
 mod orbit;
 mod playback;
 mod plot;
@@ -20,6 +21,7 @@ pub use flip::{FLIP_COLOR, flip_strip_ui, flipped_ranges, x_of_twist};
 pub use joints::{
     HybridState, JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint,
 };
+pub use morphs::{MorphNode, MorphsState, morphs_ui};
 pub use orbit::{OrbitCamera, ndc_from_viewport, project_to_viewport};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
 pub use plot::{InspectState, flipped_runs, jump_to, mode_color, plot_ui};
@@ -130,6 +132,8 @@ pub struct Requests {
     pub open_dialog: bool,
     /// Fit the camera to the model.
     pub frame_model: bool,
+    /// Open this model from File > Recent.
+    pub open_recent: Option<String>,
 }
 
 /// Everything the panels and the viewport show and change.
@@ -155,6 +159,8 @@ pub struct ViewerState {
     pub clips: Vec<(String, f32)>,
     /// Joint trees, one per skin.
     pub trees: Vec<JointTree>,
+    /// Mesh nodes with morph targets and their current weights.
+    pub morphs: MorphsState,
     /// The last error (a file that failed to load), shown until dismissed.
     pub error: Option<String>,
     /// Frame rate, timings and adapter for the status line.
@@ -163,6 +169,8 @@ pub struct ViewerState {
     pub requests: Requests,
     /// The CoR precompute's progress and buttons.
     pub cor: CorState,
+    /// File > Recent: the last models opened, most recent first.
+    pub recent: Vec<String>,
 }
 
 /// The left panel: file, skinning, display, animation, joints and model facts.
@@ -176,6 +184,15 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
             if ui.button("Frame (F)").clicked() {
                 state.requests.frame_model = true;
             }
+            ui.add_enabled_ui(!state.recent.is_empty(), |ui| {
+                ui.menu_button("Recent", |ui| {
+                    for model in &state.recent {
+                        if ui.button(model).clicked() {
+                            state.requests.open_recent = Some(model.clone());
+                        }
+                    }
+                });
+            });
         });
         ui.label(egui::RichText::new(&state.facts.source).small());
         if let Some(error) = state.error.clone() {
@@ -207,6 +224,13 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
                     state.inspect.flips.as_ref(),
                 );
             });
+        if !state.morphs.nodes.is_empty() {
+            egui::CollapsingHeader::new("Morph targets")
+                .default_open(true)
+                .show(ui, |ui| {
+                    morphs_ui(ui, &state.morphs, &mut state.joints.overrides)
+                });
+        }
         egui::CollapsingHeader::new("Model")
             .default_open(true)
             .show(ui, |ui| facts_ui(ui, &state.facts));

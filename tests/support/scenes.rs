@@ -46,6 +46,8 @@ pub fn assert_scenes_match(a: &Scene, b: &Scene, tol: f32) {
         assert_eq!(na.children, nb.children, "node {i} children");
         assert_eq!(na.mesh, nb.mesh, "node {i} mesh");
         assert_eq!(na.skin, nb.skin, "node {i} skin");
+        let what = format!("node {i} morph weights");
+        assert_floats_close(&na.morph_weights, &nb.morph_weights, tol, &what);
         match (&na.transform, &nb.transform) {
             (NodeTransform::Trs(ta), NodeTransform::Trs(tb)) => {
                 let what = format!("node {i} TRS");
@@ -179,7 +181,22 @@ fn assert_primitives_match(a: &Primitive, b: &Primitive, tol: f32, at: &str) {
     }
     assert_eq!(a.indices, b.indices, "{at} indices");
     assert_eq!(a.material, b.material, "{at} material");
-    assert_eq!(a.morph_targets, b.morph_targets, "{at} morph targets");
+    assert_eq!(
+        a.morph_targets.len(),
+        b.morph_targets.len(),
+        "{at} morph target count"
+    );
+    for (t, (ta, tb)) in a.morph_targets.iter().zip(&b.morph_targets).enumerate() {
+        assert_eq!(ta.name, tb.name, "{at} morph target {t} name");
+        for (name, da, db) in [
+            ("positions", &ta.positions, &tb.positions),
+            ("normals", &ta.normals, &tb.normals),
+            ("tangents", &ta.tangents, &tb.tangents),
+        ] {
+            let what = format!("{at} morph target {t} {name}");
+            assert_floats_close(&flat3(da), &flat3(db), tol, &what);
+        }
+    }
     match (&a.influences, &b.influences) {
         (Some(ia), Some(ib)) => assert_influences_match(ia, ib, tol, at),
         (None, None) => {}

@@ -58,6 +58,7 @@ pub(super) fn load_nodes(fbx: &ufbx::Scene) -> Result<Nodes, SceneError> {
             }),
             mesh: None,
             skin: None,
+            morph_weights: Vec::new(),
         });
     }
     Ok(Nodes {

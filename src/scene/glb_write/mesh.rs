@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::bin::{ARRAY_BUFFER, Bin, ELEMENT_ARRAY_BUFFER, Kind, UNSIGNED_INT, UNSIGNED_SHORT};
 use super::{check_index, floats_json, write_err};
-use crate::scene::{Mesh, Primitive, SceneError};
+use crate::scene::{Mesh, MorphTarget, Primitive, SceneError};
 
 /// One mesh's JSON, or `None` when it has no primitive glTF can hold.
 pub(super) fn mesh_json(
@@ -23,8 +23,11 @@ pub(super) fn mesh_json(
         return Ok(None);
     }
     // glTF requires every primitive of a mesh to have as many targets as `weights` has entries.
-    let targets = drawable.first().map_or(0, |(_, p)| p.morph_targets);
-    if drawable.iter().any(|(_, p)| p.morph_targets != targets) {
+    let targets = drawable.first().map_or(0, |(_, p)| p.morph_targets.len());
+    if drawable
+        .iter()
+        .any(|(_, p)| p.morph_targets.len() != targets)
+    {
         return Err(write_err(format!(
             "mesh {i}: primitives have different morph target counts"
         )));
@@ -36,6 +39,16 @@ pub(super) fn mesh_json(
     let mut obj = Map::new();
     obj.insert("name".into(), json!(mesh.name));
     obj.insert("primitives".into(), Value::Array(primitives));
+    // Target names go where Blender and three.js put them.
+    let names: Vec<&str> = mesh
+        .primitives
+        .iter()
+        .find(|p| !p.morph_targets.is_empty())
+        .map(|p| p.morph_targets.iter().map(|t| t.name.as_str()).collect())
+        .unwrap_or_default();
+    if names.iter().any(|n| !n.is_empty()) {
+        obj.insert("extras".into(), json!({ "targetNames": names }));
+    }
     if !mesh.morph_weights.is_empty() {
         if mesh.morph_weights.len() != targets {
             return Err(write_err(format!(
@@ -150,12 +163,50 @@ fn primitive_json(
         check_index(m, material_count, || what("material"))?;
         obj.insert("material".into(), json!(m));
     }
-    if prim.morph_targets > 0 {
-        // dqview keeps only the target count, so each target moves nothing.
-        let targets: Vec<Value> = (0..prim.morph_targets)
-            .map(|_| json!({ "POSITION": bin.zero_positions(n) }))
-            .collect();
+    if !prim.morph_targets.is_empty() {
+        let mut targets = Vec::with_capacity(prim.morph_targets.len());
+        for (t, target) in prim.morph_targets.iter().enumerate() {
+            targets.push(target_json(t, target, n, bin, &what)?);
+        }
         obj.insert("targets".into(), Value::Array(targets));
+    }
+    Ok(Value::Object(obj))
+}
+
+/// One morph target's JSON: its displacement accessors (POSITION bounds are required by glTF).
+///
+/// A target that displaces nothing becomes a POSITION target of zeros, as a
+/// target needs at least one attribute.
+fn target_json(
+    t: usize,
+    target: &MorphTarget,
+    n: usize,
+    bin: &mut Bin,
+    what: &dyn Fn(&str) -> String,
+) -> Result<Value, SceneError> {
+    let mut obj = Map::new();
+    for (name, deltas, bounds) in [
+        ("POSITION", &target.positions, true),
+        ("NORMAL", &target.normals, false),
+        ("TANGENT", &target.tangents, false),
+    ] {
+        if deltas.is_empty() {
+            continue;
+        }
+        let label = || what(&format!("morph target {t} {name}"));
+        if deltas.len() != n {
+            return Err(write_err(format!(
+                "{}: {} entries for {n} positions",
+                label(),
+                deltas.len()
+            )));
+        }
+        let flat: Vec<f32> = deltas.iter().flat_map(|v| v.to_array()).collect();
+        let a = bin.floats(&flat, Kind::Vec3, Some(ARRAY_BUFFER), bounds, label)?;
+        obj.insert(name.into(), json!(a));
+    }
+    if obj.is_empty() {
+        obj.insert("POSITION".into(), json!(bin.zero_positions(n)));
     }
     Ok(Value::Object(obj))
 }

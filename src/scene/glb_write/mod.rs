@@ -31,8 +31,9 @@ pub const MAX_SKIN_JOINTS: usize = u16::MAX as usize + 1;
 /// without primitives (and the mesh/skin reference of nodes using it), a skin
 /// without joints, an animation channel without keys and an animation left
 /// without channels, and the `scenes` entry when there are no roots (a glTF
-/// scene needs a node). `source` and `warnings` are not written. Morph targets,
-/// of which dqview keeps only the count, become POSITION targets of zeros.
+/// scene needs a node). `source` and `warnings` are not written. Morph targets
+/// keep their position, normal and tangent displacements (a target with none
+/// becomes a POSITION target of zeros); node morph weights go to `weights`.
 /// Materials get `metallicFactor` 0 (dqview has none; glTF's default 1 looks like chrome).
 ///
 /// Fails with [`SceneError::Write`] on dangling indices, attribute lengths that
@@ -231,6 +232,13 @@ fn node_json(
             if let Some(s) = skin_map.get(s).copied().flatten() {
                 obj.insert("skin".into(), json!(s));
             }
+        }
+        // glTF only allows node weights on a node that has a mesh.
+        if !node.morph_weights.is_empty() {
+            obj.insert(
+                "weights".into(),
+                floats_json(&node.morph_weights, || format!("node {i} morph weights"))?,
+            );
         }
     }
     Ok(Value::Object(obj))

@@ -56,6 +56,17 @@ pub(super) const TANGENTS: Format = Format {
     dims: Dimensions::Vec4,
     types: &[DataType::F32, DataType::I8, DataType::I16],
 };
+/// Morph target POSITION/NORMAL/TANGENT deltas: floats, or integers under KHR_mesh_quantization.
+pub(super) const MORPH_DELTAS: Format = Format {
+    dims: Dimensions::Vec3,
+    types: &[
+        DataType::F32,
+        DataType::I8,
+        DataType::U8,
+        DataType::I16,
+        DataType::U16,
+    ],
+};
 /// SCALAR floats: key times.
 pub(super) const SCALAR_F32: Format = Format {
     dims: Dimensions::Scalar,

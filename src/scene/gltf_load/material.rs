@@ -92,12 +92,6 @@ fn base_color_texture(
             count: json.images.len(),
         });
     }
-    if info.tex_coord != 0 {
-        warnings.push(format!(
-            "material {i}: base colour texture uses TEXCOORD_{}; dqview reads TEXCOORD_0",
-            info.tex_coord
-        ));
-    }
     if let Some(&slot) = decoded.by_image.get(&image) {
         return Ok(slot);
     }

@@ -6,9 +6,11 @@ use gltf::json::validation::Checked;
 use gltf::mesh::{Mode, Semantic};
 
 use super::accessor::{self, Format, Valid};
+use super::morph::load_targets;
 use super::normals::{repair_normals, smooth_normals};
 use super::source::Data;
 use super::topology::triangle_list;
+use super::uv_transform::{UvSource, apply_transform};
 use crate::influences::Influences;
 use crate::scene::{Mesh, Primitive, SceneError};
 
@@ -37,6 +39,12 @@ pub(super) fn load_meshes(
             if let Some((primitive, prim_uses)) = load_primitive(data, m, p, prim, warnings)? {
                 primitives.push(primitive);
                 uses.extend(prim_uses);
+            }
+        }
+        let names = target_names(mesh);
+        for prim in &mut primitives {
+            for (target, name) in prim.morph_targets.iter_mut().zip(&names) {
+                target.name.clone_from(name);
             }
         }
         let targets = morph_target_count(mesh);
@@ -69,6 +77,20 @@ pub(super) fn load_meshes(
         joint_uses.push(uses);
     }
     Ok((meshes, joint_uses))
+}
+
+/// Target names from `extras.targetNames` (a convention of Blender's and three.js's exporters), or none.
+fn target_names(mesh: &gltf::json::Mesh) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Extras {
+        target_names: Vec<String>,
+    }
+    mesh.extras
+        .as_ref()
+        .and_then(|raw| serde_json::from_str::<Extras>(raw.get()).ok())
+        .map(|e| e.target_names)
+        .unwrap_or_default()
 }
 
 /// Morph targets of a mesh (glTF requires every primitive to have the same number; the largest is taken).
@@ -165,7 +187,19 @@ fn load_primitive(
         }
         None => None,
     };
-    let uvs = match attribute(Semantic::TexCoords(0), &accessor::TEX_COORDS)? {
+    // The set the base colour texture reads (TEXCOORD_1 included), with its transform baked in.
+    let uv_source = UvSource::of(data.json, prim.material.map(|i| i.value()));
+    let uv_accessor = match attribute(Semantic::TexCoords(uv_source.set), &accessor::TEX_COORDS)? {
+        None if uv_source.set != 0 => {
+            warnings.push(format!(
+                "{here}: the base colour texture reads TEXCOORD_{}, which is missing; TEXCOORD_0 used",
+                uv_source.set
+            ));
+            attribute(Semantic::TexCoords(0), &accessor::TEX_COORDS)?
+        }
+        other => other,
+    };
+    let uvs = match uv_accessor {
         Some(acc) => {
             let mut uvs: Vec<Vec2> = data
                 .read_floats(&acc)?
@@ -177,6 +211,14 @@ fn load_primitive(
                 data.count_sanitized(bad);
                 warnings.push(format!(
                     "{here}: {bad} texture coordinates were non-finite; set to 0"
+                ));
+            }
+            if let Some(transform) = uv_source.transform
+                && !apply_transform(&mut uvs, transform)
+            {
+                data.count_sanitized(1);
+                warnings.push(format!(
+                    "{here}: KHR_texture_transform has non-finite numbers; ignored"
                 ));
             }
             Some(uvs)
@@ -192,6 +234,18 @@ fn load_primitive(
                 .collect(),
         ),
         None => None,
+    };
+    let morph_targets = match &prim.targets {
+        Some(targets) => match load_targets(data, m, p, targets, vertices, warnings) {
+            Ok(targets) => targets,
+            // Limits still refuse the file; a broken target only loses the morphs.
+            Err(e @ SceneError::LimitExceeded { .. }) => return Err(e),
+            Err(e) => {
+                warnings.push(format!("{here}: morph targets dropped: {e}"));
+                Vec::new()
+            }
+        },
+        None => Vec::new(),
     };
     let (influences, joint_uses) = load_influences(data, m, p, prim, vertices, warnings)?;
     let material = match prim.material.map(|i| i.value()) {
@@ -214,7 +268,7 @@ fn load_primitive(
         indices,
         influences,
         material,
-        morph_targets: prim.targets.as_ref().map_or(0, Vec::len),
+        morph_targets,
         skinning_method: None,
     };
     Ok(Some((primitive, joint_uses)))

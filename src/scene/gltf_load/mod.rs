@@ -8,13 +8,14 @@
 //!
 //! One job per file: [`source`] (container, buffers, URIs), [`repair`]
 //! (second-chance JSON parsing), [`accessor`] (bounds checks), [`read`] (typed
-//! reads), [`nodes`], [`mesh`], [`normals`], [`topology`], [`skin`],
+//! reads), [`nodes`], [`mesh`], [`morph`], [`normals`], [`topology`], [`skin`],
 //! [`material`], [`texture`], [`animation`].
 
 mod accessor;
 mod animation;
 mod material;
 mod mesh;
+mod morph;
 mod nodes;
 mod normals;
 mod read;
@@ -23,6 +24,7 @@ mod skin;
 mod source;
 mod texture;
 mod topology;
+mod uv_transform;
 
 pub(super) use normals::smooth_normals;
 pub(super) use texture::decode_rgba8;
@@ -38,7 +40,7 @@ use source::Data;
 use crate::scene::{LoadOptions, Mesh, Node, Scene, SceneError, Skin};
 
 /// Required extensions that are honoured, so need no warning.
-const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization"];
+const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization", "KHR_texture_transform"];
 
 /// Loads a `.gltf` file (external buffers and images resolved next to it) or a `.glb` file.
 ///

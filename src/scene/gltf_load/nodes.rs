@@ -5,6 +5,29 @@ use gltf::json::Root;
 
 use crate::scene::{Node, NodeTransform, SceneError, Trs};
 
+/// A node's `weights` (its mesh instance's default morph weights), non-finite ones set to 0.
+fn node_morph_weights(
+    index: usize,
+    weights: Option<&[f32]>,
+    warnings: &mut Vec<String>,
+    sanitized: &mut usize,
+) -> Vec<f32> {
+    let Some(weights) = weights else {
+        return Vec::new();
+    };
+    let bad = weights.iter().filter(|w| !w.is_finite()).count();
+    if bad > 0 {
+        *sanitized += bad;
+        warnings.push(format!(
+            "node {index}: {bad} morph weights were non-finite; set to 0"
+        ));
+    }
+    weights
+        .iter()
+        .map(|&w| if w.is_finite() { w } else { 0.0 })
+        .collect()
+}
+
 /// Converts every node, checking its references and that the hierarchy is a forest.
 ///
 /// Adds the number of transforms repaired to `sanitized`.
@@ -48,6 +71,7 @@ pub(super) fn load_nodes(
             transform,
             mesh,
             skin,
+            morph_weights: node_morph_weights(index, node.weights.as_deref(), warnings, sanitized),
         });
     }
     link_children(json, &mut nodes, warnings)?;

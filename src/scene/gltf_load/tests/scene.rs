@@ -139,7 +139,8 @@ fn materials_decode_base_colour_textures_once_and_warn_on_bad_images() {
         "{:?}",
         scene.warnings
     );
-    assert!(scene.warnings.iter().any(|w| w.contains("TEXCOORD_1")));
+    // TEXCOORD_1 is read by the primitives that use the material, so no warning here.
+    assert!(!scene.warnings.iter().any(|w| w.contains("TEXCOORD_1")));
 }
 
 #[test]
@@ -231,7 +232,7 @@ fn morph_weight_channels_use_the_target_count() {
         {"sampler": 0, "target": {"node": 1, "path": "weights"}},
     ]}]);
     let scene = load(&f.gltf(root)).unwrap();
-    assert_eq!(scene.meshes[0].primitives[0].morph_targets, 2);
+    assert_eq!(scene.meshes[0].primitives[0].morph_targets.len(), 2);
     assert_eq!(scene.meshes[0].morph_weights, vec![0.25, 0.5]);
     let channels = &scene.animations[0].channels;
     assert_eq!(channels.len(), 1, "node 1 has no mesh: dropped");
@@ -261,6 +262,90 @@ fn oversized_images_are_skipped_with_a_warning() {
             .warnings
             .iter()
             .any(|w| w.contains("16385x1 pixels is larger than 16384x16384")),
+        "{:?}",
+        scene.warnings
+    );
+}
+
+#[test]
+fn morph_deltas_names_and_node_weights_load() {
+    let mut f = Fixture::default();
+    let pos = f.f32s(&QUAD_POSITIONS[..9], "VEC3");
+    let d0 = f.f32s(&[0.0, 0.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 3.0], "VEC3");
+    // Target 1 is KHR_mesh_quantization data: normalised i16, padded to a 4-byte stride.
+    let quantized: [[i16; 3]; 3] = [[32767, 0, 0], [-32767, 0, 0], [0, 16384, 0]];
+    let bytes: Vec<u8> = quantized
+        .iter()
+        .flat_map(|v| {
+            v.iter()
+                .chain(&[0])
+                .flat_map(|c| c.to_le_bytes())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let view = f.view(&bytes);
+    f.views[view]["byteStride"] = json!(8);
+    let d1 = f.accessor(
+        json!({"bufferView": view, "componentType": 5122, "normalized": true, "count": 3, "type": "VEC3"}),
+    );
+    let mut root = one_mesh(json!({"POSITION": pos}), None);
+    root["meshes"][0]["primitives"][0]["targets"] = json!([{"POSITION": d0}, {"NORMAL": d1}]);
+    root["meshes"][0]["weights"] = json!([0.25, 0.5]);
+    root["meshes"][0]["extras"] = json!({"targetNames": ["lift", "turn"]});
+    root["nodes"] = json!([{"mesh": 0, "weights": [1.0, 0.0]}]);
+    root["extensionsUsed"] = json!(["KHR_mesh_quantization"]);
+    root["extensionsRequired"] = json!(["KHR_mesh_quantization"]);
+    let scene = load(&f.gltf(root)).unwrap();
+    let targets = &scene.meshes[0].primitives[0].morph_targets;
+    assert_eq!(targets.len(), 2);
+    assert_eq!(targets[0].name, "lift");
+    assert_eq!(targets[1].name, "turn");
+    assert_eq!(targets[0].positions[2], Vec3::new(0.0, 0.0, 3.0));
+    assert!(targets[0].normals.is_empty() && targets[1].positions.is_empty());
+    assert_eq!(targets[1].normals[0], Vec3::X);
+    assert_eq!(targets[1].normals[1], -Vec3::X);
+    assert!((targets[1].normals[2].y - 16384.0 / 32767.0).abs() < 1e-7);
+    assert_eq!(scene.nodes[0].morph_weights, vec![1.0, 0.0]);
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+}
+
+#[test]
+fn base_colour_texture_set_and_transform_are_baked_into_uvs() {
+    let mut f = Fixture::default();
+    let pos = f.f32s(&QUAD_POSITIONS[..9], "VEC3");
+    let uv0 = f.f32s(&[0.0; 6], "VEC2");
+    let uv1 = f.f32s(&[0.0, 0.0, 1.0, 0.0, 0.5, 0.5], "VEC2");
+    let mut root = one_mesh(
+        json!({"POSITION": pos, "TEXCOORD_0": uv0, "TEXCOORD_1": uv1}),
+        None,
+    );
+    root["meshes"][0]["primitives"][0]["material"] = json!(0);
+    root["materials"] = json!([{"pbrMetallicRoughness": {"baseColorTexture": {
+        "index": 0, "texCoord": 0,
+        "extensions": {"KHR_texture_transform": {
+            "texCoord": 1, "offset": [0.5, 0.0], "rotation": std::f32::consts::FRAC_PI_2, "scale": [2.0, 2.0]
+        }}
+    }}}]);
+    root["textures"] = json!([{"source": 0}]);
+    // Not an image: the material loses its texture (a warning), the coordinates are still baked.
+    root["images"] = json!([{"uri": "data:image/png;base64,AAAA"}]);
+    root["extensionsUsed"] = json!(["KHR_texture_transform"]);
+    root["extensionsRequired"] = json!(["KHR_texture_transform"]);
+    let scene = load(&f.gltf(root)).unwrap();
+    let uvs = scene.meshes[0].primitives[0].uvs.as_ref().unwrap();
+    // TEXCOORD_1, scaled by 2, rotated so (u, v) -> (v, -u), then offset by (0.5, 0).
+    let expected = [[0.5, 0.0], [0.5, -2.0], [1.5, -1.0]];
+    for (got, want) in uvs.iter().zip(expected) {
+        assert!(
+            got.abs_diff_eq(glam::Vec2::from_array(want), 1e-6),
+            "{got} vs {want:?}"
+        );
+    }
+    assert!(
+        !scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("KHR_texture_transform")),
         "{:?}",
         scene.warnings
     );

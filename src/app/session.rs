@@ -1,0 +1,282 @@
+//! The viewer's side of rig sessions: what is captured from the UI state and put back.
+
+use std::path::PathBuf;
+
+use super::ViewerOptions;
+use super::viewer::Running;
+use crate::anim::{JointAngles, find_clip, find_node};
+use crate::render::DebugView;
+use crate::scene::Scene;
+use crate::session::{
+    CameraState, JointOverrideEntry, ModelKey, MorphWeightEntry, Session, SessionStore,
+};
+use crate::skin::SkinningMode;
+use crate::ui::{ViewMode, ViewerState};
+
+/// The session of the model `key` as the viewer shows it now.
+#[must_use]
+pub fn capture(state: &ViewerState, scene: &Scene, key: ModelKey) -> Session {
+    let name = |n: usize| {
+        scene
+            .nodes
+            .get(n)
+            .map(|n| n.name.clone())
+            .unwrap_or_default()
+    };
+    let cam = &state.camera;
+    Session {
+        model: key,
+        camera: Some(CameraState {
+            target: cam.target.to_array(),
+            yaw_deg: cam.yaw.to_degrees(),
+            pitch_deg: cam.pitch.to_degrees(),
+            distance: cam.distance,
+        }),
+        mode: state.skinning.mode.name().to_owned(),
+        beta: state.skinning.beta,
+        view: state.skinning.view.name().to_owned(),
+        shading: state.skinning.shading.name().to_owned(),
+        clip: state
+            .playback
+            .clip
+            .and_then(|c| scene.animations.get(c))
+            .map(|a| a.name.clone()),
+        time_s: state.playback.time_s,
+        joint_overrides: state
+            .joints
+            .overrides
+            .angles
+            .iter()
+            .filter(|(_, a)| !a.is_zero())
+            .map(|(&node, a)| JointOverrideEntry {
+                joint: name(node),
+                node,
+                twist_deg: a.twist_deg,
+                bend_deg: a.bend_deg,
+                roll_deg: a.roll_deg,
+            })
+            .collect(),
+        morph_weights: state
+            .joints
+            .overrides
+            .morph_weights
+            .iter()
+            .map(|(&(node, target), &weight)| MorphWeightEntry {
+                node_name: name(node),
+                node,
+                target,
+                weight,
+            })
+            .collect(),
+        hybrid_dqs_joints: Vec::new(),
+        ..Session::default()
+    }
+}
+
+/// Puts `session` into the UI state; unknown names and nodes are skipped with a log line.
+///
+/// `durations` are the clip lengths in seconds, in clip order.
+pub fn apply(session: &Session, state: &mut ViewerState, scene: &Scene, durations: &[f32]) {
+    if let Some(c) = session.camera {
+        let cam = &mut state.camera;
+        cam.target = glam::Vec3::from_array(c.target);
+        cam.yaw = c.yaw_deg.to_radians();
+        // Stay inside the orbit camera's pitch range.
+        cam.pitch = c.pitch_deg.to_radians().clamp(-1.55, 1.55);
+        if c.distance.is_finite() && c.distance > 0.0 {
+            cam.distance = c.distance;
+        }
+    }
+    if let Some(mode) = SkinningMode::from_name(&session.mode) {
+        state.skinning.mode = mode;
+    }
+    if session.beta.is_finite() {
+        state.skinning.beta = session.beta.clamp(0.0, 1.0);
+    }
+    if let Some(view) = ViewMode::from_name(&session.view) {
+        state.skinning.view = view;
+    }
+    if let Some(shading) = DebugView::from_name(&session.shading) {
+        state.skinning.shading = shading;
+    }
+    let clip = session.clip.as_deref().and_then(|c| find_clip(scene, c));
+    let duration = clip.and_then(|c| durations.get(c).copied()).unwrap_or(0.0);
+    state.playback.select(clip, duration);
+    state.playback.playing = false;
+    if session.time_s.is_finite() {
+        state.playback.time_s = session.time_s.clamp(0.0, duration);
+    }
+    let node_of = |name: &str, index: usize| {
+        find_node(scene, name).or_else(|| (index < scene.nodes.len()).then_some(index))
+    };
+    state.joints.overrides.clear();
+    for e in &session.joint_overrides {
+        match node_of(&e.joint, e.node) {
+            Some(node) => state.joints.overrides.set(
+                node,
+                JointAngles {
+                    twist_deg: e.twist_deg,
+                    bend_deg: e.bend_deg,
+                    roll_deg: e.roll_deg,
+                },
+            ),
+            None => log::warn!("session: no joint `{}`; override skipped", e.joint),
+        }
+    }
+    for e in &session.morph_weights {
+        match node_of(&e.node_name, e.node) {
+            Some(node) => state
+                .joints
+                .overrides
+                .set_morph_weight(node, e.target, e.weight),
+            None => log::warn!("session: no mesh node `{}`; weight skipped", e.node_name),
+        }
+    }
+}
+
+/// Where the viewer reads and saves sessions.
+#[derive(Debug, Default)]
+pub struct SessionHooks {
+    /// `--session FILE`: read at start, written at exit.
+    explicit: Option<PathBuf>,
+    /// The user's store; `None` in scripted runs, which must leave the user's files alone.
+    store: Option<SessionStore>,
+    /// The key of the model shown (`None` when it could not be read).
+    key: Option<ModelKey>,
+    /// The model the explicit file belongs to: the one opened at start.
+    explicit_key: Option<ModelKey>,
+    /// Whether the start model's session has been restored.
+    started: bool,
+}
+
+impl SessionHooks {
+    /// The hooks for `options`: the explicit file if given, the user store for interactive runs.
+    #[must_use]
+    pub fn new(options: &ViewerOptions) -> Self {
+        Self {
+            explicit: options.session.clone(),
+            store: if options.is_scripted() {
+                None
+            } else {
+                SessionStore::user()
+            },
+            key: None,
+            explicit_key: None,
+            started: false,
+        }
+    }
+}
+
+impl Running {
+    /// Applies the saved session of `model` (the explicit file first) and lists it as recent.
+    pub(super) fn restore_session(&mut self, model: &str) {
+        let key = ModelKey::of_model(model).ok();
+        self.sessions.key.clone_from(&key);
+        // The explicit file belongs to the model opened at start; later models use the store.
+        let explicit = if std::mem::replace(&mut self.sessions.started, true) {
+            None
+        } else {
+            self.sessions.explicit_key.clone_from(&key);
+            self.sessions.explicit.clone()
+        };
+        let durations: Vec<f32> = self.state.clips.iter().map(|c| c.1).collect();
+        let saved = match (&explicit, &self.sessions.store, &key) {
+            (Some(path), _, _) if path.exists() => Some(Session::read(path)),
+            (Some(_), _, _) => None,
+            (None, Some(store), Some(key)) => store.load(key).transpose(),
+            _ => None,
+        };
+        match saved {
+            Some(Ok(session)) => {
+                if key
+                    .as_ref()
+                    .is_some_and(|k| k.content_hash != session.model.content_hash)
+                {
+                    log::warn!(
+                        "session was saved for {} with other contents; applied anyway",
+                        session.model.path
+                    );
+                }
+                apply(&session, &mut self.state, &self.model.scene, &durations);
+            }
+            Some(Err(e)) => self.state.error = Some(e),
+            None => {}
+        }
+        if let Some(store) = &self.sessions.store {
+            match store.push_recent(model) {
+                Ok(list) => self.state.recent = list.into_iter().map(|r| r.model).collect(),
+                Err(e) => log::warn!("cannot update the recent models list: {e}"),
+            }
+        }
+    }
+
+    /// Saves the session of the model shown (to the explicit file, else the user store).
+    pub(super) fn save_session(&self) {
+        let Some(key) = self.sessions.key.clone() else {
+            return;
+        };
+        let session = capture(&self.state, &self.model.scene, key);
+        let explicit = self
+            .sessions
+            .explicit
+            .as_ref()
+            .filter(|_| self.sessions.explicit_key.as_ref() == Some(&session.model));
+        let result = match (explicit, &self.sessions.store) {
+            (Some(path), _) => session.write(path),
+            (None, Some(store)) => store.save(&session),
+            (None, None) => Ok(()),
+        };
+        if let Err(e) = result {
+            log::warn!("cannot save the session: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin;
+
+    #[test]
+    fn capture_then_apply_restores_the_view() {
+        let scene = builtin::builtin_scene("arm").expect("builtin rig");
+        let durations: Vec<f32> = scene
+            .animations
+            .iter()
+            .map(crate::anim::clip_duration_s)
+            .collect();
+        let mut state = ViewerState::default();
+        state.skinning.mode = SkinningMode::Hybrid;
+        state.skinning.beta = 0.3;
+        state.skinning.view = ViewMode::Split;
+        state.camera.yaw = 0.7;
+        state.camera.distance = 3.5;
+        let joint = scene.skins[0].joints[1];
+        state.joints.overrides.set(
+            joint,
+            JointAngles {
+                twist_deg: 45.0,
+                ..JointAngles::default()
+            },
+        );
+        if let Some(d) = durations.first() {
+            state.playback.select(Some(0), *d);
+            state.playback.time_s = d * 0.5;
+        }
+        let key = ModelKey {
+            path: "builtin:arm".into(),
+            content_hash: String::new(),
+        };
+        let session = capture(&state, &scene, key);
+        let text = session.to_json();
+        let back = Session::from_json(&text).expect("parse");
+        let mut restored = ViewerState::default();
+        apply(&back, &mut restored, &scene, &durations);
+        assert_eq!(restored.skinning, state.skinning);
+        assert_eq!(restored.joints.overrides, state.joints.overrides);
+        assert_eq!(restored.playback.clip, state.playback.clip);
+        assert!((restored.playback.time_s - state.playback.time_s).abs() < 1e-6);
+        assert!((restored.camera.yaw - 0.7).abs() < 1e-6);
+        assert_eq!(restored.camera.distance, 3.5);
+    }
+}

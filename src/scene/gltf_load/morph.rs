@@ -1,0 +1,79 @@
+//! Morph targets: per-vertex position, normal and tangent displacements of a primitive.
+
+use glam::Vec3;
+use gltf::json::mesh::MorphTarget as JsonTarget;
+
+use super::accessor;
+use super::source::Data;
+use crate::scene::{MorphTarget, SceneError};
+
+/// Reads the targets of mesh `m` primitive `p` with `vertices` vertices; non-finite deltas become 0.
+pub(super) fn load_targets(
+    data: &Data<'_>,
+    m: usize,
+    p: usize,
+    targets: &[JsonTarget],
+    vertices: usize,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<MorphTarget>, SceneError> {
+    let mut out = Vec::with_capacity(targets.len());
+    let mut bad = 0;
+    for (t, target) in targets.iter().enumerate() {
+        let mut read = |index: Option<usize>, attribute: &'static str| {
+            read_deltas(data, m, p, t, index, attribute, vertices, &mut bad)
+        };
+        out.push(MorphTarget {
+            name: String::new(),
+            positions: read(target.positions.map(|i| i.value()), "POSITION")?,
+            normals: read(target.normals.map(|i| i.value()), "NORMAL")?,
+            tangents: read(target.tangents.map(|i| i.value()), "TANGENT")?,
+        });
+    }
+    if bad > 0 {
+        data.count_sanitized(bad);
+        warnings.push(format!(
+            "mesh {m} primitive {p}: {bad} morph target displacements were non-finite; set to 0"
+        ));
+    }
+    Ok(out)
+}
+
+/// Reads one displacement accessor (empty when absent), checking its count against the vertices.
+#[allow(clippy::too_many_arguments)]
+fn read_deltas(
+    data: &Data<'_>,
+    m: usize,
+    p: usize,
+    t: usize,
+    index: Option<usize>,
+    attribute: &'static str,
+    vertices: usize,
+    bad: &mut usize,
+) -> Result<Vec<Vec3>, SceneError> {
+    let Some(index) = index else {
+        return Ok(Vec::new());
+    };
+    let acc = data.accessor(index, &accessor::MORPH_DELTAS, &|| {
+        format!("{attribute} of morph target {t} of mesh {m} primitive {p}")
+    })?;
+    if acc.count != vertices {
+        return Err(SceneError::AttributeCountMismatch {
+            mesh: m,
+            primitive: p,
+            attribute: format!("morph target {t} {attribute}"),
+            accessor: acc.index,
+            count: acc.count,
+            vertices,
+        });
+    }
+    let mut deltas: Vec<Vec3> = data
+        .read_floats(&acc)?
+        .into_iter()
+        .map(Vec3::from_array)
+        .collect();
+    for d in deltas.iter_mut().filter(|d| !d.is_finite()) {
+        *d = Vec3::ZERO;
+        *bad += 1;
+    }
+    Ok(deltas)
+}

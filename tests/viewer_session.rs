@@ -1,0 +1,93 @@
+//! `dqview --session FILE` under Xvfb: a scripted run saves its view to FILE, and a run
+//! with only `--session` reopens the model the file names and keeps what was edited in it.
+//!
+//! Skipped (loudly) where `xvfb-run` is missing, unless `DQVIEW_REQUIRE_DISPLAY=1`.
+
+use std::io::Write;
+use std::process::Command;
+
+/// True (and a loud note on stderr) when the test cannot run here and is allowed to skip.
+fn skip_without_xvfb(test: &str) -> bool {
+    let on_path = std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| dir.join("xvfb-run").is_file())
+    });
+    if on_path {
+        return false;
+    }
+    let required = std::env::var("DQVIEW_REQUIRE_DISPLAY").is_ok_and(|v| v == "1");
+    assert!(
+        !required,
+        "{test}: xvfb-run is not on PATH but DQVIEW_REQUIRE_DISPLAY=1"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED {test}: xvfb-run is not on PATH ***\n"
+    );
+    true
+}
+
+/// Runs dqview under xvfb-run with `args`; panics with its output on failure.
+fn run_viewer(args: &[&str]) {
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(env!("CARGO_BIN_EXE_dqview"))
+        .args(args)
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .expect("run xvfb-run");
+    assert!(
+        out.status.success(),
+        "dqview {args:?} failed ({}):\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn read_json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("session file")).expect("JSON")
+}
+
+#[test]
+fn session_file_is_saved_and_reopened() {
+    if skip_without_xvfb("session_file_is_saved_and_reopened") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dqview-session-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("rig.json");
+    let _ = std::fs::remove_file(&file);
+    let f = file.to_str().expect("utf-8");
+    run_viewer(&[
+        "builtin:twist",
+        "--mode",
+        "lbs",
+        "--twist",
+        "tip=45",
+        "--session",
+        f,
+        "--exit-after-frames",
+        "2",
+    ]);
+    let saved = read_json(&file);
+    assert_eq!(saved["model"]["path"], "builtin:twist");
+    assert_eq!(saved["mode"], "lbs");
+    let overrides = saved["joint_overrides"].as_array().expect("overrides");
+    assert_eq!(overrides.len(), 1, "{saved}");
+    assert_eq!(overrides[0]["joint"], "tip");
+    assert_eq!(overrides[0]["twist_deg"], 45.0);
+
+    // A colleague edits the file and opens it without naming the model.
+    let mut edited = saved.clone();
+    edited["mode"] = "hybrid".into();
+    edited["view"] = "split".into();
+    edited["joint_overrides"][0]["twist_deg"] = 120.0.into();
+    std::fs::write(&file, edited.to_string()).expect("write");
+    run_viewer(&["--session", f, "--exit-after-frames", "2"]);
+    let back = read_json(&file);
+    assert_eq!(back["model"]["path"], "builtin:twist");
+    assert_eq!(back["mode"], "hybrid");
+    assert_eq!(back["view"], "split");
+    assert_eq!(back["joint_overrides"][0]["twist_deg"], 120.0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
