@@ -47,8 +47,16 @@ struct SkinnedVertex {
 @group(1) @binding(6) var<storage, read> cor_centers: array<vec4<f32>>;
 // Target-major: the delta of vertex v by target t is at t * vertex_count + v.
 @group(1) @binding(4) var<storage, read> morph_deltas: array<MorphDelta>;
-// One weight per target; a mesh without targets binds a single 0.
-@group(1) @binding(5) var<storage, read> morph_weights: array<f32>;
+// Mirrors `GpuMorphWeights`: target t's weight at weights[t / 4][t % 4]. A uniform block,
+// as the stage already has the eight storage buffers every adapter allows.
+struct MorphWeights {
+    count: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+    weights: array<vec4<f32>, 64>,
+}
+@group(1) @binding(5) var<uniform> morph_weights: MorphWeights;
 
 // Mirrors `GpuMorphDelta`; w is unused.
 struct MorphDelta {
@@ -63,9 +71,9 @@ struct MorphDelta {
 fn morph_vertex(index: u32, b: BindVertex) -> BindVertex {
     var out = b;
     var morphed = false;
-    let targets = arrayLength(&morph_weights);
+    let targets = morph_weights.count;
     for (var t = 0u; t < targets; t++) {
-        let w = morph_weights[t];
+        let w = morph_weights.weights[t / 4u][t % 4u];
         if w == 0.0 {
             continue;
         }

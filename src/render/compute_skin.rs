@@ -6,7 +6,8 @@ use glam::Vec4;
 use wgpu::util::DeviceExt;
 
 use super::gpu_data::{
-    GpuBindVertex, GpuComputeParams, GpuMorphDelta, GpuSkinnedVertex, GpuVertexInfluences, gpu_mode,
+    GpuBindVertex, GpuComputeParams, GpuMorphDelta, GpuMorphWeights, GpuSkinnedVertex,
+    GpuVertexInfluences, MAX_GPU_MORPH_TARGETS, gpu_mode,
 };
 use super::palette::{GpuPalette, PaletteLayout};
 use super::shaders::{PaletteBinding, compute_source};
@@ -147,6 +148,12 @@ impl ComputeSkinner {
                 limit: max_binding,
             });
         }
+        if extras.morph_targets.len() > MAX_GPU_MORPH_TARGETS {
+            return Err(RenderError::TooManyMorphTargets {
+                targets: extras.morph_targets.len(),
+                limit: MAX_GPU_MORPH_TARGETS,
+            });
+        }
         let (morph_deltas, morph_weights) =
             pack_morphs(extras.morph_targets, extras.morph_weights, n);
         let needed = (morph_deltas.len() * size_of::<GpuMorphDelta>()) as u64;
@@ -223,8 +230,8 @@ impl ComputeSkinner {
             );
             let morph_weights = init(
                 "dqview::ComputeSkinner::morph_weights",
-                bytemuck::cast_slice(&morph_weights),
-                wgpu::BufferUsages::STORAGE,
+                bytemuck::bytes_of(&morph_weights),
+                wgpu::BufferUsages::UNIFORM,
             );
             let output = device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("dqview::ComputeSkinner::skinned"),
@@ -321,7 +328,11 @@ fn mesh_layout(ctx: &GpuContext) -> wgpu::BindGroupLayout {
                     size_of::<GpuSkinnedVertex>(),
                 ),
                 buffer(4, read, size_of::<GpuMorphDelta>()),
-                buffer(5, read, size_of::<f32>()),
+                buffer(
+                    5,
+                    wgpu::BufferBindingType::Uniform,
+                    size_of::<GpuMorphWeights>(),
+                ),
                 buffer(6, read, size_of::<[f32; 4]>()),
             ],
         })
@@ -417,9 +428,9 @@ fn pack_morphs(
     targets: &[MorphTarget],
     weights: &[f32],
     n: usize,
-) -> (Vec<GpuMorphDelta>, Vec<f32>) {
+) -> (Vec<GpuMorphDelta>, GpuMorphWeights) {
     if !has_active_morphs(targets, weights) {
-        return (vec![GpuMorphDelta::default()], vec![0.0]);
+        return (vec![GpuMorphDelta::default()], GpuMorphWeights::default());
     }
     let mut deltas = vec![GpuMorphDelta::default(); targets.len() * n];
     for (t, target) in targets.iter().enumerate() {
@@ -440,10 +451,14 @@ fn pack_morphs(
         fill(&target.normals, |d| &mut d.normal, slot);
         fill(&target.tangents, |d| &mut d.tangent, slot);
     }
-    let weights = (0..targets.len())
-        .map(|t| effective_weight(weights, t))
-        .collect();
-    (deltas, weights)
+    let mut packed = GpuMorphWeights {
+        count: targets.len().min(MAX_GPU_MORPH_TARGETS) as u32,
+        ..GpuMorphWeights::default()
+    };
+    for t in 0..targets.len().min(MAX_GPU_MORPH_TARGETS) {
+        packed.weights[t / 4][t % 4] = effective_weight(weights, t);
+    }
+    (deltas, packed)
 }
 
 #[cfg(test)]

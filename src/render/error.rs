@@ -49,6 +49,14 @@ pub enum RenderError {
         /// The device limit.
         limit: u64,
     },
+    /// A mesh has more morph targets than the compute pass applies.
+    #[error("a mesh has {targets} morph targets; GPU compute skinning applies at most {limit}")]
+    TooManyMorphTargets {
+        /// The mesh's target count.
+        targets: usize,
+        /// The most the pass applies.
+        limit: usize,
+    },
     /// The adapter lacks something a pipeline needs.
     #[error("the GPU adapter cannot {what}")]
     MissingCapability {

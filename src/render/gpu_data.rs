@@ -130,6 +130,30 @@ pub struct GpuMorphDelta {
     pub tangent: [f32; 4],
 }
 
+/// Most morph targets the compute pass applies (their weights fill one uniform block).
+pub const MAX_GPU_MORPH_TARGETS: usize = 256;
+
+/// Morph weights of one compute run. Keep in sync with `MorphWeights` in `shaders/skin_compute.wgsl`.
+///
+/// A uniform block rather than a storage buffer: the compute stage already binds eight
+/// storage buffers, the most every adapter allows.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct GpuMorphWeights {
+    /// Targets in use (weights past it are ignored).
+    pub count: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
+    /// Weight of target t at `[t / 4][t % 4]`.
+    pub weights: [[f32; 4]; MAX_GPU_MORPH_TARGETS / 4],
+}
+
+impl Default for GpuMorphWeights {
+    fn default() -> Self {
+        Self::zeroed()
+    }
+}
+
 /// Up to eight influences of one vertex. Keep in sync with `VertexInfluences` in `shaders/skin_compute.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
