@@ -40,7 +40,8 @@ fn compare_crowd(gpu: &Gpu, what: &str, scene: &Scene, instances: usize, time_s:
     let (min, max) = crowd.bounds(min, max);
     let diagonal = (max - min).length().max(1e-6);
     let mut worst = 0.0f32;
-    for mode in SkinningMode::ALL {
+    // CoR crowds are skinned as DQS (no per-vertex centers in the crowd path).
+    for mode in [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid] {
         let mut encoder = ctx
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
