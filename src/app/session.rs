@@ -68,9 +68,41 @@ pub fn capture(state: &ViewerState, scene: &Scene, key: ModelKey) -> Session {
                 weight,
             })
             .collect(),
-        hybrid_dqs_joints: Vec::new(),
+        hybrid_dqs_joints: flagged_joint_names(state, scene),
         ..Session::default()
     }
+}
+
+/// Names of the joints whose hybrid DQS flag is set, over every skin.
+fn flagged_joint_names(state: &ViewerState, scene: &Scene) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (skin, flags) in scene.skins.iter().zip(&state.hybrid.flags) {
+        for (&node, _) in skin.joints.iter().zip(&flags.dqs).filter(|(_, on)| **on) {
+            if let Some(n) = scene.nodes.get(node)
+                && !names.contains(&n.name)
+            {
+                names.push(n.name.clone());
+            }
+        }
+    }
+    names
+}
+
+/// Sets the hybrid DQS flags to exactly the joints named in `names` (an empty list keeps
+/// the defaults the viewer chose).
+fn apply_hybrid_flags(names: &[String], state: &mut ViewerState, scene: &Scene) {
+    if names.is_empty() {
+        return;
+    }
+    for (skin, flags) in scene.skins.iter().zip(&mut state.hybrid.flags) {
+        for (&node, flag) in skin.joints.iter().zip(&mut flags.dqs) {
+            *flag = scene
+                .nodes
+                .get(node)
+                .is_some_and(|n| names.contains(&n.name));
+        }
+    }
+    state.hybrid.revision += 1;
 }
 
 /// Puts `session` into the UI state; unknown names and nodes are skipped with a log line.
@@ -123,6 +155,7 @@ pub fn apply(session: &Session, state: &mut ViewerState, scene: &Scene, duration
             None => log::warn!("session: no joint `{}`; override skipped", e.joint),
         }
     }
+    apply_hybrid_flags(&session.hybrid_dqs_joints, state, scene);
     for e in &session.morph_weights {
         match node_of(&e.node_name, e.node) {
             Some(node) => state
@@ -263,6 +296,11 @@ mod tests {
             state.playback.select(Some(0), *d);
             state.playback.time_s = d * 0.5;
         }
+        // Flag only the second joint: the defaults would differ, so a lost flag shows.
+        let joints = scene.skins[0].joints.len();
+        state.hybrid.flags = vec![crate::skin::HybridFlags {
+            dqs: (0..joints).map(|j| j == 1).collect(),
+        }];
         let key = ModelKey {
             path: "builtin:arm".into(),
             content_hash: String::new(),
@@ -270,8 +308,14 @@ mod tests {
         let session = capture(&state, &scene, key);
         let text = session.to_json();
         let back = Session::from_json(&text).expect("parse");
+        assert_eq!(back.hybrid_dqs_joints.len(), 1, "one flagged joint saved");
         let mut restored = ViewerState::default();
+        restored.hybrid.flags = vec![crate::skin::HybridFlags {
+            dqs: vec![true; joints],
+        }];
         apply(&back, &mut restored, &scene, &durations);
+        assert_eq!(restored.hybrid.flags, state.hybrid.flags);
+        assert!(restored.hybrid.revision > 0, "betas re-uploaded");
         assert_eq!(restored.skinning, state.skinning);
         assert_eq!(restored.joints.overrides, state.joints.overrides);
         assert_eq!(restored.playback.clip, state.playback.clip);
