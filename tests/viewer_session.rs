@@ -3,46 +3,9 @@
 //!
 //! Skipped (loudly) where `xvfb-run` is missing, unless `DQVIEW_REQUIRE_DISPLAY=1`.
 
-use std::io::Write;
-use std::process::Command;
+mod support;
 
-/// True (and a loud note on stderr) when the test cannot run here and is allowed to skip.
-fn skip_without_xvfb(test: &str) -> bool {
-    let on_path = std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| dir.join("xvfb-run").is_file())
-    });
-    if on_path {
-        return false;
-    }
-    let required = std::env::var("DQVIEW_REQUIRE_DISPLAY").is_ok_and(|v| v == "1");
-    assert!(
-        !required,
-        "{test}: xvfb-run is not on PATH but DQVIEW_REQUIRE_DISPLAY=1"
-    );
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** SKIPPED {test}: xvfb-run is not on PATH ***\n"
-    );
-    true
-}
-
-/// Runs dqview under xvfb-run with `args`; panics with its output on failure.
-fn run_viewer(args: &[&str]) {
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x720x24"])
-        .arg(env!("CARGO_BIN_EXE_dqview"))
-        .args(args)
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("WAYLAND_SOCKET")
-        .output()
-        .expect("run xvfb-run");
-    assert!(
-        out.status.success(),
-        "dqview {args:?} failed ({}):\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use support::{run_viewer, skip_without_xvfb};
 
 fn read_json(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("session file")).expect("JSON")

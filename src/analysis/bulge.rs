@@ -19,17 +19,11 @@ pub fn bulge(scene: &Scene, pose: &Pose, posed: &[PosedPrimitive]) -> Option<f32
     let mut count = 0usize;
     let mut matrices = Vec::new();
     let mut skeletons: Vec<Option<SkinSkeleton>> = vec![None; scene.skins.len()];
-    for p in posed.iter().filter(|p| p.skinned) {
-        let (Some(skin), Some(prim)) = (
-            scene.nodes.get(p.node).and_then(|n| n.skin),
-            scene
-                .meshes
-                .get(p.mesh)
-                .and_then(|m| m.primitives.get(p.primitive)),
-        ) else {
+    for p in posed.iter() {
+        let Some((skin, prim, influences)) = p.skinned_source(scene) else {
             continue;
         };
-        let (Some(influences), Some(slot)) = (&prim.influences, skeletons.get_mut(skin)) else {
+        let Some(slot) = skeletons.get_mut(skin) else {
             continue;
         };
         let skeleton = slot.get_or_insert_with(|| SkinSkeleton::of(scene, skin));

@@ -22,17 +22,8 @@ pub fn skin_scene_gpu(
     let mut posed = skin_scene(scene, pose, mode, Betas::Uniform(beta));
     let mut matrices = Vec::new();
     let mut palettes: Vec<Option<JointPalette>> = vec![None; scene.skins.len()];
-    for p in posed.iter_mut().filter(|p| p.skinned) {
-        let (Some(skin), Some(prim)) = (
-            scene.nodes.get(p.node).and_then(|n| n.skin),
-            scene
-                .meshes
-                .get(p.mesh)
-                .and_then(|m| m.primitives.get(p.primitive)),
-        ) else {
-            continue;
-        };
-        let Some(influences) = &prim.influences else {
+    for p in posed.iter_mut() {
+        let Some((skin, prim, influences)) = p.skinned_source(scene) else {
             continue;
         };
         let Some(slot) = palettes.get_mut(skin) else {
@@ -72,17 +63,8 @@ pub fn skin_scene_gpu_cor(
 ) -> Result<Vec<PosedPrimitive>, RenderError> {
     let mut posed = crate::skin::skin_scene_cor(scene, pose, centers);
     let mut matrices = Vec::new();
-    for p in posed.iter_mut().filter(|p| p.skinned) {
-        let (Some(skin), Some(prim)) = (
-            scene.nodes.get(p.node).and_then(|n| n.skin),
-            scene
-                .meshes
-                .get(p.mesh)
-                .and_then(|m| m.primitives.get(p.primitive)),
-        ) else {
-            continue;
-        };
-        let Some(influences) = &prim.influences else {
+    for p in posed.iter_mut() {
+        let Some((skin, prim, influences)) = p.skinned_source(scene) else {
             continue;
         };
         pose.skinning_matrices(scene, skin, &mut matrices);

@@ -206,17 +206,8 @@ pub fn skin_scene_dqs_compensated(
         super::Betas::Uniform(1.0),
     );
     let mut matrices = Vec::new();
-    for p in posed.iter_mut().filter(|p| p.skinned) {
-        let (Some(skin), Some(prim)) = (
-            scene.nodes.get(p.node).and_then(|n| n.skin),
-            scene
-                .meshes
-                .get(p.mesh)
-                .and_then(|m| m.primitives.get(p.primitive)),
-        ) else {
-            continue;
-        };
-        let Some(influences) = &prim.influences else {
+    for p in posed.iter_mut() {
+        let Some((skin, prim, influences)) = p.skinned_source(scene) else {
             continue;
         };
         let skeleton = SkinSkeleton::of(scene, skin);

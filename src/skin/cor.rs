@@ -211,17 +211,11 @@ pub fn skin_scene_cor(scene: &Scene, pose: &Pose, centers: &SceneCenters) -> Vec
     let mut posed = super::skin_scene(scene, pose, SkinningMode::Lbs, super::Betas::Uniform(0.0));
     let mut matrices = Vec::new();
     let mut palettes: Vec<Option<JointPalette>> = vec![None; scene.skins.len()];
-    for p in posed.iter_mut().filter(|p| p.skinned) {
-        let (Some(skin), Some(prim)) = (
-            scene.nodes.get(p.node).and_then(|n| n.skin),
-            scene
-                .meshes
-                .get(p.mesh)
-                .and_then(|m| m.primitives.get(p.primitive)),
-        ) else {
+    for p in posed.iter_mut() {
+        let Some((skin, prim, influences)) = p.skinned_source(scene) else {
             continue;
         };
-        let (Some(influences), Some(slot)) = (&prim.influences, palettes.get_mut(skin)) else {
+        let Some(slot) = palettes.get_mut(skin) else {
             continue;
         };
         let palette = slot.get_or_insert_with(|| {

@@ -24,6 +24,26 @@ pub struct PosedPrimitive {
     pub vertices: SkinnedVertices,
 }
 
+impl PosedPrimitive {
+    /// For a skinned primitive: its skin index, source primitive and influences in `scene`.
+    #[must_use]
+    pub fn skinned_source<'s>(
+        &self,
+        scene: &'s Scene,
+    ) -> Option<(usize, &'s Primitive, &'s crate::influences::Influences)> {
+        if !self.skinned {
+            return None;
+        }
+        let skin = scene.nodes.get(self.node)?.skin?;
+        let prim = scene
+            .meshes
+            .get(self.mesh)?
+            .primitives
+            .get(self.primitive)?;
+        Some((skin, prim, prim.influences.as_ref()?))
+    }
+}
+
 /// Poses every primitive of every mesh node, ordered by node index then primitive index.
 ///
 /// Morph targets are applied first, in bind space, with the pose's weights of

@@ -6,6 +6,7 @@
 mod data;
 mod gpu;
 mod scenes;
+mod xvfb;
 
 #[allow(unused_imports)]
 pub use data::*;
@@ -13,3 +14,5 @@ pub use data::*;
 pub use gpu::*;
 #[allow(unused_imports)]
 pub use scenes::*;
+#[allow(unused_imports)]
+pub use xvfb::*;

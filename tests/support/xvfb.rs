@@ -1,0 +1,47 @@
+//! Running the viewer binary in a virtual X server (xvfb-run) for window tests.
+
+use std::io::Write;
+use std::process::Command;
+
+/// Whether `program` is an executable on PATH.
+pub fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+/// True (and a loud note on stderr) when the test cannot run here and is allowed to skip.
+pub fn skip_without_xvfb(test: &str) -> bool {
+    if on_path("xvfb-run") {
+        return false;
+    }
+    let required = std::env::var("DQVIEW_REQUIRE_DISPLAY").is_ok_and(|v| v == "1");
+    assert!(
+        !required,
+        "{test}: xvfb-run is not on PATH but DQVIEW_REQUIRE_DISPLAY=1"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n*** SKIPPED {test}: xvfb-run is not on PATH (apt-get install xvfb xauth; set DQVIEW_REQUIRE_DISPLAY=1 to make this a failure) ***\n"
+    );
+    true
+}
+
+/// Runs dqview under xvfb-run with `args`; panics with its output on failure.
+pub fn run_viewer(args: &[&str]) {
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .arg(env!("CARGO_BIN_EXE_dqview"))
+        .args(args)
+        // winit 0.30 panics instead of falling back to X11 when these point nowhere.
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .expect("run xvfb-run");
+    assert!(
+        out.status.success(),
+        "dqview {args:?} failed ({}):\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
