@@ -1,7 +1,7 @@
 //! The plain (unskinned) draw of vertices the compute pass has already skinned.
 
 use super::gpu_data::{GpuDrawVertex, GpuMeshVertex};
-use super::renderer::DEPTH_FORMAT;
+use super::renderer::RenderSettings;
 use super::shaders::draw_skinned_source;
 use super::{GpuContext, RenderError, Renderer};
 
@@ -79,34 +79,14 @@ impl SkinnedDrawPipeline {
                             }),
                         ],
                     },
-                    primitive: wgpu::PrimitiveState {
-                        topology: wgpu::PrimitiveTopology::TriangleList,
-                        front_face: wgpu::FrontFace::Ccw,
-                        // As the vertex path: open meshes show their inside.
-                        cull_mode: None,
-                        ..Default::default()
-                    },
-                    depth_stencil: Some(wgpu::DepthStencilState {
-                        format: DEPTH_FORMAT,
-                        depth_write_enabled: Some(true),
-                        depth_compare: Some(wgpu::CompareFunction::Less),
-                        stencil: wgpu::StencilState::default(),
-                        bias: wgpu::DepthBiasState::default(),
-                    }),
-                    multisample: wgpu::MultisampleState {
-                        count: settings.sample_count,
-                        mask: !0,
-                        alpha_to_coverage_enabled: false,
-                    },
+                    primitive: RenderSettings::mesh_primitive(),
+                    depth_stencil: Some(RenderSettings::mesh_depth()),
+                    multisample: settings.multisample(),
                     fragment: Some(wgpu::FragmentState {
                         module: &module,
                         entry_point: Some("fs_main"),
                         compilation_options: wgpu::PipelineCompilationOptions::default(),
-                        targets: &[Some(wgpu::ColorTargetState {
-                            format: settings.color_format,
-                            blend: None,
-                            write_mask: wgpu::ColorWrites::ALL,
-                        })],
+                        targets: &[Some(settings.opaque_target())],
                     }),
                     multiview_mask: None,
                     cache: None,

@@ -46,6 +46,49 @@ pub struct RenderSettings {
 }
 
 impl RenderSettings {
+    /// Triangle lists, no culling: open meshes (tubes, capes) show their inside.
+    #[must_use]
+    pub fn mesh_primitive() -> wgpu::PrimitiveState {
+        wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::TriangleList,
+            front_face: wgpu::FrontFace::Ccw,
+            cull_mode: None,
+            ..Default::default()
+        }
+    }
+
+    /// Depth test `Less` with depth writes, on [`DEPTH_FORMAT`].
+    #[must_use]
+    pub fn mesh_depth() -> wgpu::DepthStencilState {
+        wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: wgpu::StencilState::default(),
+            bias: wgpu::DepthBiasState::default(),
+        }
+    }
+
+    /// Multisampling at [`RenderSettings::sample_count`].
+    #[must_use]
+    pub fn multisample(&self) -> wgpu::MultisampleState {
+        wgpu::MultisampleState {
+            count: self.sample_count,
+            mask: !0,
+            alpha_to_coverage_enabled: false,
+        }
+    }
+
+    /// The colour target of opaque meshes: [`RenderSettings::color_format`], no blending.
+    #[must_use]
+    pub fn opaque_target(&self) -> wgpu::ColorTargetState {
+        wgpu::ColorTargetState {
+            format: self.color_format,
+            blend: None,
+            write_mask: wgpu::ColorWrites::ALL,
+        }
+    }
+
     /// Small, fixed settings for image tests: 256 x 256, 4x MSAA, fixed lights.
     pub const TESTING: Self = Self {
         color_format: COLOR_FORMAT,
@@ -370,34 +413,14 @@ fn variant(
                         &buffers[..3]
                     },
                 },
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    front_face: wgpu::FrontFace::Ccw,
-                    // Open meshes (tubes, capes) show their inside.
-                    cull_mode: None,
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: wgpu::StencilState::default(),
-                    bias: wgpu::DepthBiasState::default(),
-                }),
-                multisample: wgpu::MultisampleState {
-                    count: settings.sample_count,
-                    mask: !0,
-                    alpha_to_coverage_enabled: false,
-                },
+                primitive: RenderSettings::mesh_primitive(),
+                depth_stencil: Some(RenderSettings::mesh_depth()),
+                multisample: settings.multisample(),
                 fragment: Some(wgpu::FragmentState {
                     module: &module,
                     entry_point: Some("fs_main"),
                     compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    targets: &[Some(wgpu::ColorTargetState {
-                        format: settings.color_format,
-                        blend: None,
-                        write_mask: wgpu::ColorWrites::ALL,
-                    })],
+                    targets: &[Some(settings.opaque_target())],
                 }),
                 multiview_mask: None,
                 cache: None,
