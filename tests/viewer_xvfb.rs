@@ -246,3 +246,46 @@ fn twist_past_180_shows_plot_lines_and_flip_band() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn split3_shows_lbs_dqs_and_cor_panes() {
+    if skip_without_xvfb("split3_shows_lbs_dqs_and_cor_panes") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dqview_viewer_split3_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("split3.png");
+    run_viewer(&[
+        "builtin:twist",
+        "--view",
+        "split3",
+        "--twist",
+        "tip=180",
+        "--screenshot",
+        png.to_str().unwrap(),
+        "--exit-after-frames",
+        "4",
+    ]);
+    let img = image::open(&png).expect("decode the screenshot").to_rgba8();
+    let (w, h) = img.dimensions();
+    let corner = img.get_pixel(w - 3, 40).0;
+    let left = viewport_left(&img, [corner[0], corner[1], corner[2]]);
+    let pane = (w - left) / 3;
+    let (y0, y1) = (h / 8, h / 2);
+    // Each third shows the model.
+    for i in 0..3 {
+        let x0 = left + i * pane;
+        let n = model_pixels(&region(&img, x0 + 5, x0 + pane - 5, y0, y1));
+        assert!(n > 2000, "pane {i} has only {n} model pixels");
+    }
+    // LBS (first) collapses at the twist, CoR (third) keeps the tube round: the middle of the
+    // tube, a band around the joint, differs between them.
+    let band = |x0: u32| region(&img, x0 + pane / 4, x0 + pane * 3 / 4, h / 4, h / 2);
+    let (lbs, cor) = (band(left), band(left + 2 * pane));
+    let (nl, nc) = (model_pixels(&lbs), model_pixels(&cor));
+    assert!(
+        nc > nl + nl / 10,
+        "CoR pane ({nc} model pixels) should cover clearly more than the collapsed LBS pane ({nl})"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -28,10 +28,13 @@ pub enum CorJob {
 impl CorJob {
     /// Starts, polls or cancels the job as `wanted` (CoR on screen) and `state` (buttons) say;
     /// uploads the centers with `upload` when they arrive, and reports into `state`.
+    /// `wait` (a scripted run's screenshot frame) blocks until a running job ends.
+    #[allow(clippy::too_many_arguments)]
     pub fn poll(
         &mut self,
         scene: &Scene,
         wanted: bool,
+        wait: bool,
         state: &mut CorState,
         ctx: &GpuContext,
         upload: impl FnOnce(&GpuContext, &SceneCenters),
@@ -57,7 +60,7 @@ impl CorJob {
                     progress.cancel();
                 }
                 state.progress = Some(progress.fraction());
-                if handle.is_finished() {
+                if handle.is_finished() || wait {
                     let Self::Running { handle, .. } = std::mem::take(self) else {
                         return;
                     };

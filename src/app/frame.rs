@@ -49,11 +49,14 @@ impl Running {
             let (min, max) = self.model.bounds;
             self.state.camera.frame(min, max);
         }
-        let wants_cor = self.state.skinning.mode == crate::skin::SkinningMode::Cor;
+        let s = &self.state.skinning;
+        let wants_cor = s.mode == crate::skin::SkinningMode::Cor
+            || (s.view == crate::ui::ViewMode::Split && s.panes[3]);
         let model = &mut self.model;
         model.cor.poll(
             &model.scene,
             wants_cor,
+            screenshot.is_some(),
             &mut self.state.cor,
             &self.gpu.ctx,
             |ctx, centers| model.gpu.set_cor_centers(ctx, centers),

@@ -30,6 +30,8 @@ pub struct ViewerOptions {
     pub model: String,
     /// View layout at start.
     pub view: ViewMode,
+    /// Split-view panes at start ([`crate::ui::SPLIT_PANES`] unless `--view split3`).
+    pub panes: [bool; crate::ui::MAX_PANES],
     /// Shading (debug view) at start.
     pub shading: crate::render::DebugView,
     /// Mode, beta, clip, time and joint overrides at start.

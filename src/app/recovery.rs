@@ -16,6 +16,7 @@ use super::viewer::Running;
 use crate::render::{
     FrameBinding, GpuContext, OverlayRenderer, OverlayView, RenderSettings, Renderer,
 };
+use crate::ui::MAX_PANES;
 
 /// The pipelines and per-view uniforms of the window, built from one device.
 pub(super) struct Graphics {
@@ -23,10 +24,10 @@ pub(super) struct Graphics {
     pub renderer: Renderer,
     /// Grid, wireframe and ghost pipelines.
     pub overlay: OverlayRenderer,
-    /// Per view (left/right half): frame uniforms of the mesh pipelines.
-    pub frame_bindings: [FrameBinding; 2],
+    /// Per view (split panes): frame uniforms of the mesh pipelines.
+    pub frame_bindings: [FrameBinding; MAX_PANES],
     /// Per view: uniforms of the grid, the wireframe and the ghost.
-    pub overlay_views: [[OverlayView; 3]; 2],
+    pub overlay_views: [[OverlayView; 3]; MAX_PANES],
 }
 
 impl Graphics {
@@ -44,8 +45,10 @@ impl Graphics {
         let frame_bindings = [
             FrameBinding::new(ctx, &renderer)?,
             FrameBinding::new(ctx, &renderer)?,
+            FrameBinding::new(ctx, &renderer)?,
+            FrameBinding::new(ctx, &renderer)?,
         ];
-        let overlay_views = [0, 1].map(|_| [0, 1, 2].map(|_| overlay.view(ctx)));
+        let overlay_views = [(); MAX_PANES].map(|()| [0, 1, 2].map(|_| overlay.view(ctx)));
         Ok(Self {
             renderer,
             overlay,

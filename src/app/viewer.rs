@@ -18,6 +18,7 @@ use super::recovery::{Graphics, ShaderWatch};
 use super::surface::WindowGpu;
 use super::timing::{FrameClock, GpuTimer};
 use crate::render::{FrameBinding, OverlayRenderer, OverlayView, Renderer};
+use crate::ui::MAX_PANES;
 use crate::ui::{OrbitCamera, ViewerState};
 
 /// The application: options, and once the window exists, everything running in it.
@@ -36,9 +37,9 @@ pub struct Running {
     pub(super) renderer: Renderer,
     pub(super) overlay: OverlayRenderer,
     /// Per view (left/right half): frame uniforms of the mesh pipelines.
-    pub(super) frame_bindings: [FrameBinding; 2],
+    pub(super) frame_bindings: [FrameBinding; MAX_PANES],
     /// Per view: uniforms of the grid, the wireframe and the ghost.
-    pub(super) overlay_views: [[OverlayView; 3]; 2],
+    pub(super) overlay_views: [[OverlayView; 3]; MAX_PANES],
     pub(super) egui_ctx: egui::Context,
     pub(super) egui_state: egui_winit::State,
     pub(super) egui_renderer: egui_wgpu::Renderer,
@@ -236,6 +237,7 @@ impl Running {
         };
         let mut state = ViewerState::default();
         state.skinning.view = options.view;
+        state.skinning.panes = options.panes;
         state.skinning.shading = options.shading;
         state.status.adapter = if samples > 1 {
             format!("{}, {samples}x MSAA", ctx.info.name)

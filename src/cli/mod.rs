@@ -39,8 +39,13 @@ pub struct Cli {
 /// Options of the viewer window and of scripted runs.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ViewerArgs {
-    /// View layout: single, split (LBS left, DQS right) or overlay (the other mode as a ghost).
-    #[arg(long, value_name = "single|split|overlay", default_value = "single")]
+    /// View layout: single, split (LBS | DQS), split3 (LBS | DQS | CoR) or overlay (the other
+    /// mode as a ghost); the panel picks any 2 to 4 panes.
+    #[arg(
+        long,
+        value_name = "single|split|split3|overlay",
+        default_value = "single"
+    )]
     pub view: String,
     /// Shading: shaded, weights, influences, normals, displacement, joints, collapse, beta.
     #[arg(long, default_value = "shaded")]
@@ -298,9 +303,9 @@ pub fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         None => {
-            let view = crate::ui::ViewMode::from_name(&cli.viewer.view).ok_or_else(|| {
+            let (view, panes) = crate::ui::parse_view(&cli.viewer.view).ok_or_else(|| {
                 anyhow::anyhow!(
-                    "unknown view `{}` (valid: single, split, overlay)",
+                    "unknown view `{}` (valid: single, split, split3, overlay)",
                     cli.viewer.view
                 )
             })?;
@@ -329,6 +334,7 @@ pub fn run(cli: Cli) -> Result<()> {
             crate::app::run(crate::app::ViewerOptions {
                 model: model_or_default(model),
                 view,
+                panes,
                 shading,
                 pose: cli.pose,
                 screenshot: cli.viewer.screenshot,

@@ -57,6 +57,28 @@ impl SkinningMode {
         }
     }
 
+    /// Upper-case abbreviation for buttons and legends (`LBS`, `DQS`, `Hybrid`, `CoR`).
+    #[must_use]
+    pub fn short_label(self) -> &'static str {
+        match self {
+            Self::Lbs => "LBS",
+            Self::Dqs => "DQS",
+            Self::Hybrid => "Hybrid",
+            Self::Cor => "CoR",
+        }
+    }
+
+    /// Caption of a view in this mode (`LBS (linear blend)`, ...).
+    #[must_use]
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Lbs => "LBS (linear blend)",
+            Self::Dqs => "DQS (dual quaternion)",
+            Self::Hybrid => "Hybrid (LBS-DQS blend)",
+            Self::Cor => "CoR (centers of rotation)",
+        }
+    }
+
     /// Parses a name as printed by [`SkinningMode::name`] (case-insensitive).
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {

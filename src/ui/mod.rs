@@ -36,7 +36,7 @@ pub enum ViewMode {
     /// One view in the chosen mode.
     #[default]
     Single,
-    /// LBS on the left, DQS on the right, one shared camera.
+    /// Two to four modes side by side (LBS | DQS by default), one shared camera.
     Split,
     /// The chosen mode solid, the other one as a wireframe ghost.
     Overlay,
@@ -87,6 +87,25 @@ pub struct SkinningSettings {
     pub shading: DebugView,
     /// Copies of the model drawn (1 to [`MAX_CROWD`]); above 1 through the compute crowd path.
     pub crowd: u32,
+    /// Split view: which modes get a pane, in [`SkinningMode::ALL`] order (LBS, DQS, hybrid, CoR).
+    pub panes: [bool; MAX_PANES],
+}
+
+/// Most panes of the split view: one per skinning mode.
+pub const MAX_PANES: usize = SkinningMode::ALL.len();
+
+/// Panes of `split`: LBS | DQS.
+pub const SPLIT_PANES: [bool; MAX_PANES] = [true, true, false, false];
+/// Panes of `split3`: LBS | DQS | CoR.
+pub const SPLIT3_PANES: [bool; MAX_PANES] = [true, true, false, true];
+
+/// Parses a `--view` name: single, split, split3 (LBS | DQS | CoR) or overlay, with its panes.
+#[must_use]
+pub fn parse_view(name: &str) -> Option<(ViewMode, [bool; MAX_PANES])> {
+    if name.eq_ignore_ascii_case("split3") {
+        return Some((ViewMode::Split, SPLIT3_PANES));
+    }
+    ViewMode::from_name(name).map(|v| (v, SPLIT_PANES))
 }
 
 impl Default for SkinningSettings {
@@ -97,6 +116,7 @@ impl Default for SkinningSettings {
             view: ViewMode::Single,
             shading: DebugView::Shaded,
             crowd: 1,
+            panes: SPLIT_PANES,
         }
     }
 }
@@ -259,6 +279,16 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         ui.selectable_value(&mut s.view, ViewMode::Split, "split");
         ui.selectable_value(&mut s.view, ViewMode::Overlay, "overlay");
     });
+    if s.view == ViewMode::Split {
+        ui.horizontal(|ui| {
+            ui.label("panes");
+            for (mode, on) in SkinningMode::ALL.into_iter().zip(&mut s.panes) {
+                ui.checkbox(on, mode.short_label());
+            }
+        })
+        .response
+        .on_hover_text("split view: the modes shown side by side (at least two)");
+    }
     egui::ComboBox::from_label("shading")
         .selected_text(s.shading.name())
         .show_ui(ui, |ui| {

@@ -22,24 +22,36 @@ pub struct ViewRect {
     pub label: Option<&'static str>,
 }
 
-/// The views of `viewport` for `skinning`: one, or two halves in split view.
+/// The views of `viewport` for `skinning`: one, or a column per chosen mode in split view.
 #[must_use]
 pub fn view_rects(viewport: Rect, skinning: &SkinningSettings) -> Vec<ViewRect> {
     match skinning.view {
         ViewMode::Split => {
-            let (left, right) = viewport.split_left_right_at_fraction(0.5);
-            vec![
-                ViewRect {
-                    rect: left,
-                    mode: SkinningMode::Lbs,
-                    label: Some("LBS (linear blend)"),
-                },
-                ViewRect {
-                    rect: right,
-                    mode: SkinningMode::Dqs,
-                    label: Some("DQS (dual quaternion)"),
-                },
-            ]
+            let mut modes: Vec<SkinningMode> = SkinningMode::ALL
+                .into_iter()
+                .zip(skinning.panes)
+                .filter_map(|(m, on)| on.then_some(m))
+                .collect();
+            // A split needs two panes: fewer chosen falls back to LBS | DQS.
+            if modes.len() < 2 {
+                modes = vec![SkinningMode::Lbs, SkinningMode::Dqs];
+            }
+            let width = viewport.width() / modes.len() as f32;
+            modes
+                .iter()
+                .enumerate()
+                .map(|(i, &mode)| {
+                    let x0 = viewport.min.x + width * i as f32;
+                    ViewRect {
+                        rect: Rect::from_min_max(
+                            egui::pos2(x0, viewport.min.y),
+                            egui::pos2(x0 + width, viewport.max.y),
+                        ),
+                        mode,
+                        label: Some(mode.title()),
+                    }
+                })
+                .collect()
         }
         ViewMode::Single | ViewMode::Overlay => vec![ViewRect {
             rect: viewport,
@@ -265,5 +277,36 @@ mod tests {
         assert_eq!(single.len(), 1);
         assert_eq!(single[0].mode, SkinningMode::Dqs);
         assert_eq!(single[0].label, None);
+    }
+
+    #[test]
+    fn split3_has_three_equal_columns_lbs_dqs_cor() {
+        let rect = Rect::from_min_size(Pos2::new(300.0, 10.0), EVec2::new(900.0, 600.0));
+        let (view, panes) = crate::ui::parse_view("split3").expect("split3 parses");
+        let settings = SkinningSettings {
+            view,
+            panes,
+            ..SkinningSettings::default()
+        };
+        let views = view_rects(rect, &settings);
+        let modes: Vec<_> = views.iter().map(|v| v.mode).collect();
+        assert_eq!(
+            modes,
+            [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Cor]
+        );
+        for (i, v) in views.iter().enumerate() {
+            assert_eq!(v.rect.width(), 300.0);
+            assert_eq!(v.rect.left(), 300.0 + 300.0 * i as f32);
+            assert_eq!(v.rect.height(), 600.0);
+        }
+        assert_eq!(views[2].label, Some("CoR (centers of rotation)"));
+        // One pane chosen is not a split: LBS | DQS.
+        let lonely = SkinningSettings {
+            view: ViewMode::Split,
+            panes: [false, false, true, false],
+            ..SkinningSettings::default()
+        };
+        let modes: Vec<_> = view_rects(rect, &lonely).iter().map(|v| v.mode).collect();
+        assert_eq!(modes, [SkinningMode::Lbs, SkinningMode::Dqs]);
     }
 }
