@@ -35,6 +35,7 @@ fn request(
         betas: SceneBetas::defaults(scene, Some(0), &overrides),
         overrides,
         beta_scale: 1.0,
+        cor_centers: None,
     }
 }
 
@@ -260,4 +261,40 @@ fn cesium_man_flip_is_where_the_dqs_skin_jumps() {
         "CesiumMan: joint {joint} flips at {flip:.3} deg; jump {across:.4} vs {before:.4} a degree earlier"
     );
     assert!(across > 5.0 * before, "across {across}, before {before}");
+}
+
+#[test]
+fn cor_line_appears_with_centers_and_keeps_the_twisted_volume() {
+    let scene = load_model("builtin:twist").unwrap();
+    let tip = node(&scene, "tip");
+    let mut req = request(
+        &scene,
+        SeriesAxis::Twist { joint: tip },
+        37,
+        JointOverrides::new(),
+    );
+    let cancel = AtomicBool::new(false);
+    let without = ratio_series(&scene, &req, &cancel, &|_, _| {}).unwrap();
+    assert!(
+        without.of(SkinningMode::Cor).is_empty(),
+        "no centers, no CoR line"
+    );
+    let progress = dqview::skin::CorProgress::new();
+    let (centers, _) = dqview::skin::SceneCenters::compute_cached(
+        &scene,
+        &dqview::skin::CorOptions::default(),
+        &progress,
+    )
+    .unwrap();
+    req.cor_centers = Some(std::sync::Arc::new(centers));
+    let with = ratio_series(&scene, &req, &cancel, &|_, _| {}).unwrap();
+    let cor = with.of(SkinningMode::Cor);
+    assert_eq!(cor.len(), 37);
+    // CoR keeps the volume through the whole sweep (within 2%), where LBS loses over 10%.
+    let cor_dev = with.max_deviation(SkinningMode::Cor);
+    assert!(cor_dev < 0.02, "CoR moves the volume by {cor_dev}");
+    let (_, lbs_min) = with.min_of(SkinningMode::Lbs).unwrap();
+    assert!(lbs_min < 0.9, "LBS minimum {lbs_min}");
+    // The other lines are the same as without centers.
+    assert_eq!(with.of(SkinningMode::Lbs), without.of(SkinningMode::Lbs));
 }

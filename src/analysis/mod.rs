@@ -12,7 +12,7 @@ pub use flip::{
 };
 pub use measure::{area, is_closed, signed_volume};
 pub use metrics::{Measure, RestReference, min_radius_about};
-pub use series::{PLOT_MODES, RatioSeries, SeriesAxis, SeriesRequest, ratio_series, series_x};
+pub use series::{RatioSeries, SeriesAxis, SeriesRequest, ratio_series, series_x};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -11,7 +11,9 @@ use super::flip::{BlendPairs, clip_flips};
 use super::metrics::{Measure, RestReference};
 use crate::anim::{JointAngles, JointOverrides, Pose, clip_duration_s};
 use crate::scene::Scene;
-use crate::skin::{Betas, SceneBetas, SkinningMode, skin_scene, skin_scene_hybrid};
+use crate::skin::{
+    Betas, SceneBetas, SceneCenters, SkinningMode, skin_scene, skin_scene_cor, skin_scene_hybrid,
+};
 
 /// What the plot's x axis runs over.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,6 +47,8 @@ pub struct SeriesRequest {
     pub betas: SceneBetas,
     /// Global scale of the betas.
     pub beta_scale: f32,
+    /// CoR centers; without them the series has no CoR line.
+    pub cor_centers: Option<std::sync::Arc<SceneCenters>>,
 }
 
 /// Whole-mesh ratio to rest per mode at each x.
@@ -56,8 +60,8 @@ pub struct RatioSeries {
     pub axis: SeriesAxis,
     /// Sample positions: seconds or degrees.
     pub x: Vec<f32>,
-    /// Ratios per mode, in [`PLOT_MODES`] order, one per x.
-    pub ratios: [Vec<f64>; 3],
+    /// Ratios per mode, in [`SkinningMode::ALL`] order, one per x (CoR's empty without centers).
+    pub ratios: [Vec<f64>; 4],
     /// Per x: whether DQS has passed a flip there (clip series: since the clip's start;
     /// twist sweeps: beyond the twist range around 0 in which the skin is continuous).
     pub dqs_flipped: Vec<bool>,
@@ -67,7 +71,10 @@ impl RatioSeries {
     /// The ratios of `mode`.
     #[must_use]
     pub fn of(&self, mode: SkinningMode) -> &[f64] {
-        let i = PLOT_MODES.iter().position(|&m| m == mode).unwrap_or(0);
+        let i = SkinningMode::ALL
+            .iter()
+            .position(|&m| m == mode)
+            .unwrap_or(0);
         self.ratios.get(i).map_or(&[], Vec::as_slice)
     }
 
@@ -90,10 +97,6 @@ impl RatioSeries {
             .fold(0.0, f64::max)
     }
 }
-
-/// The modes a series measures (CoR needs precomputed centers; `analyze` covers it).
-pub const PLOT_MODES: [SkinningMode; 3] =
-    [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
 
 /// The sample positions of `request`: seconds over the clip, or degrees over -360..360.
 #[must_use]
@@ -126,16 +129,20 @@ pub fn ratio_series(
     let x = series_x(scene, request);
     let done = AtomicUsize::new(0);
     let total = x.len();
-    let rows: Vec<Option<[f64; 3]>> = x
+    let cor = request.cor_centers.as_deref();
+    let rows: Vec<Option<[f64; 4]>> = x
         .par_iter()
         .map(|&at| {
             if cancel.load(Ordering::Relaxed) {
                 return None;
             }
             let pose = pose_at(scene, request, at);
-            let row = PLOT_MODES.map(|mode| {
-                let posed =
-                    skin_scene_hybrid(scene, &pose, mode, &request.betas, request.beta_scale);
+            let row = SkinningMode::ALL.map(|mode| {
+                let posed = match (mode, cor) {
+                    (SkinningMode::Cor, Some(centers)) => skin_scene_cor(scene, &pose, centers),
+                    (SkinningMode::Cor, None) => return f64::NAN,
+                    _ => skin_scene_hybrid(scene, &pose, mode, &request.betas, request.beta_scale),
+                };
                 reference.ratios(scene, &posed).0
             });
             progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
@@ -145,8 +152,13 @@ pub fn ratio_series(
     if cancel.load(Ordering::Relaxed) {
         return None;
     }
-    let rows: Vec<[f64; 3]> = rows.into_iter().collect::<Option<_>>()?;
-    let ratios = [0, 1, 2].map(|m| rows.iter().map(|r| r[m]).collect());
+    let rows: Vec<[f64; 4]> = rows.into_iter().collect::<Option<_>>()?;
+    let ratios = [0, 1, 2, 3].map(|m| {
+        if m == 3 && cor.is_none() {
+            return Vec::new();
+        }
+        rows.iter().map(|r| r[m]).collect()
+    });
     let dqs_flipped = flipped(scene, request, &x);
     Some(RatioSeries {
         measure: reference.measure,

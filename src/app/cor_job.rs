@@ -21,11 +21,20 @@ pub enum CorJob {
         /// The thread; it returns the centers (cached on disk too).
         handle: JoinHandle<Result<SceneCenters, CorError>>,
     },
-    /// The centers are on the GPU.
-    Done,
+    /// The centers are on the GPU; kept for the plot's CoR line.
+    Done(Arc<SceneCenters>),
 }
 
 impl CorJob {
+    /// The centers, once computed.
+    #[must_use]
+    pub fn centers(&self) -> Option<&Arc<SceneCenters>> {
+        match self {
+            Self::Done(centers) => Some(centers),
+            _ => None,
+        }
+    }
+
     /// Starts, polls or cancels the job as `wanted` (CoR on screen) and `state` (buttons) say;
     /// uploads the centers with `upload` when they arrive, and reports into `state`.
     /// `wait` (a scripted run's screenshot frame) blocks until a running job ends.
@@ -69,14 +78,14 @@ impl CorJob {
                         Ok(Ok(centers)) => {
                             upload(ctx, &centers);
                             state.ready = true;
-                            *self = Self::Done;
+                            *self = Self::Done(Arc::new(centers));
                         }
                         Ok(Err(e)) => state.error = Some(e.to_string()),
                         Err(_) => state.error = Some("the precompute panicked".into()),
                     }
                 }
             }
-            Self::Idle | Self::Done => {}
+            Self::Idle | Self::Done(_) => {}
         }
     }
 }

@@ -38,17 +38,6 @@ impl Running {
         self.state.status.fps = self.clock.fps;
         self.state.status.cpu_ms = self.clock.cpu_ms;
         self.state.playback.advance(dt);
-        // Before the UI, so a scripted run's screenshot frame shows the series it waited for.
-        self.inspector
-            .update(&mut self.state, Instant::now(), screenshot.is_some());
-        let mut ui = self.run_ui();
-        if let Some(betas) = self.inspector.betas_if_changed(&mut self.state) {
-            self.model.gpu.set_betas(&self.gpu.ctx, betas);
-        }
-        if std::mem::take(&mut self.state.requests.frame_model) {
-            let (min, max) = self.model.bounds;
-            self.state.camera.frame(min, max);
-        }
         let s = &self.state.skinning;
         let wants_cor = s.mode == crate::skin::SkinningMode::Cor
             || (s.view == crate::ui::ViewMode::Split && s.panes[3]);
@@ -61,6 +50,19 @@ impl Running {
             &self.gpu.ctx,
             |ctx, centers| model.gpu.set_cor_centers(ctx, centers),
         );
+        // Before the UI, so a scripted run's screenshot frame shows the series it waited for.
+        self.inspector
+            .set_cor_centers(self.model.cor.centers().cloned());
+        self.inspector
+            .update(&mut self.state, Instant::now(), screenshot.is_some());
+        let mut ui = self.run_ui();
+        if let Some(betas) = self.inspector.betas_if_changed(&mut self.state) {
+            self.model.gpu.set_betas(&self.gpu.ctx, betas);
+        }
+        if std::mem::take(&mut self.state.requests.frame_model) {
+            let (min, max) = self.model.bounds;
+            self.state.camera.frame(min, max);
+        }
         let p = &self.state.playback;
         self.model.pose_at(
             &self.gpu.ctx,

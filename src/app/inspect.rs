@@ -14,7 +14,7 @@ use crate::analysis::{
 };
 use crate::anim::{JointAngles, JointOverrides};
 use crate::scene::Scene;
-use crate::skin::{HybridFlags, SceneBetas};
+use crate::skin::{HybridFlags, SceneBetas, SceneCenters};
 use crate::ui::ViewerState;
 
 /// Samples of a series: 2.5 degrees per step on a twist sweep.
@@ -32,6 +32,8 @@ struct SeriesKey {
     overrides: JointOverrides,
     flags: Vec<HybridFlags>,
     beta_scale: f32,
+    /// Whether CoR centers were there (a run without them has no CoR line).
+    with_cor: bool,
 }
 
 /// A series being computed on another thread.
@@ -76,6 +78,8 @@ pub struct Inspector {
     flip_key: Option<FlipKey>,
     flips_at: Option<Instant>,
     flips: Vec<TwistFlips>,
+    /// CoR centers once the viewer's precompute has them.
+    cor_centers: Option<Arc<SceneCenters>>,
 }
 
 impl Inspector {
@@ -96,7 +100,13 @@ impl Inspector {
             flip_key: None,
             flips_at: None,
             flips: Vec::new(),
+            cor_centers: None,
         }
+    }
+
+    /// Hands over the CoR centers (once the precompute is done), for a CoR line in the plot.
+    pub fn set_cor_centers(&mut self, centers: Option<Arc<SceneCenters>>) {
+        self.cor_centers = centers;
     }
 
     /// Default DQS flags of every skin (twist/roll names, joints the clip mostly twists).
@@ -194,6 +204,7 @@ impl Inspector {
             overrides,
             flags: state.hybrid.flags.clone(),
             beta_scale: state.skinning.beta,
+            with_cor: self.cor_centers.is_some(),
         })
     }
 
@@ -209,6 +220,7 @@ impl Inspector {
             overrides: key.overrides.clone(),
             betas: self.betas.clone(),
             beta_scale: key.beta_scale,
+            cor_centers: self.cor_centers.clone().filter(|_| key.with_cor),
         };
         let total = crate::analysis::series_x(&self.scene, &request).len();
         let cancel = Arc::new(AtomicBool::new(false));

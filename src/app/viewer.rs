@@ -307,6 +307,10 @@ impl Running {
                 self.state.playback = Default::default();
                 self.state.error = None;
                 self.adopt_model();
+                // The skinning method the file stores (FBX) is the mode it opens in.
+                if let Some(mode) = crate::cli::file_mode(&self.model.scene) {
+                    self.state.skinning.mode = mode;
+                }
                 if let Some((_, duration)) = self.state.clips.first() {
                     self.state.playback.select(Some(0), *duration);
                     self.state.playback.playing = true;

@@ -16,7 +16,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::scene::LoadOptions;
 
 pub use cor_args::CorArgs;
-pub use pose_args::PoseArgs;
+pub use pose_args::{PoseArgs, file_mode};
 
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
 #[derive(Debug, Parser)]

@@ -162,7 +162,11 @@ pub fn plot_ui(
                 .color(Color32::from_gray(140))
                 .style(LineStyle::dashed_loose()),
         );
-        for mode in crate::analysis::PLOT_MODES {
+        // CoR has a line once its centers exist.
+        for mode in SkinningMode::ALL
+            .into_iter()
+            .filter(|&m| !series.of(m).is_empty())
+        {
             let points: PlotPoints<'_> = series
                 .x
                 .iter()
@@ -170,7 +174,7 @@ pub fn plot_ui(
                 .map(|(&x, &y)| [f64::from(x), y])
                 .collect();
             p.line(
-                Line::new(mode.name().to_uppercase(), points)
+                Line::new(mode.short_label(), points)
                     .color(mode_color(mode))
                     .width(2.0),
             );
