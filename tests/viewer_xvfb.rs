@@ -289,3 +289,49 @@ fn split3_shows_lbs_dqs_and_cor_panes() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bulge_compensation_changes_the_dqs_half_only() {
+    if skip_without_xvfb("bulge_compensation_changes_the_dqs_half_only") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dqview_viewer_bulge_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = |amount: &str| {
+        let png = dir.join(format!("bulge_{amount}.png"));
+        run_viewer(&[
+            "builtin:elbow",
+            "--view",
+            "split",
+            "--bend",
+            "lower=100",
+            "--bulge-compensation",
+            amount,
+            "--screenshot",
+            png.to_str().unwrap(),
+            "--exit-after-frames",
+            "3",
+        ]);
+        image::open(&png).expect("decode the screenshot").to_rgba8()
+    };
+    let (plain, fixed) = (shot("0"), shot("1"));
+    let (w, h) = plain.dimensions();
+    let corner = plain.get_pixel(w - 3, 40).0;
+    let left = viewport_left(&plain, [corner[0], corner[1], corner[2]]);
+    let mid = left + (w - left) / 2;
+    let differing = |x0: u32, x1: u32| {
+        region(&plain, x0, x1, 0, h * 2 / 3)
+            .iter()
+            .zip(region(&fixed, x0, x1, 0, h * 2 / 3).iter())
+            .filter(|(a, b)| a != b)
+            .count()
+    };
+    let (lbs, dqs) = (differing(left + 5, mid - 5), differing(mid + 5, w - 5));
+    // The compensated DQS mesh is drawn (CPU-posed) and pulls the bend's outside in.
+    assert!(dqs > 300, "the DQS half barely changed ({dqs} pixels)");
+    assert!(
+        lbs < dqs / 10,
+        "the LBS half changed too ({lbs} pixels against {dqs})"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

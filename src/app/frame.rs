@@ -71,6 +71,7 @@ impl Running {
             &self.state.joints.overrides,
         );
         self.update_crowd();
+        self.update_bulge();
         self.state.morphs.update_weights(&self.model.pose);
         let result = self.draw(&ui, screenshot);
         for id in &ui.textures.free {
@@ -165,6 +166,27 @@ impl Running {
             &self.state.joints.overrides,
             self.state.skinning.beta,
         );
+    }
+
+    /// Poses DQS with bulge compensation on the CPU when its slider is up (not with a crowd).
+    fn update_bulge(&mut self) {
+        let s = &self.state.skinning;
+        let amount = if s.crowd <= 1 {
+            s.bulge_compensation
+        } else {
+            0.0
+        };
+        let model = &self.model;
+        if let Err(e) = self.bulge.update(
+            &self.gpu.ctx,
+            &self.renderer,
+            &model.scene,
+            &model.pose,
+            amount,
+        ) {
+            self.state.error = Some(e);
+            self.state.skinning.bulge_compensation = 0.0;
+        }
     }
 
     /// Uploads UI textures and, when the window has an area, draws and presents.
@@ -363,9 +385,12 @@ impl Running {
                 );
                 pass.set_scissor_rect(x0, y0, x1 - x0, y1 - y0);
                 let [grid, wire, ghost] = overlays;
-                if !self
-                    .crowd
-                    .draw(&mut pass, &self.renderer, binding, (v.mode, crowd_mode))
+                let compensated = v.mode == crate::skin::SkinningMode::Dqs
+                    && self.bulge.draw(&mut pass, &self.renderer, binding);
+                if !compensated
+                    && !self
+                        .crowd
+                        .draw(&mut pass, &self.renderer, binding, (v.mode, crowd_mode))
                 {
                     self.model
                         .gpu

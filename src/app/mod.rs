@@ -3,6 +3,7 @@
 //! `ui` holds the state and panels; this module owns everything with a handle to
 //! the window or the GPU and feeds `ui` what it shows.
 
+mod bulge_view;
 mod cor_job;
 mod crowd;
 mod frame;
@@ -40,6 +41,8 @@ pub struct ViewerOptions {
     pub screenshot: Option<PathBuf>,
     /// Render this many frames, then close.
     pub exit_after_frames: Option<u64>,
+    /// DQS bulge compensation at start, in [0, 1].
+    pub bulge_compensation: f32,
     /// MSAA samples per pixel (1 or 4); `None` picks by adapter.
     pub msaa: Option<u32>,
     /// Read shaders from this folder and rebuild the pipelines when its files change.

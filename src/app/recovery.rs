@@ -194,6 +194,9 @@ impl Running {
         self.frame_bindings = graphics.frame_bindings;
         self.overlay_views = graphics.overlay_views;
         self.model = model;
+        // Both hold buffers of the old pipelines or device; they are rebuilt on the next frame.
+        self.crowd.clear();
+        self.bulge.clear();
         // The new buffers start from the file's betas: put the panel's hybrid flags back.
         self.model
             .gpu

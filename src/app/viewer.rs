@@ -61,6 +61,8 @@ pub struct Running {
     pub(super) lose_device_at_frame: Option<u64>,
     /// The open-file dialog, while it is up.
     pub(super) open_dialog: Option<OpenDialog>,
+    /// DQS with bulge compensation (CPU-posed), while its slider is above 0.
+    pub(super) bulge: super::bulge_view::BulgeView,
     /// Where the session is read from and saved to.
     pub(super) sessions: super::session::SessionHooks,
 }
@@ -238,6 +240,7 @@ impl Running {
         let mut state = ViewerState::default();
         state.skinning.view = options.view;
         state.skinning.panes = options.panes;
+        state.skinning.bulge_compensation = options.bulge_compensation;
         state.skinning.shading = options.shading;
         state.status.adapter = if samples > 1 {
             format!("{}, {samples}x MSAA", ctx.info.name)
@@ -274,6 +277,7 @@ impl Running {
             shader_watch: options.shader_dir.clone().map(ShaderWatch::new),
             lose_device_at_frame: options.lose_device_at_frame,
             open_dialog: None,
+            bulge: Default::default(),
             sessions: super::session::SessionHooks::new(options),
         };
         running.adopt_model();
@@ -303,6 +307,7 @@ impl Running {
                 self.inspector = Inspector::new(model.scene.clone());
                 self.model = model;
                 self.crowd.clear();
+                self.bulge.clear();
                 self.state.joints = Default::default();
                 self.state.playback = Default::default();
                 self.state.error = None;

@@ -321,6 +321,8 @@ pub fn run(cli: Cli) -> Result<()> {
                         names.join(", ")
                     )
                 })?;
+            // The pose options' --bulge-compensation is the panel's "DQS bulge fix" at start.
+            let bulge = cli.pose.cor.bulge_amount()?;
             if let Some(dir) = &cli.viewer.shader_dir
                 && !dir.is_dir()
             {
@@ -340,6 +342,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 screenshot: cli.viewer.screenshot,
                 exit_after_frames: cli.viewer.exit_after_frames,
                 msaa: cli.viewer.msaa,
+                bulge_compensation: bulge,
                 shader_dir: cli.viewer.shader_dir,
                 lose_device_at_frame: cli.viewer.lose_device_at_frame,
                 session: cli.viewer.session,

@@ -339,6 +339,45 @@ impl Crowd {
         }
     }
 
+    /// Writes CPU-posed world-space vertices of primitive `index` for `instance` into its
+    /// compute output, in place of the compute pass (compute path; false when there is none
+    /// or the vertex count differs). The instance's grid offset is added.
+    pub fn write_posed(
+        &self,
+        queue: &wgpu::Queue,
+        index: usize,
+        instance: usize,
+        vertices: &crate::skin::SkinnedVertices,
+    ) -> bool {
+        let Some(prim) = self.primitives.get(index) else {
+            return false;
+        };
+        let Some(output) = prim.compute.as_ref().and_then(|c| c.outputs.get(instance)) else {
+            return false;
+        };
+        if vertices.positions.len() != prim.mesh.vertex_count {
+            return false;
+        }
+        let offset = self.offset(instance);
+        let packed: Vec<GpuDrawVertex> = vertices
+            .positions
+            .iter()
+            .enumerate()
+            .map(|(v, p)| GpuDrawVertex {
+                position: (*p + offset).extend(0.0).to_array(),
+                normal: vertices
+                    .normals
+                    .get(v)
+                    .copied()
+                    .unwrap_or(Vec3::Y)
+                    .extend(0.0)
+                    .to_array(),
+            })
+            .collect();
+        queue.write_buffer(output, 0, bytemuck::cast_slice(&packed));
+        true
+    }
+
     /// Skinned primitives per instance.
     #[must_use]
     pub fn primitive_count(&self) -> usize {

@@ -204,9 +204,12 @@ impl ComputeTargets {
                     device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some("dqview::ComputeTargets::skinned"),
                         size: output_bytes,
+                        // COPY_DST: the viewer may write CPU-posed vertices instead
+                        // (DQS with bulge compensation, which has no shader).
                         usage: wgpu::BufferUsages::STORAGE
                             | wgpu::BufferUsages::VERTEX
-                            | wgpu::BufferUsages::COPY_SRC,
+                            | wgpu::BufferUsages::COPY_SRC
+                            | wgpu::BufferUsages::COPY_DST,
                         mapped_at_creation: false,
                     })
                 })

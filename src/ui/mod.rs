@@ -89,6 +89,8 @@ pub struct SkinningSettings {
     pub crowd: u32,
     /// Split view: which modes get a pane, in [`SkinningMode::ALL`] order (LBS, DQS, hybrid, CoR).
     pub panes: [bool; MAX_PANES],
+    /// DQS bulge compensation in [0, 1] (0: plain DQS), posed on the CPU.
+    pub bulge_compensation: f32,
 }
 
 /// Most panes of the split view: one per skinning mode.
@@ -117,6 +119,7 @@ impl Default for SkinningSettings {
             shading: DebugView::Shaded,
             crowd: 1,
             panes: SPLIT_PANES,
+            bulge_compensation: 0.0,
         }
     }
 }
@@ -279,6 +282,14 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         ui.selectable_value(&mut s.view, ViewMode::Split, "split");
         ui.selectable_value(&mut s.view, ViewMode::Overlay, "overlay");
     });
+    let dqs_shown = s.mode == SkinningMode::Dqs || (s.view == ViewMode::Split && s.panes[1]);
+    ui.add_enabled(
+        dqs_shown && s.crowd <= 1,
+        egui::Slider::new(&mut s.bulge_compensation, 0.0..=1.0).text("DQS bulge fix"),
+    )
+    .on_hover_text(
+        "pull DQS's bend outside back to its rest distance from the limb axis (CPU-posed)",
+    );
     if s.view == ViewMode::Split {
         ui.horizontal(|ui| {
             ui.label("panes");
