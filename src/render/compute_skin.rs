@@ -1,7 +1,5 @@
 //! Skinning on the GPU with a compute pass, read back to the CPU (tests, export, benchmarks).
 
-use std::num::NonZeroU64;
-
 use glam::Vec4;
 use wgpu::util::DeviceExt;
 
@@ -300,40 +298,18 @@ impl ComputeSkinner {
 
 /// Group 1 of the compute pass. Keep in sync with `shaders/skin_compute.wgsl`.
 fn mesh_layout(ctx: &GpuContext) -> wgpu::BindGroupLayout {
-    let buffer = |binding, ty, size: usize| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: NonZeroU64::new(size as u64),
-        },
-        count: None,
-    };
-    let read = wgpu::BufferBindingType::Storage { read_only: true };
+    use super::layout::{Access, compute_buffer};
     ctx.device
         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("dqview::ComputeSkinner::mesh_layout"),
             entries: &[
-                buffer(
-                    0,
-                    wgpu::BufferBindingType::Uniform,
-                    size_of::<GpuComputeParams>(),
-                ),
-                buffer(1, read, size_of::<GpuBindVertex>()),
-                buffer(2, read, size_of::<GpuVertexInfluences>()),
-                buffer(
-                    3,
-                    wgpu::BufferBindingType::Storage { read_only: false },
-                    size_of::<GpuSkinnedVertex>(),
-                ),
-                buffer(4, read, size_of::<GpuMorphDelta>()),
-                buffer(
-                    5,
-                    wgpu::BufferBindingType::Uniform,
-                    size_of::<GpuMorphWeights>(),
-                ),
-                buffer(6, read, size_of::<[f32; 4]>()),
+                compute_buffer(0, Access::Uniform, size_of::<GpuComputeParams>()),
+                compute_buffer(1, Access::Read, size_of::<GpuBindVertex>()),
+                compute_buffer(2, Access::Read, size_of::<GpuVertexInfluences>()),
+                compute_buffer(3, Access::ReadWrite, size_of::<GpuSkinnedVertex>()),
+                compute_buffer(4, Access::Read, size_of::<GpuMorphDelta>()),
+                compute_buffer(5, Access::Uniform, size_of::<GpuMorphWeights>()),
+                compute_buffer(6, Access::Read, size_of::<[f32; 4]>()),
             ],
         })
 }

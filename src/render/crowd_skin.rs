@@ -1,12 +1,11 @@
 //! The compute pass that skins a primitive into a vertex buffer, once per crowd instance.
 
-use std::num::NonZeroU64;
-
 use wgpu::util::DeviceExt;
 
 use super::gpu_data::{
     GpuComputeParams, GpuCrowdBindVertex, GpuCrowdInfluences, GpuDrawVertex, gpu_mode,
 };
+use super::layout::{Access, compute_buffer};
 use super::shaders::{PaletteBinding, crowd_compute_source};
 use super::{GpuContext, RenderError, Renderer};
 use crate::skin::{SkinMesh, SkinningMode};
@@ -25,34 +24,15 @@ impl CrowdSkinner {
     /// Builds the pipeline on `renderer`'s storage palette layout, so crowd palettes bind to both paths.
     pub fn new(ctx: &GpuContext, renderer: &Renderer) -> Result<Self, RenderError> {
         ctx.scoped("dqview::CrowdSkinner::new", || {
-            let buffer = |binding, ty, size: usize| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty,
-                    has_dynamic_offset: false,
-                    min_binding_size: NonZeroU64::new(size as u64),
-                },
-                count: None,
-            };
-            let read = wgpu::BufferBindingType::Storage { read_only: true };
             let mesh_layout =
                 ctx.device
                     .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                         label: Some("dqview::CrowdSkinner::mesh_layout"),
                         entries: &[
-                            buffer(
-                                0,
-                                wgpu::BufferBindingType::Uniform,
-                                size_of::<GpuComputeParams>(),
-                            ),
-                            buffer(1, read, size_of::<GpuCrowdBindVertex>()),
-                            buffer(2, read, size_of::<GpuCrowdInfluences>()),
-                            buffer(
-                                3,
-                                wgpu::BufferBindingType::Storage { read_only: false },
-                                size_of::<GpuDrawVertex>(),
-                            ),
+                            compute_buffer(0, Access::Uniform, size_of::<GpuComputeParams>()),
+                            compute_buffer(1, Access::Read, size_of::<GpuCrowdBindVertex>()),
+                            compute_buffer(2, Access::Read, size_of::<GpuCrowdInfluences>()),
+                            compute_buffer(3, Access::ReadWrite, size_of::<GpuDrawVertex>()),
                         ],
                     });
             let palette_layout = renderer.palette_layout(PaletteBinding::Storage);

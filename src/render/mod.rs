@@ -31,6 +31,7 @@ mod frame;
 pub mod gpu_data;
 mod gpu_timer;
 mod label;
+mod layout;
 mod material;
 mod mesh;
 mod offscreen;
