@@ -11,85 +11,23 @@ use support::{Gpu, gpu};
 
 use std::io::Write as _;
 
-use dqview::anim::{JointAngles, JointOverrides, Pose, clip_duration_s};
+use dqview::anim::Pose;
 use dqview::model::load_model;
 use dqview::render::skin_scene_gpu_cor;
 use dqview::scene::Scene;
-use dqview::skin::{CorOptions, CorProgress, SceneCenters, bounds, skin_scene_cor};
+use dqview::skin::{CorOptions, CorProgress, SceneCenters, skin_scene_cor};
 
 /// Compares GPU and CPU CoR skinning at `pose`; returns the worst relative position error.
 fn compare(gpu: &Gpu, what: &str, scene: &Scene, centers: &SceneCenters, pose: &Pose) -> f32 {
     let cpu = skin_scene_cor(scene, pose, centers);
     let gpu_posed = skin_scene_gpu_cor(&gpu.ctx, &gpu.skinner, scene, pose, centers)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let (lo, hi) = bounds(&cpu).expect("vertices");
-    let diagonal = (hi - lo).length().max(1e-6);
-    let mut worst = 0.0f32;
-    assert_eq!(cpu.len(), gpu_posed.len(), "{what}");
-    for (c, g) in cpu.iter().zip(&gpu_posed) {
-        assert_eq!(c.vertices.positions.len(), g.vertices.positions.len());
-        for (v, (a, b)) in c
-            .vertices
-            .positions
-            .iter()
-            .zip(&g.vertices.positions)
-            .enumerate()
-        {
-            let rel = (*a - *b).length() / diagonal;
-            worst = worst.max(rel);
-            assert!(rel <= 1e-5, "{what} vertex {v}: CPU {a} GPU {b} ({rel:e})");
-        }
-        for (v, (a, b)) in c
-            .vertices
-            .normals
-            .iter()
-            .zip(&g.vertices.normals)
-            .enumerate()
-        {
-            assert!(
-                (*a - *b).length() <= 1e-3,
-                "{what} vertex {v}: normal CPU {a} GPU {b}"
-            );
-        }
-    }
-    worst
+    support::assert_posed_match(what, &cpu, &gpu_posed)
 }
 
 /// Rest, clip 0 at three times, and bends and twists of the first joints with children.
 fn poses(scene: &Scene) -> Vec<(String, Pose)> {
-    let mut out = vec![("rest".to_string(), Pose::rest(scene))];
-    if let Some(anim) = scene.animations.first() {
-        let d = clip_duration_s(anim);
-        for t in [0.0, 0.37 * d, d] {
-            let mut pose = Pose::rest(scene);
-            pose.sample(scene, Some(0), t, &JointOverrides::new());
-            out.push((format!("clip 0 at {t:.3} s"), pose));
-        }
-    }
-    let joints: Vec<usize> = scene
-        .skins
-        .iter()
-        .flat_map(|s| s.joints.iter().copied())
-        .filter(|&j| !scene.nodes[j].children.is_empty())
-        .take(3)
-        .collect();
-    for deg in [90.0, 170.0] {
-        let mut overrides = JointOverrides::new();
-        for &j in &joints {
-            overrides.set(
-                j,
-                JointAngles {
-                    twist_deg: deg,
-                    bend_deg: deg / 2.0,
-                    roll_deg: 0.0,
-                },
-            );
-        }
-        let mut pose = Pose::rest(scene);
-        pose.sample(scene, None, 0.0, &overrides);
-        out.push((format!("twist {deg}"), pose));
-    }
-    out
+    support::test_poses(scene, &[0.0, 0.37, 1.0], &[90.0, 170.0], 2.0, false)
 }
 
 fn check(gpu: &Gpu, name: &str, scene: &Scene) {

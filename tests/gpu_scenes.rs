@@ -9,7 +9,7 @@ use support::{Gpu, gpu};
 
 use std::io::Write as _;
 
-use dqview::anim::{JointAngles, JointOverrides, Pose, clip_duration_s};
+use dqview::anim::{JointOverrides, Pose};
 use dqview::model::load_model;
 use dqview::render::skin_scene_gpu;
 use dqview::scene::Scene;
@@ -23,83 +23,21 @@ fn compare(gpu: &Gpu, what: &str, scene: &Scene, pose: &Pose) -> f32 {
         let cpu = skin_scene(scene, pose, mode, Betas::Uniform(beta));
         let gpu_posed = skin_scene_gpu(&gpu.ctx, &gpu.skinner, scene, pose, mode, beta)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
-        let (lo, hi) = bounds(&cpu).expect("vertices");
-        let diagonal = (hi - lo).length().max(1e-6);
-        assert_eq!(cpu.len(), gpu_posed.len(), "{what}");
-        for (c, g) in cpu.iter().zip(&gpu_posed) {
-            assert_eq!(
-                c.vertices.positions.len(),
-                g.vertices.positions.len(),
-                "{what}"
-            );
-            for (v, (a, b)) in c
-                .vertices
-                .positions
-                .iter()
-                .zip(&g.vertices.positions)
-                .enumerate()
-            {
-                let rel = (*a - *b).length() / diagonal;
-                worst = worst.max(rel);
-                assert!(
-                    rel <= 1e-5,
-                    "{what} {mode} node {} vertex {v}: CPU {a} GPU {b} ({rel:e} of the diagonal)",
-                    c.node
-                );
-            }
-            for (v, (a, b)) in c
-                .vertices
-                .normals
-                .iter()
-                .zip(&g.vertices.normals)
-                .enumerate()
-            {
-                assert!(
-                    (*a - *b).length() <= 1e-3,
-                    "{what} {mode} node {} vertex {v}: normal CPU {a} GPU {b}",
-                    c.node
-                );
-            }
-        }
+        let what = format!("{what} {mode}");
+        worst = worst.max(support::assert_posed_match(&what, &cpu, &gpu_posed));
     }
     worst
 }
 
 /// Poses: rest, clip 0 at several times, and twists of the first joints with children.
 fn poses(scene: &Scene) -> Vec<(String, Pose)> {
-    let mut out = vec![("rest".to_string(), Pose::rest(scene))];
-    if let Some(anim) = scene.animations.first() {
-        let d = clip_duration_s(anim);
-        for t in [0.0, 0.37 * d, 0.81 * d, d] {
-            let mut pose = Pose::rest(scene);
-            pose.sample(scene, Some(0), t, &JointOverrides::new());
-            out.push((format!("clip 0 at {t:.3} s"), pose));
-        }
-    }
-    let joints: Vec<usize> = scene
-        .skins
-        .iter()
-        .flat_map(|s| s.joints.iter().copied())
-        .filter(|&j| !scene.nodes[j].children.is_empty())
-        .take(3)
-        .collect();
-    for deg in [90.0, 180.0, 250.0] {
-        let mut overrides = JointOverrides::new();
-        for &j in &joints {
-            overrides.set(
-                j,
-                JointAngles {
-                    twist_deg: deg,
-                    bend_deg: deg / 3.0,
-                    roll_deg: 0.0,
-                },
-            );
-        }
-        let mut pose = Pose::rest(scene);
-        pose.sample(scene, scene.animations.first().map(|_| 0), 0.0, &overrides);
-        out.push((format!("twist {deg}"), pose));
-    }
-    out
+    support::test_poses(
+        scene,
+        &[0.0, 0.37, 0.81, 1.0],
+        &[90.0, 180.0, 250.0],
+        3.0,
+        true,
+    )
 }
 
 #[test]

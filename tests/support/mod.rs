@@ -5,6 +5,7 @@
 
 mod data;
 mod gpu;
+mod posing;
 mod scenes;
 mod xvfb;
 
@@ -12,6 +13,8 @@ mod xvfb;
 pub use data::*;
 #[allow(unused_imports)]
 pub use gpu::*;
+#[allow(unused_imports)]
+pub use posing::*;
 #[allow(unused_imports)]
 pub use scenes::*;
 #[allow(unused_imports)]

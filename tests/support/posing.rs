@@ -1,0 +1,91 @@
+//! Poses to test skinning at, and the GPU-against-CPU comparison of posed primitives.
+
+use dqview::anim::{JointAngles, JointOverrides, Pose, clip_duration_s};
+use dqview::scene::Scene;
+use dqview::skin::{PosedPrimitive, bounds};
+
+/// Positions may differ by this fraction of the bounding-box diagonal.
+pub const POSITION_TOLERANCE: f32 = 1e-5;
+/// Unit normals may differ by this much.
+pub const NORMAL_TOLERANCE: f32 = 1e-3;
+
+/// Asserts that `gpu` matches `cpu` (positions within [`POSITION_TOLERANCE`] of the diagonal,
+/// normals within [`NORMAL_TOLERANCE`]); returns the worst relative position error.
+pub fn assert_posed_match(what: &str, cpu: &[PosedPrimitive], gpu: &[PosedPrimitive]) -> f32 {
+    let (lo, hi) = bounds(cpu).expect("vertices");
+    let diagonal = (hi - lo).length().max(1e-6);
+    assert_eq!(cpu.len(), gpu.len(), "{what}: primitive count");
+    let mut worst = 0.0f32;
+    for (c, g) in cpu.iter().zip(gpu) {
+        let (cv, gv) = (&c.vertices, &g.vertices);
+        assert_eq!(
+            cv.positions.len(),
+            gv.positions.len(),
+            "{what}: vertex count"
+        );
+        for (v, (a, b)) in cv.positions.iter().zip(&gv.positions).enumerate() {
+            let rel = (*a - *b).length() / diagonal;
+            worst = worst.max(rel);
+            assert!(
+                rel <= POSITION_TOLERANCE,
+                "{what} node {} vertex {v}: CPU {a} GPU {b} ({rel:e} of the diagonal)",
+                c.node
+            );
+        }
+        for (v, (a, b)) in cv.normals.iter().zip(&gv.normals).enumerate() {
+            assert!(
+                (*a - *b).length() <= NORMAL_TOLERANCE,
+                "{what} node {} vertex {v}: normal CPU {a} GPU {b}",
+                c.node
+            );
+        }
+    }
+    worst
+}
+
+/// Rest; clip 0 at `clip_fractions` of its length; and, per angle of `twists_deg`, that twist
+/// (with a bend of twist / `bend_divisor`) on the first three joints with children, on top of
+/// clip 0 at its start when `on_clip` (else the rest pose).
+pub fn test_poses(
+    scene: &Scene,
+    clip_fractions: &[f32],
+    twists_deg: &[f32],
+    bend_divisor: f32,
+    on_clip: bool,
+) -> Vec<(String, Pose)> {
+    let mut out = vec![("rest".to_string(), Pose::rest(scene))];
+    if let Some(anim) = scene.animations.first() {
+        let d = clip_duration_s(anim);
+        for f in clip_fractions {
+            let t = f * d;
+            let mut pose = Pose::rest(scene);
+            pose.sample(scene, Some(0), t, &JointOverrides::new());
+            out.push((format!("clip 0 at {t:.3} s"), pose));
+        }
+    }
+    let joints: Vec<usize> = scene
+        .skins
+        .iter()
+        .flat_map(|s| s.joints.iter().copied())
+        .filter(|&j| !scene.nodes[j].children.is_empty())
+        .take(3)
+        .collect();
+    let base_clip = scene.animations.first().filter(|_| on_clip).map(|_| 0);
+    for &deg in twists_deg {
+        let mut overrides = JointOverrides::new();
+        for &j in &joints {
+            overrides.set(
+                j,
+                JointAngles {
+                    twist_deg: deg,
+                    bend_deg: deg / bend_divisor,
+                    roll_deg: 0.0,
+                },
+            );
+        }
+        let mut pose = Pose::rest(scene);
+        pose.sample(scene, base_clip, 0.0, &overrides);
+        out.push((format!("twist {deg}"), pose));
+    }
+    out
+}
