@@ -95,6 +95,33 @@ impl JointTree {
     }
 }
 
+impl JointTree {
+    /// Indices of the rows shown when the joints in `collapsed` have their subtrees folded.
+    #[must_use]
+    pub fn visible_rows(&self, collapsed: &std::collections::BTreeSet<usize>) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.rows.len());
+        // Rows deeper than this belong to a folded subtree (depth-first order).
+        let mut hidden_below: Option<usize> = None;
+        for (i, row) in self.rows.iter().enumerate() {
+            if hidden_below.is_some_and(|d| row.depth > d) {
+                continue;
+            }
+            hidden_below = collapsed.contains(&row.node).then_some(row.depth);
+            out.push(i);
+        }
+        out
+    }
+
+    /// Whether row `i` has child rows.
+    #[must_use]
+    pub fn has_children(&self, i: usize) -> bool {
+        match (self.rows.get(i), self.rows.get(i + 1)) {
+            (Some(row), Some(next)) => next.depth > row.depth,
+            _ => false,
+        }
+    }
+}
+
 /// Joint selection and angle overrides of the viewer.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct JointsState {
@@ -104,6 +131,8 @@ pub struct JointsState {
     pub selected: Option<usize>,
     /// Twist/bend/roll applied on top of the animation.
     pub overrides: JointOverrides,
+    /// Joints (nodes) whose subtrees are folded away in the tree.
+    pub collapsed: std::collections::BTreeSet<usize>,
 }
 
 /// Per-joint DQS flags of every skin, as the joint tree edits them.
@@ -160,7 +189,10 @@ pub fn joints_ui(
         .id_salt("joint_tree")
         .max_height(220.0)
         .show(ui, |ui| {
-            for row in &tree.rows {
+            for i in tree.visible_rows(&state.collapsed) {
+                let Some(row) = tree.rows.get(i) else {
+                    continue;
+                };
                 let marked = !state.overrides.get(row.node).is_zero();
                 let text = format!(
                     "{}{}{}",
@@ -174,6 +206,20 @@ pub fn joints_ui(
                     rich = rich.color(egui::Color32::from_rgb(255, 190, 80));
                 }
                 ui.horizontal(|ui| {
+                    let folded = state.collapsed.contains(&row.node);
+                    if tree.has_children(i) {
+                        let sign = if folded { "+" } else { "-" };
+                        if ui
+                            .small_button(sign)
+                            .on_hover_text("fold or unfold this joint's children")
+                            .clicked()
+                            && !state.collapsed.remove(&row.node)
+                        {
+                            state.collapsed.insert(row.node);
+                        }
+                    } else {
+                        ui.add_space(ui.spacing().interact_size.y);
+                    }
                     let flag = hybrid
                         .flags
                         .get_mut(state.skin)
@@ -286,5 +332,32 @@ mod tests {
             }
         }
         assert!(JointTree::of_skin(&scene, 99).rows.is_empty());
+    }
+
+    #[test]
+    fn folding_a_joint_hides_its_subtree_only() {
+        let scene = crate::model::load_model("builtin:arm").unwrap();
+        let tree = JointTree::of_skin(&scene, 0);
+        let names: Vec<&str> = tree.rows.iter().map(|r| r.name.as_str()).collect();
+        let all: Vec<usize> = (0..tree.rows.len()).collect();
+        let mut collapsed = std::collections::BTreeSet::new();
+        assert_eq!(tree.visible_rows(&collapsed), all, "{names:?}");
+        // Fold the elbow: its descendants (deeper rows right after it) disappear.
+        let elbow = tree.rows.iter().position(|r| r.name == "elbow").unwrap();
+        collapsed.insert(tree.rows[elbow].node);
+        let shown = tree.visible_rows(&collapsed);
+        assert!(shown.contains(&elbow));
+        for (i, row) in tree.rows.iter().enumerate() {
+            let below_elbow = i > elbow
+                && tree.rows[elbow + 1..=i]
+                    .iter()
+                    .all(|r| r.depth > tree.rows[elbow].depth);
+            assert_eq!(shown.contains(&i), !below_elbow, "row {i} {}", row.name);
+        }
+        assert!(tree.has_children(elbow));
+        assert!(!tree.has_children(tree.rows.len() - 1));
+        // Folding the root leaves the root alone.
+        collapsed.insert(tree.rows[0].node);
+        assert_eq!(tree.visible_rows(&collapsed), vec![0]);
     }
 }
