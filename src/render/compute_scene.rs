@@ -3,7 +3,7 @@
 use super::{ComputeSkinner, GpuContext, RenderError};
 use crate::anim::Pose;
 use crate::scene::Scene;
-use crate::skin::{Betas, JointPalette, PosedPrimitive, SkinMesh, SkinningMode, skin_scene};
+use crate::skin::{Betas, PosedPrimitive, SkinMesh, SkinningMode, skin_scene};
 
 /// Like [`crate::skin::skin_scene`], but skinned primitives go through the GPU compute pass.
 ///
@@ -20,19 +20,14 @@ pub fn skin_scene_gpu(
 ) -> Result<Vec<PosedPrimitive>, RenderError> {
     // The CPU pass gives the layout and the rigid primitives; skinned ones are replaced below.
     let mut posed = skin_scene(scene, pose, mode, Betas::Uniform(beta));
-    let mut matrices = Vec::new();
-    let mut palettes: Vec<Option<JointPalette>> = vec![None; scene.skins.len()];
+    let mut palettes = crate::skin::PosePalettes::default();
     for p in posed.iter_mut() {
         let Some((skin, prim, influences)) = p.skinned_source(scene) else {
             continue;
         };
-        let Some(slot) = palettes.get_mut(skin) else {
+        let Some(palette) = palettes.get(scene, pose, skin) else {
             continue;
         };
-        let palette = slot.get_or_insert_with(|| {
-            pose.skinning_matrices(scene, skin, &mut matrices);
-            JointPalette::from_matrices(&matrices)
-        });
         let mesh = SkinMesh {
             positions: &prim.positions,
             normals: &prim.normals,
@@ -62,13 +57,14 @@ pub fn skin_scene_gpu_cor(
     centers: &crate::skin::SceneCenters,
 ) -> Result<Vec<PosedPrimitive>, RenderError> {
     let mut posed = crate::skin::skin_scene_cor(scene, pose, centers);
-    let mut matrices = Vec::new();
+    let mut palettes = crate::skin::PosePalettes::default();
     for p in posed.iter_mut() {
         let Some((skin, prim, influences)) = p.skinned_source(scene) else {
             continue;
         };
-        pose.skinning_matrices(scene, skin, &mut matrices);
-        let palette = JointPalette::from_matrices(&matrices);
+        let Some(palette) = palettes.get(scene, pose, skin) else {
+            continue;
+        };
         let mesh = SkinMesh {
             positions: &prim.positions,
             normals: &prim.normals,
@@ -76,7 +72,7 @@ pub fn skin_scene_gpu_cor(
             influences,
         };
         let c = centers.of(p.mesh, p.primitive);
-        p.vertices = skinner.skin_about(ctx, &palette, &mesh, SkinningMode::Cor, 1.0, c)?;
+        p.vertices = skinner.skin_about(ctx, palette, &mesh, SkinningMode::Cor, 1.0, c)?;
     }
     Ok(posed)
 }

@@ -209,19 +209,14 @@ impl SceneCenters {
 pub fn skin_scene_cor(scene: &Scene, pose: &Pose, centers: &SceneCenters) -> Vec<PosedPrimitive> {
     // The LBS pass gives rigid primitives and the layout; skinned ones are redone about their centers.
     let mut posed = super::skin_scene(scene, pose, SkinningMode::Lbs, super::Betas::Uniform(0.0));
-    let mut matrices = Vec::new();
-    let mut palettes: Vec<Option<JointPalette>> = vec![None; scene.skins.len()];
+    let mut palettes = crate::skin::PosePalettes::default();
     for p in posed.iter_mut() {
         let Some((skin, prim, influences)) = p.skinned_source(scene) else {
             continue;
         };
-        let Some(slot) = palettes.get_mut(skin) else {
+        let Some(palette) = palettes.get(scene, pose, skin) else {
             continue;
         };
-        let palette = slot.get_or_insert_with(|| {
-            pose.skinning_matrices(scene, skin, &mut matrices);
-            JointPalette::from_matrices(&matrices)
-        });
         let mesh = SkinMesh {
             positions: &prim.positions,
             normals: &prim.normals,

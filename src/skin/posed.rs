@@ -44,6 +44,28 @@ impl PosedPrimitive {
     }
 }
 
+/// The palettes of a pose, built once per skin on first use.
+#[derive(Debug, Default)]
+pub struct PosePalettes {
+    palettes: Vec<Option<JointPalette>>,
+    matrices: Vec<Mat4>,
+}
+
+impl PosePalettes {
+    /// The palette of skin `skin` at `pose` (`None` for a skin the scene lacks).
+    pub fn get(&mut self, scene: &Scene, pose: &Pose, skin: usize) -> Option<&JointPalette> {
+        if self.palettes.len() < scene.skins.len() {
+            self.palettes.resize(scene.skins.len(), None);
+        }
+        let matrices = &mut self.matrices;
+        let slot = self.palettes.get_mut(skin)?;
+        Some(slot.get_or_insert_with(|| {
+            pose.skinning_matrices(scene, skin, matrices);
+            JointPalette::from_matrices(matrices)
+        }))
+    }
+}
+
 /// Poses every primitive of every mesh node, ordered by node index then primitive index.
 ///
 /// Morph targets are applied first, in bind space, with the pose's weights of
