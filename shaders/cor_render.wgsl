@@ -1,7 +1,7 @@
 // Vertex-shader entry point of CoR skinning: vs_main_cor.
 //
 // Needs skin_render.wgsl and cor.wgsl in the same module. The center of
-// rotation comes from vertex buffer 3 (`GpuMesh::cor_centers`, `Float32x3`,
+// rotation comes from vertex buffer 4 (`GpuMesh::cor_centers`, `Float32x3`,
 // location 8), bound by the CoR pipeline only; keep in sync with
 // `COR_ATTRIBUTES` in src/render/renderer.rs.
 

@@ -25,13 +25,19 @@ struct FrameUniforms {
 struct MaterialUniforms {
     // Linear RGBA base colour factor.
     base_color: vec4<f32>,
+    // x: alpha cutoff (ALPHA_MASK); y: ALPHA_* mode.
+    alpha: vec4<f32>,
 }
+
+// Keep in sync with `GPU_ALPHA_*` in src/render/gpu_data.rs.
+const ALPHA_MASK: u32 = 1u;
+const ALPHA_BLEND: u32 = 2u;
 
 @group(2) @binding(0) var<uniform> material: MaterialUniforms;
 @group(2) @binding(1) var base_color_texture: texture_2d<f32>;
 @group(2) @binding(2) var base_color_sampler: sampler;
 
-// Buffer 0 is `GpuMeshVertex`, buffer 1 `GpuVertexJoints`.
+// Buffer 0 is `GpuMeshVertex`, buffer 1 `GpuVertexJoints`, buffer 2 the betas, buffer 3 the colours.
 struct VertexIn {
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
@@ -42,6 +48,8 @@ struct VertexIn {
     @location(6) uv: vec2<f32>,
     // Per-vertex hybrid beta (vertex buffer 2), scaled by frame.params.x.
     @location(7) beta: f32,
+    // Linear RGBA vertex colour (vertex buffer 3, `Unorm16x4`; white without COLOR_0).
+    @location(9) color: vec4<f32>,
 }
 
 struct VertexOut {
@@ -51,6 +59,7 @@ struct VertexOut {
     // The debug view's scalar and the heaviest joint (flat).
     @location(2) debug_value: f32,
     @location(3) @interpolate(flat) heaviest: u32,
+    @location(4) color: vec4<f32>,
 }
 
 // Displacement (over the diagonal) that the displacement view shows as red: 10%.
@@ -72,7 +81,7 @@ fn vertex_out(s: Skinned, v: VertexIn, mode: u32) -> VertexOut {
     if view != 0u {
         value = debug_scalar(skin_input(v), view, mode, vertex_beta(v), u32(frame.params.y), frame.params.z);
     }
-    return VertexOut(frame.clip_from_world * vec4<f32>(s.position, 1.0), s.normal, v.uv, value, v.joints0.x);
+    return VertexOut(frame.clip_from_world * vec4<f32>(s.position, 1.0), s.normal, v.uv, value, v.joints0.x, v.color);
 }
 
 @vertex
@@ -97,21 +106,30 @@ fn half_lambert(n: vec3<f32>, light: vec4<f32>) -> f32 {
 }
 
 // Key + fill half-Lambert; back faces are lit with the flipped normal.
+// Base colour = factor * texture * vertex colour; its alpha is dropped (OPAQUE),
+// cuts out below the cutoff (MASK) or is written for blending (BLEND).
 @fragment
 fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
     let n0 = normalize_or(in.world_normal, vec3<f32>(0.0, 1.0, 0.0));
     let n = select(-n0, n0, front_facing);
     let light = frame.base_color.a + half_lambert(n, frame.key_light) + half_lambert(n, frame.fill_light);
     // The texture is sRGB-encoded, so sampling returns linear colour.
-    var albedo = frame.base_color.rgb * material.base_color.rgb * textureSample(base_color_texture, base_color_sampler, in.uv).rgb;
+    let base = material.base_color * textureSample(base_color_texture, base_color_sampler, in.uv) * in.color;
+    let alpha_mode = u32(material.alpha.y);
+    if alpha_mode == ALPHA_MASK && base.a < material.alpha.x {
+        discard;
+    }
+    var alpha = select(1.0, clamp(base.a, 0.0, 1.0), alpha_mode == ALPHA_BLEND);
+    var albedo = frame.base_color.rgb * base.rgb;
     let view = u32(frame.params.w);
     if view != 0u {
         // Debug colours are lit too, so shape stays readable; normals are shown unlit.
         albedo = debug_color(view, in.debug_value, in.heaviest, n, 1.0 / DISPLACEMENT_RED);
+        alpha = 1.0;
         if view == VIEW_NORMALS {
             return vec4<f32>(albedo, 1.0);
         }
     }
     // Linear output: the sRGB target encodes it.
-    return vec4<f32>(albedo * light, 1.0);
+    return vec4<f32>(albedo * light, alpha);
 }

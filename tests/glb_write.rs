@@ -4,8 +4,8 @@ mod support;
 
 use dqview::influences::Influences;
 use dqview::scene::{
-    Animation, Channel, Interpolation, MAX_SKIN_JOINTS, Material, Mesh, MorphTarget, Node,
-    NodeTransform, Primitive, Property, Scene, SceneError, Skin, Texture, Trs, write_glb,
+    AlphaMode, Animation, Channel, Interpolation, MAX_SKIN_JOINTS, Material, Mesh, MorphTarget,
+    Node, NodeTransform, Primitive, Property, Scene, SceneError, Skin, Texture, Trs, write_glb,
 };
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use support::{assert_scenes_match, check_glb_container, scene_from_glb};
@@ -33,6 +33,12 @@ fn kitchen_sink() -> Scene {
             Vec2::new(1.0, 1.0),
             Vec2::new(0.0, 0.0),
             Vec2::new(1.0, 0.0),
+        ]),
+        colors: Some(vec![
+            Vec4::new(1.0, 0.0, 0.0, 1.0),
+            Vec4::new(0.0, 1.0, 0.0, 0.5),
+            Vec4::new(0.0, 0.0, 1.0, 0.25),
+            Vec4::new(128.0 / 255.0, 0.125, 0.0, 0.0),
         ]),
         dqs_blend: Some(vec![0.0, 0.25, 0.5, 1.0]),
         skinning_method: None,
@@ -114,6 +120,12 @@ fn kitchen_sink() -> Scene {
                 base_color_factor: Vec4::new(0.5, 0.25, 0.125, 0.75),
                 base_color_texture: Some(0),
                 double_sided: true,
+                alpha_mode: AlphaMode::Mask { cutoff: 0.375 },
+            },
+            Material {
+                name: String::from("glass"),
+                alpha_mode: AlphaMode::Blend,
+                ..Material::default()
             },
         ],
         textures: vec![Texture {

@@ -83,7 +83,7 @@ fn render(gpu: &Gpu, palette: &JointPalette, tube: &Tube, mode: SkinningMode) ->
     let binding = PaletteBinding::for_joint_count(palette.len());
     let gpu_palette = GpuPalette::new(&gpu.ctx, gpu.renderer.palette_layout(binding), palette)
         .unwrap_or_else(|e| panic!("palette: {e}"));
-    let mesh = GpuMesh::new(&gpu.ctx, &tube.view(), None, &tube.indices)
+    let mesh = GpuMesh::new(&gpu.ctx, &tube.view(), None, None, &tube.indices)
         .unwrap_or_else(|e| panic!("mesh: {e}"));
     gpu.renderer
         .render_to_rgba(&gpu.ctx, &gpu_palette, &mesh, &camera(), mode, 0.3)

@@ -105,6 +105,8 @@ pub fn facts(scene: &Scene) -> Value {
         "skinning_methods": skinning_methods,
         "meshes": scene.meshes.len(),
         "primitives": primitives.len(),
+        "primitive_list": super::inspect_surface::primitive_facts(scene),
+        "materials": super::inspect_surface::material_facts(scene),
         "vertices": vertices,
         "triangles": triangles,
         "skins": skins,
@@ -211,6 +213,7 @@ fn text(scene: &Scene, f: &Value) -> String {
     );
     let _ = writeln!(s, "vertices    {}", n("vertices"));
     let _ = writeln!(s, "triangles   {}", n("triangles"));
+    super::inspect_surface::text_lines(&mut s, f);
     let skins = f["skins"].as_array().cloned().unwrap_or_default();
     let _ = writeln!(s, "skins       {}", skins.len());
     for (i, skin) in skins.iter().enumerate() {

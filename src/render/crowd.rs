@@ -110,19 +110,7 @@ impl Crowd {
                 Some(SkinnedDrawPipeline::new(ctx, renderer)?),
             ),
         };
-        let materials = scene
-            .materials
-            .iter()
-            .map(|m| {
-                let texture = m.base_color_texture.and_then(|t| scene.textures.get(t));
-                GpuMaterialBinding::new(
-                    ctx,
-                    renderer.material_layout(),
-                    m.base_color_factor,
-                    texture,
-                )
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let materials = GpuMaterialBinding::for_scene(ctx, renderer.material_layout(), scene)?;
         let mut primitives = Vec::new();
         for node in &scene.nodes {
             let (Some(mesh_index), Some(skin)) = (node.mesh, node.skin) else {
@@ -151,7 +139,13 @@ impl Crowd {
                 primitives.push(CrowdPrimitive {
                     source: (mesh_index, prim_index),
                     skin,
-                    mesh: GpuMesh::new(ctx, &skin_mesh, prim.uvs.as_deref(), &prim.indices)?,
+                    mesh: GpuMesh::new(
+                        ctx,
+                        &skin_mesh,
+                        prim.uvs.as_deref(),
+                        prim.colors.as_deref(),
+                        &prim.indices,
+                    )?,
                     compute,
                     material: prim.material.filter(|&m| m < materials.len()),
                 });
@@ -297,6 +291,8 @@ impl Crowd {
     }
 
     /// Records every instance into `pass`: skinned vertices (compute path) or vertex-shader skinning.
+    ///
+    /// Opaque and alpha-masked primitives go first, then the alpha-blended ones (not depth-sorted).
     pub fn draw(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
@@ -304,18 +300,21 @@ impl Crowd {
         frame: &FrameBinding,
         mode: SkinningMode,
     ) {
-        if let Some(draw) = &self.draw_pipeline {
-            pass.set_pipeline(&draw.pipeline);
-            pass.set_bind_group(1, &frame.bind_group, &[]);
-        }
-        for prim in &self.primitives {
-            let material = prim
-                .material
+        let material_of = |prim: &CrowdPrimitive| {
+            prim.material
                 .and_then(|m| self.materials.get(m))
-                .unwrap_or_else(|| renderer.default_material());
-            if let Some(compute) = &prim.compute {
+                .unwrap_or_else(|| renderer.default_material())
+        };
+        let opaque = self.primitives.iter().filter(|p| !material_of(p).blend);
+        let blended = self.primitives.iter().filter(|p| material_of(p).blend);
+        for prim in opaque.chain(blended) {
+            let material = material_of(prim);
+            if let (Some(compute), Some(draw)) = (&prim.compute, &self.draw_pipeline) {
+                pass.set_pipeline(draw.for_material(material.blend));
+                pass.set_bind_group(1, &frame.bind_group, &[]);
                 pass.set_bind_group(2, &material.bind_group, &[]);
                 pass.set_vertex_buffer(1, prim.mesh.vertices.slice(..));
+                pass.set_vertex_buffer(2, prim.mesh.colors.slice(..));
                 pass.set_index_buffer(prim.mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
                 for output in &compute.outputs {
                     pass.set_vertex_buffer(0, output.slice(..));

@@ -7,6 +7,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat3, Mat4, Vec3, Vec4};
 
+use crate::scene::AlphaMode;
 pub use crate::skin::GpuDualQuat;
 use crate::skin::SkinningMode;
 
@@ -253,6 +254,48 @@ pub struct GpuMeshVertex {
 pub struct GpuMaterial {
     /// Linear RGBA base colour factor, multiplied with the base colour texture.
     pub base_color: [f32; 4],
+    /// x: alpha cutoff (mask mode), y: `GPU_ALPHA_*` mode; z, w unused.
+    pub alpha: [f32; 4],
+}
+
+/// WGSL `ALPHA_OPAQUE` in `shaders/skin_render.wgsl`: alpha forced to 1.
+pub const GPU_ALPHA_OPAQUE: f32 = 0.0;
+/// WGSL `ALPHA_MASK`: fragments below the cutoff are discarded.
+pub const GPU_ALPHA_MASK: f32 = 1.0;
+/// WGSL `ALPHA_BLEND`: alpha is kept for blending.
+pub const GPU_ALPHA_BLEND: f32 = 2.0;
+
+impl GpuMaterial {
+    /// The constants of a material with `base_color` and `alpha_mode`.
+    #[must_use]
+    pub fn new(base_color: Vec4, alpha_mode: AlphaMode) -> Self {
+        let alpha = match alpha_mode {
+            AlphaMode::Opaque => [0.0, GPU_ALPHA_OPAQUE, 0.0, 0.0],
+            AlphaMode::Mask { cutoff } => [cutoff, GPU_ALPHA_MASK, 0.0, 0.0],
+            AlphaMode::Blend => [0.0, GPU_ALPHA_BLEND, 0.0, 0.0],
+        };
+        Self {
+            base_color: base_color.to_array(),
+            alpha,
+        }
+    }
+}
+
+/// Packs linear RGBA vertex colours as `Unorm16x4` (vertex buffer 3), clamped to [0, 1].
+///
+/// 65535 = 255 * 257, so 8-bit colours survive exactly.
+#[must_use]
+pub fn pack_colors(colors: &[Vec4]) -> Vec<[u16; 4]> {
+    colors
+        .iter()
+        .map(|c| {
+            let c = if c.is_finite() { *c } else { Vec4::ONE };
+            (c.clamp(Vec4::ZERO, Vec4::ONE) * 65535.0)
+                .round()
+                .to_array()
+                .map(|x| x as u16)
+        })
+        .collect()
 }
 
 /// Up to eight influences as vertex attributes (vertex buffer 1).
@@ -313,7 +356,7 @@ mod tests {
         check::<GpuDrawVertex>(32);
         // A vertex buffer, not a WGSL struct: tightly packed attributes.
         assert_eq!(size_of::<GpuMeshVertex>(), 32);
-        assert_eq!(size_of::<GpuMaterial>(), 16);
+        assert_eq!(size_of::<GpuMaterial>(), 32);
     }
 
     #[test]
@@ -334,6 +377,23 @@ mod tests {
         assert_eq!(offset_of!(GpuMeshVertex, normal), 12);
         assert_eq!(offset_of!(GpuMeshVertex, uv), 24);
         assert_eq!(offset_of!(GpuVertexJoints, weights), 16);
+    }
+
+    #[test]
+    fn colors_pack_to_unorm16_exactly_for_8_bit_values() {
+        let packed = pack_colors(&[
+            Vec4::new(1.0, 0.0, 128.0 / 255.0, 0.2),
+            Vec4::new(2.0, -1.0, f32::NAN, 0.5),
+        ]);
+        assert_eq!(packed[0], [65535, 0, 128 * 257, 13107]);
+        // Out of range clamps; a non-finite colour is white.
+        assert_eq!(packed[1], [65535; 4]);
+        let m = GpuMaterial::new(Vec4::ONE, AlphaMode::Mask { cutoff: 0.3 });
+        assert_eq!(m.alpha[..2], [0.3, GPU_ALPHA_MASK]);
+        assert_eq!(
+            GpuMaterial::new(Vec4::ONE, AlphaMode::Blend).alpha[1],
+            GPU_ALPHA_BLEND
+        );
     }
 
     #[test]

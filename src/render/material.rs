@@ -1,4 +1,4 @@
-//! Base-colour materials on the GPU: factor, texture and sampler (bind group 2).
+//! Base-colour materials on the GPU: factor, alpha mode, texture and sampler (bind group 2).
 
 use std::num::NonZeroU64;
 
@@ -7,7 +7,7 @@ use wgpu::util::DeviceExt;
 
 use super::gpu_data::GpuMaterial;
 use super::{GpuContext, RenderError};
-use crate::scene::Texture;
+use crate::scene::{AlphaMode, Material, Scene, Texture};
 
 /// The bind group layout of group 2: material uniforms, base colour texture, sampler.
 #[must_use]
@@ -51,21 +51,46 @@ pub fn material_layout(ctx: &GpuContext) -> wgpu::BindGroupLayout {
 pub struct GpuMaterialBinding {
     /// Bind group 2 of the render pipelines.
     pub bind_group: wgpu::BindGroup,
+    /// Whether the material blends (`AlphaMode::Blend`): drawn after the opaque ones, with the blend pipelines.
+    pub blend: bool,
     _uniforms: wgpu::Buffer,
     _texture: wgpu::Texture,
 }
 
 impl GpuMaterialBinding {
-    /// Uploads a base colour factor and texture (a 1x1 white texture when `texture` is `None`).
+    /// Uploads every material of `scene` with its base colour texture, in `Scene::materials` order.
+    pub fn for_scene(
+        ctx: &GpuContext,
+        layout: &wgpu::BindGroupLayout,
+        scene: &Scene,
+    ) -> Result<Vec<Self>, RenderError> {
+        scene
+            .materials
+            .iter()
+            .map(|m| {
+                let texture = m.base_color_texture.and_then(|t| scene.textures.get(t));
+                Self::new(ctx, layout, m, texture)
+            })
+            .collect()
+    }
+
+    /// Uploads a material's base colour factor, alpha mode and texture (a 1x1 white texture when `texture` is `None`).
     ///
     /// A texture larger than the device allows, or with a pixel buffer of the
     /// wrong size, is replaced by white rather than failing the model.
     pub fn new(
         ctx: &GpuContext,
         layout: &wgpu::BindGroupLayout,
-        base_color: Vec4,
+        material: &Material,
         texture: Option<&Texture>,
     ) -> Result<Self, RenderError> {
+        let base_color = material.base_color_factor;
+        let alpha_mode = match material.alpha_mode {
+            AlphaMode::Mask { cutoff } if !cutoff.is_finite() => AlphaMode::Mask {
+                cutoff: AlphaMode::DEFAULT_CUTOFF,
+            },
+            mode => mode,
+        };
         let max = ctx.device.limits().max_texture_dimension_2d;
         let white = Texture {
             width: 1,
@@ -91,9 +116,7 @@ impl GpuMaterialBinding {
                 .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some("dqview::GpuMaterialBinding::uniforms"),
-                    contents: bytemuck::bytes_of(&GpuMaterial {
-                        base_color: factor.to_array(),
-                    }),
+                    contents: bytemuck::bytes_of(&GpuMaterial::new(factor, alpha_mode)),
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
             let gpu_texture = ctx.device.create_texture_with_data(
@@ -145,6 +168,7 @@ impl GpuMaterialBinding {
             });
             Self {
                 bind_group,
+                blend: alpha_mode == AlphaMode::Blend,
                 _uniforms: uniforms,
                 _texture: gpu_texture,
             }

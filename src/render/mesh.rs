@@ -1,9 +1,9 @@
 //! A skinned mesh's bind-pose vertex buffers for the render pipelines.
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
-use super::gpu_data::{GpuMeshVertex, GpuVertexJoints};
+use super::gpu_data::{GpuMeshVertex, GpuVertexJoints, pack_colors};
 use super::{GpuContext, RenderError};
 use crate::skin::SkinMesh;
 
@@ -16,7 +16,11 @@ pub struct GpuMesh {
     pub joints: wgpu::Buffer,
     /// Hybrid beta per vertex (`f32`), vertex buffer 2; 1 until [`GpuMesh::write_betas`].
     pub betas: wgpu::Buffer,
-    /// Center of rotation per vertex (`[f32; 3]`), vertex buffer 3 of the CoR pipeline;
+    /// Linear RGBA colour per vertex (`Unorm16x4`), vertex buffer 3; white when the primitive has none.
+    pub colors: wgpu::Buffer,
+    /// Whether the primitive came with vertex colours (else `colors` is white).
+    pub has_colors: bool,
+    /// Center of rotation per vertex (`[f32; 3]`), vertex buffer 4 of the CoR pipeline;
     /// the bind positions (CoR then equals LBS) until [`GpuMesh::write_cor_centers`].
     pub cor_centers: wgpu::Buffer,
     /// Vertices in the buffers.
@@ -31,14 +35,19 @@ impl GpuMesh {
     /// Uploads `mesh` (missing normals become +Y, as on the CPU) and its triangle list `indices`.
     ///
     /// Each vertex keeps its eight heaviest influences, renormalised, as in the compute pass.
+    /// Vertex colours of another count than the positions' are ignored (white).
     pub fn new(
         ctx: &GpuContext,
         mesh: &SkinMesh<'_>,
         uvs: Option<&[Vec2]>,
+        colors: Option<&[Vec4]>,
         indices: &[u32],
     ) -> Result<Self, RenderError> {
         let n = mesh.positions.len();
         let vertices = pack_vertices(mesh.positions, mesh.normals, uvs);
+        let colors = colors.filter(|c| c.len() == n);
+        // Allocated once per primitive: the draw never needs a per-frame stand-in.
+        let packed_colors = colors.map_or_else(|| vec![[u16::MAX; 4]; n], pack_colors);
         let mut joints = vec![GpuVertexJoints::default(); n];
         for (set, (set_joints, set_weights)) in mesh.influences.to_fixed_sets(2).iter().enumerate()
         {
@@ -84,6 +93,12 @@ impl GpuMesh {
                     &at_least(bytemuck::cast_slice(&vec![1.0f32; n])),
                     wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
                 ),
+                colors: init(
+                    "dqview::GpuMesh::colors",
+                    &at_least(bytemuck::cast_slice(&packed_colors)),
+                    wgpu::BufferUsages::VERTEX,
+                ),
+                has_colors: colors.is_some(),
                 cor_centers: init(
                     "dqview::GpuMesh::cor_centers",
                     &at_least(bytemuck::cast_slice(mesh.positions)),

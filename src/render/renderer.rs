@@ -11,6 +11,7 @@ use super::mesh::GpuMesh;
 use super::palette::{GpuPalette, PaletteLayout};
 use super::shaders::{PaletteBinding, render_source, vertex_entry_point};
 use super::{GpuContext, RenderError};
+use crate::scene::Material;
 use crate::skin::SkinningMode;
 
 /// Colour target format: sRGB, so the shader writes linear light.
@@ -86,6 +87,34 @@ impl RenderSettings {
             format: self.color_format,
             blend: None,
             write_mask: wgpu::ColorWrites::ALL,
+        }
+    }
+
+    /// The colour target of alpha-blended meshes: straight alpha over what is there.
+    #[must_use]
+    pub fn blend_target(&self) -> wgpu::ColorTargetState {
+        wgpu::ColorTargetState {
+            blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+            ..self.opaque_target()
+        }
+    }
+
+    /// The depth state of opaque (`blend` false) or alpha-blended meshes: blended ones test but do not write depth.
+    #[must_use]
+    pub fn depth_for(blend: bool) -> wgpu::DepthStencilState {
+        wgpu::DepthStencilState {
+            depth_write_enabled: Some(!blend),
+            ..Self::mesh_depth()
+        }
+    }
+
+    /// The colour target for opaque (`blend` false) or alpha-blended meshes.
+    #[must_use]
+    pub fn target_for(&self, blend: bool) -> wgpu::ColorTargetState {
+        if blend {
+            self.blend_target()
+        } else {
+            self.opaque_target()
         }
     }
 
@@ -175,15 +204,35 @@ impl Camera {
     }
 }
 
-/// The four skinning pipelines of one palette kind, sharing one layout.
+/// The four skinning pipelines of one palette kind and one colour target.
 #[derive(Debug)]
-struct RenderVariant {
-    palette_layout: PaletteLayout,
+struct ModePipelines {
     lbs: wgpu::RenderPipeline,
     dqs: wgpu::RenderPipeline,
     hybrid: wgpu::RenderPipeline,
-    /// CoR: also reads vertex buffer 3 (centers).
+    /// CoR: also reads vertex buffer 4 (centers).
     cor: wgpu::RenderPipeline,
+}
+
+impl ModePipelines {
+    /// The pipeline skinning with `mode`.
+    fn get(&self, mode: SkinningMode) -> &wgpu::RenderPipeline {
+        match mode {
+            SkinningMode::Lbs => &self.lbs,
+            SkinningMode::Dqs => &self.dqs,
+            SkinningMode::Hybrid => &self.hybrid,
+            SkinningMode::Cor => &self.cor,
+        }
+    }
+}
+
+/// The skinning pipelines of one palette kind, opaque and blended, sharing one layout.
+#[derive(Debug)]
+struct RenderVariant {
+    palette_layout: PaletteLayout,
+    opaque: ModePipelines,
+    /// Alpha blending, no depth writes (`AlphaMode::Blend` materials).
+    blend: ModePipelines,
 }
 
 /// Draws skinned meshes with vertex-shader skinning; owns every pipeline.
@@ -202,7 +251,7 @@ pub struct Renderer {
 }
 
 impl Renderer {
-    /// Builds all eight pipelines (four modes x two palette kinds).
+    /// Builds all sixteen pipelines (four modes x two palette kinds x opaque/blended).
     ///
     /// Needs vertex-stage storage buffers (LBS matrices, big palettes).
     pub fn new(ctx: &GpuContext, settings: RenderSettings) -> Result<Self, RenderError> {
@@ -237,7 +286,7 @@ impl Renderer {
         })
         .and_then(|(frame_layout, material_layout, uniform, storage)| {
             let default_material =
-                GpuMaterialBinding::new(ctx, &material_layout, glam::Vec4::ONE, None)?;
+                GpuMaterialBinding::new(ctx, &material_layout, &Material::default(), None)?;
             Ok(Self {
                 settings,
                 frame_layout,
@@ -283,6 +332,8 @@ impl Renderer {
     }
 
     /// Records one draw of `mesh` skinned by `palette` with `mode` and `material` into `pass`.
+    ///
+    /// A blending material gets the blend pipeline; draw those after the opaque ones.
     pub fn draw(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
@@ -316,21 +367,21 @@ impl Renderer {
             PaletteBinding::Uniform => &self.uniform,
             PaletteBinding::Storage => &self.storage,
         };
-        let pipeline = match mode {
-            SkinningMode::Lbs => &variant.lbs,
-            SkinningMode::Dqs => &variant.dqs,
-            SkinningMode::Hybrid => &variant.hybrid,
-            SkinningMode::Cor => &variant.cor,
+        let pipelines = if material.blend {
+            &variant.blend
+        } else {
+            &variant.opaque
         };
-        pass.set_pipeline(pipeline);
+        pass.set_pipeline(pipelines.get(mode));
         pass.set_bind_group(0, palette, &[]);
         pass.set_bind_group(1, frame, &[]);
         pass.set_bind_group(2, &material.bind_group, &[]);
         pass.set_vertex_buffer(0, mesh.vertices.slice(..));
         pass.set_vertex_buffer(1, mesh.joints.slice(..));
         pass.set_vertex_buffer(2, mesh.betas.slice(..));
+        pass.set_vertex_buffer(3, mesh.colors.slice(..));
         if mode == SkinningMode::Cor {
-            pass.set_vertex_buffer(3, mesh.cor_centers.slice(..));
+            pass.set_vertex_buffer(4, mesh.cor_centers.slice(..));
         }
         pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..mesh.index_count, 0, 0..1);
@@ -342,7 +393,12 @@ const MESH_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 6 => Float32x2];
 /// Vertex buffer 2: one hybrid beta per vertex (`f32`).
 const BETA_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![7 => Float32];
-/// Vertex buffer 3 (CoR pipeline only): one center of rotation per vertex (`[f32; 3]`).
+/// Vertex buffer 3: one linear RGBA colour per vertex (`Unorm16x4`, see `GpuMesh::colors`).
+pub(super) const COLOR_ATTRIBUTES: [wgpu::VertexAttribute; 1] =
+    wgpu::vertex_attr_array![9 => Unorm16x4];
+/// Bytes per vertex of [`COLOR_ATTRIBUTES`].
+pub(super) const COLOR_STRIDE: u64 = size_of::<[u16; 4]>() as u64;
+/// Vertex buffer 4 (CoR pipeline only): one center of rotation per vertex (`[f32; 3]`).
 ///
 /// Keep in sync with `vs_main_cor` in `shaders/cor_render.wgsl`.
 const COR_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![8 => Float32x3];
@@ -392,12 +448,17 @@ fn variant(
             attributes: &BETA_ATTRIBUTES,
         }),
         Some(wgpu::VertexBufferLayout {
+            array_stride: COLOR_STRIDE,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &COLOR_ATTRIBUTES,
+        }),
+        Some(wgpu::VertexBufferLayout {
             array_stride: size_of::<[f32; 3]>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &COR_ATTRIBUTES,
         }),
     ];
-    let pipeline = |mode: SkinningMode, label: &'static str| {
+    let pipeline = |mode: SkinningMode, blend: bool, label: &'static str| {
         ctx.device
             .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
@@ -406,31 +467,43 @@ fn variant(
                     module: &module,
                     entry_point: Some(vertex_entry_point(mode)),
                     compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    // Only the CoR pipeline reads the centers (buffer 3).
+                    // Only the CoR pipeline reads the centers (buffer 4).
                     buffers: if mode == SkinningMode::Cor {
                         &buffers[..]
                     } else {
-                        &buffers[..3]
+                        &buffers[..4]
                     },
                 },
                 primitive: RenderSettings::mesh_primitive(),
-                depth_stencil: Some(RenderSettings::mesh_depth()),
+                depth_stencil: Some(RenderSettings::depth_for(blend)),
                 multisample: settings.multisample(),
                 fragment: Some(wgpu::FragmentState {
                     module: &module,
                     entry_point: Some("fs_main"),
                     compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    targets: &[Some(settings.opaque_target())],
+                    targets: &[Some(settings.target_for(blend))],
                 }),
                 multiview_mask: None,
                 cache: None,
             })
     };
     RenderVariant {
-        lbs: pipeline(SkinningMode::Lbs, "dqview::Renderer::rp_lbs"),
-        dqs: pipeline(SkinningMode::Dqs, "dqview::Renderer::rp_dqs"),
-        hybrid: pipeline(SkinningMode::Hybrid, "dqview::Renderer::rp_hybrid"),
-        cor: pipeline(SkinningMode::Cor, "dqview::Renderer::rp_cor"),
+        opaque: ModePipelines {
+            lbs: pipeline(SkinningMode::Lbs, false, "dqview::Renderer::rp_lbs"),
+            dqs: pipeline(SkinningMode::Dqs, false, "dqview::Renderer::rp_dqs"),
+            hybrid: pipeline(SkinningMode::Hybrid, false, "dqview::Renderer::rp_hybrid"),
+            cor: pipeline(SkinningMode::Cor, false, "dqview::Renderer::rp_cor"),
+        },
+        blend: ModePipelines {
+            lbs: pipeline(SkinningMode::Lbs, true, "dqview::Renderer::rp_lbs_blend"),
+            dqs: pipeline(SkinningMode::Dqs, true, "dqview::Renderer::rp_dqs_blend"),
+            hybrid: pipeline(
+                SkinningMode::Hybrid,
+                true,
+                "dqview::Renderer::rp_hybrid_blend",
+            ),
+            cor: pipeline(SkinningMode::Cor, true, "dqview::Renderer::rp_cor_blend"),
+        },
         palette_layout,
     }
 }

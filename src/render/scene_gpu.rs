@@ -73,19 +73,7 @@ impl SceneGpu {
         scene: &Scene,
         pose: &Pose,
     ) -> Result<Self, RenderError> {
-        let materials = scene
-            .materials
-            .iter()
-            .map(|m| {
-                let texture = m.base_color_texture.and_then(|t| scene.textures.get(t));
-                GpuMaterialBinding::new(
-                    ctx,
-                    renderer.material_layout(),
-                    m.base_color_factor,
-                    texture,
-                )
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let materials = GpuMaterialBinding::for_scene(ctx, renderer.material_layout(), scene)?;
         let mut out = Self {
             draws: Vec::new(),
             skin_palettes: Vec::new(),
@@ -152,7 +140,13 @@ impl SceneGpu {
                     tangents: &[],
                     influences: &influences,
                 };
-                let mesh = GpuMesh::new(ctx, &skin_mesh, prim.uvs.as_deref(), &prim.indices)?;
+                let mesh = GpuMesh::new(
+                    ctx,
+                    &skin_mesh,
+                    prim.uvs.as_deref(),
+                    prim.colors.as_deref(),
+                    &prim.indices,
+                )?;
                 let material = prim.material.filter(|&m| m < out.materials.len());
                 let mut item = DrawItem {
                     source: (mesh_index, prim_index),
@@ -233,6 +227,9 @@ impl SceneGpu {
     }
 
     /// Records every primitive, skinned with `mode`, into `pass`.
+    ///
+    /// Opaque and alpha-masked primitives go first, then the alpha-blended ones
+    /// in scene order (they are not sorted by depth).
     pub fn draw(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
@@ -240,7 +237,14 @@ impl SceneGpu {
         frame: &FrameBinding,
         mode: SkinningMode,
     ) {
-        for item in &self.draws {
+        let material_of = |item: &DrawItem| {
+            item.material
+                .and_then(|m| self.materials.get(m))
+                .unwrap_or_else(|| renderer.default_material())
+        };
+        let opaque = self.draws.iter().filter(|i| !material_of(i).blend);
+        let blended = self.draws.iter().filter(|i| material_of(i).blend);
+        for item in opaque.chain(blended) {
             let palette = match item.palette {
                 PaletteSource::Skin(s) => self.skin_palettes.get(s),
                 PaletteSource::Node(n) => self
@@ -250,10 +254,7 @@ impl SceneGpu {
                     .map(|(_, p)| p),
             };
             let Some(palette) = palette else { continue };
-            let material = item
-                .material
-                .and_then(|m| self.materials.get(m))
-                .unwrap_or_else(|| renderer.default_material());
+            let material = material_of(item);
             renderer.draw(pass, palette, &frame.bind_group, material, &item.mesh, mode);
         }
     }

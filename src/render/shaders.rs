@@ -16,7 +16,7 @@ pub const PALETTE_WGSL: &str = include_str!("../../shaders/palette.wgsl");
 pub const SKIN_WGSL: &str = include_str!("../../shaders/skin.wgsl");
 /// Center-of-rotation skinning (`skin_cor`, `quat_blend`).
 pub const COR_WGSL: &str = include_str!("../../shaders/cor.wgsl");
-/// The CoR vertex entry point `vs_main_cor` (vertex buffer 3: centers).
+/// The CoR vertex entry point `vs_main_cor` (vertex buffer 4: centers).
 pub const COR_RENDER_WGSL: &str = include_str!("../../shaders/cor_render.wgsl");
 /// Compute entry point `cs_skin` and its bind group 1.
 pub const SKIN_COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");

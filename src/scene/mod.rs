@@ -45,8 +45,8 @@ pub struct Scene {
     /// Things that were odd but loadable (sanitised numbers, unsupported extensions, ...).
     pub warnings: Vec<String>,
     /// How many values the loader sanitised: non-finite node transforms, inverse bind
-    /// matrices, key times and values, positions, normals, tangents, UVs, morph weights
-    /// and colour factors it replaced, plus negative or non-finite skin weights it
+    /// matrices, key times and values, positions, normals, tangents, UVs, vertex colours,
+    /// morph weights, colour factors and alpha cutoffs it replaced, plus negative or non-finite skin weights it
     /// dropped. Each kind also has a line in `warnings`.
     pub sanitized: usize,
 }
@@ -150,6 +150,8 @@ pub struct Primitive {
     pub tangents: Option<Vec<Vec4>>,
     /// First texture coordinate set.
     pub uvs: Option<Vec<Vec2>>,
+    /// Linear RGBA vertex colours (glTF `COLOR_0`; RGB ones get alpha 1), multiplied into the base colour.
+    pub colors: Option<Vec<Vec4>>,
     /// Triangle list indices (generated 0..n when the file has none).
     pub indices: Vec<u32>,
     /// Per-vertex hybrid beta from the custom attribute `_DQS_BLEND` (0 LBS .. 1 DQS), when present.
@@ -209,6 +211,8 @@ pub struct Material {
     pub base_color_texture: Option<usize>,
     /// Whether back faces are drawn.
     pub double_sided: bool,
+    /// How the base colour's alpha is used: ignored, as a cut-out, or blended.
+    pub alpha_mode: AlphaMode,
 }
 
 impl Default for Material {
@@ -218,6 +222,46 @@ impl Default for Material {
             base_color_factor: Vec4::ONE,
             base_color_texture: None,
             double_sided: false,
+            alpha_mode: AlphaMode::Opaque,
+        }
+    }
+}
+
+/// A material's alpha mode, as glTF defines it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum AlphaMode {
+    /// Alpha is ignored: the surface is fully opaque.
+    #[default]
+    Opaque,
+    /// Fragments with alpha below `cutoff` are discarded, the rest are opaque.
+    Mask {
+        /// The alpha threshold (glTF's `alphaCutoff`, default [`AlphaMode::DEFAULT_CUTOFF`]).
+        cutoff: f32,
+    },
+    /// The surface is blended over what is behind it by its alpha.
+    Blend,
+}
+
+impl AlphaMode {
+    /// glTF's default `alphaCutoff`.
+    pub const DEFAULT_CUTOFF: f32 = 0.5;
+
+    /// The glTF name of the mode (`OPAQUE`, `MASK`, `BLEND`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Opaque => "OPAQUE",
+            Self::Mask { .. } => "MASK",
+            Self::Blend => "BLEND",
+        }
+    }
+
+    /// The cutoff of a `Mask` mode, else `None`.
+    #[must_use]
+    pub fn cutoff(self) -> Option<f32> {
+        match self {
+            Self::Mask { cutoff } => Some(cutoff),
+            _ => None,
         }
     }
 }

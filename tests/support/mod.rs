@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 mod data;
+mod gltf_build;
 mod gpu;
 mod posing;
 mod scenes;
@@ -11,6 +12,8 @@ mod xvfb;
 
 #[allow(unused_imports)]
 pub use data::*;
+#[allow(unused_imports)]
+pub use gltf_build::*;
 #[allow(unused_imports)]
 pub use gpu::*;
 #[allow(unused_imports)]

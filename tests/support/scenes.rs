@@ -109,6 +109,7 @@ pub fn assert_scenes_match(a: &Scene, b: &Scene, tol: f32) {
             ma.double_sided, mb.double_sided,
             "material {i} double sided"
         );
+        assert_eq!(ma.alpha_mode, mb.alpha_mode, "material {i} alpha mode");
     }
 
     assert_eq!(a.textures.len(), b.textures.len(), "texture count");
@@ -178,6 +179,14 @@ fn assert_primitives_match(a: &Primitive, b: &Primitive, tol: f32, at: &str) {
         }
         (None, None) => {}
         _ => panic!("{at}: uvs present in only one scene"),
+    }
+    match (&a.colors, &b.colors) {
+        (Some(ca), Some(cb)) => {
+            let flat = |c: &[glam::Vec4]| c.iter().flat_map(|v| v.to_array()).collect::<Vec<_>>();
+            assert_floats_close(&flat(ca), &flat(cb), tol, &format!("{at} colours"));
+        }
+        (None, None) => {}
+        _ => panic!("{at}: vertex colours present in only one scene"),
     }
     assert_eq!(a.indices, b.indices, "{at} indices");
     assert_eq!(a.material, b.material, "{at} material");

@@ -79,6 +79,7 @@ pub(super) fn load_materials(
                 base_color_factor: Vec4::from((rgb, 1.0)),
                 base_color_texture,
                 double_sided: false,
+                alpha_mode: crate::scene::AlphaMode::Opaque,
             }
         })
         .collect();

@@ -116,6 +116,16 @@ fn primitive_json(
         })?;
         attributes.insert("TEXCOORD_0".into(), json!(a));
     }
+    if let Some(colors) = &prim.colors
+        && present(colors.len(), "COLOR_0")?
+    {
+        // Float RGBA: exact, and glTF's VEC4 form keeps the alpha.
+        let flat: Vec<f32> = colors.iter().flat_map(|v| v.to_array()).collect();
+        let a = bin.floats(&flat, Kind::Vec4, Some(ARRAY_BUFFER), false, || {
+            what("COLOR_0")
+        })?;
+        attributes.insert("COLOR_0".into(), json!(a));
+    }
     if let Some(blend) = &prim.dqs_blend
         && present(blend.len(), "_DQS_BLEND")?
     {

@@ -14,7 +14,7 @@ use glam::Vec3;
 use image::ImageEncoder;
 use serde_json::{Map, Value, json};
 
-use super::{Interpolation, Material, Node, NodeTransform, Property, Scene, Skin};
+use super::{AlphaMode, Interpolation, Material, Node, NodeTransform, Property, Scene, Skin};
 use super::{SceneError, Texture};
 pub use bin::glb_container;
 use bin::{Bin, Kind};
@@ -314,6 +314,21 @@ fn material_json(i: usize, m: &Material, texture_count: usize) -> Result<Value, 
     obj.insert("pbrMetallicRoughness".into(), Value::Object(pbr));
     if m.double_sided {
         obj.insert("doubleSided".into(), json!(true));
+    }
+    match m.alpha_mode {
+        AlphaMode::Opaque => {}
+        AlphaMode::Blend => {
+            obj.insert("alphaMode".into(), json!("BLEND"));
+        }
+        AlphaMode::Mask { cutoff } => {
+            obj.insert("alphaMode".into(), json!("MASK"));
+            if !cutoff.is_finite() {
+                return Err(write_err(format!(
+                    "material {i} alpha cutoff is not finite"
+                )));
+            }
+            obj.insert("alphaCutoff".into(), json!(cutoff));
+        }
     }
     Ok(Value::Object(obj))
 }

@@ -1,13 +1,14 @@
-//! Materials: base colour factor and texture, double-sidedness.
+//! Materials: base colour factor and texture, double-sidedness, alpha mode.
 
 use std::collections::HashMap;
 
 use glam::Vec4;
 use gltf::json::texture::Info;
+use gltf::json::validation::Checked;
 
 use super::source::Data;
 use super::texture::load_image;
-use crate::scene::{Material, SceneError, Texture};
+use crate::scene::{AlphaMode, Material, SceneError, Texture};
 
 /// Decoded images: image index -> slot in the texture list, or `None` when decoding failed.
 #[derive(Default)]
@@ -52,9 +53,44 @@ pub(super) fn load_materials(
             base_color_factor: factor,
             base_color_texture,
             double_sided: material.double_sided,
+            alpha_mode: alpha_mode(data, i, material, warnings),
         });
     }
     Ok((materials, decoded.textures))
+}
+
+/// Material `i`'s alpha mode; an unknown mode is opaque and a bad cutoff 0.5, with a warning.
+fn alpha_mode(
+    data: &Data<'_>,
+    i: usize,
+    material: &gltf::json::Material,
+    warnings: &mut Vec<String>,
+) -> AlphaMode {
+    use gltf::json::material::AlphaMode as Json;
+    match material.alpha_mode {
+        Checked::Valid(Json::Opaque) => AlphaMode::Opaque,
+        Checked::Valid(Json::Blend) => AlphaMode::Blend,
+        Checked::Valid(Json::Mask) => {
+            let cutoff = material
+                .alpha_cutoff
+                .map_or(AlphaMode::DEFAULT_CUTOFF, |c| c.0);
+            if cutoff.is_finite() && cutoff >= 0.0 {
+                AlphaMode::Mask { cutoff }
+            } else {
+                data.count_sanitized(1);
+                warnings.push(format!(
+                    "material {i}: alphaCutoff {cutoff} is not a number >= 0; 0.5 used"
+                ));
+                AlphaMode::Mask {
+                    cutoff: AlphaMode::DEFAULT_CUTOFF,
+                }
+            }
+        }
+        Checked::Invalid => {
+            warnings.push(format!("material {i}: unknown alphaMode; drawn opaque"));
+            AlphaMode::Opaque
+        }
+    }
 }
 
 /// Resolves material `i`'s base colour texture to a slot in the texture list, decoding its image if new.

@@ -6,6 +6,7 @@ use gltf::json::validation::Checked;
 use gltf::mesh::{Mode, Semantic};
 
 use super::accessor::{self, Format, Valid};
+use super::colors::load_colors;
 use super::morph::load_targets;
 use super::normals::{repair_normals, smooth_normals};
 use super::source::Data;
@@ -225,6 +226,7 @@ fn load_primitive(
         }
         None => None,
     };
+    let colors = load_colors(data, (m, p), prim, vertices, warnings)?;
     // dqview's own hybrid attribute: per-vertex beta, clamped; NaN counts as DQS like elsewhere.
     let dqs_blend = match attribute(Semantic::Extras("DQS_BLEND".into()), &accessor::SCALAR_F32)? {
         Some(acc) => Some(
@@ -264,6 +266,7 @@ fn load_primitive(
         normals,
         tangents,
         uvs,
+        colors,
         dqs_blend,
         indices,
         influences,
@@ -360,7 +363,7 @@ fn load_indices(
 }
 
 /// Checks the accessor of a per-vertex attribute, if present: its format and its count.
-fn vertex_attribute<'a>(
+pub(super) fn vertex_attribute<'a>(
     data: &Data<'a>,
     m: usize,
     p: usize,

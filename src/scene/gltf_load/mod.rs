@@ -9,10 +9,11 @@
 //! One job per file: [`source`] (container, buffers, URIs), [`repair`]
 //! (second-chance JSON parsing), [`accessor`] (bounds checks), [`read`] (typed
 //! reads), [`nodes`], [`mesh`], [`morph`], [`normals`], [`topology`], [`skin`],
-//! [`material`], [`texture`], [`animation`].
+//! [`colors`], [`material`], [`texture`], [`animation`].
 
 mod accessor;
 mod animation;
+mod colors;
 mod material;
 mod mesh;
 mod morph;
