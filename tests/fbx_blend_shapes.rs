@@ -345,3 +345,30 @@ fn expanded_displacements_count_against_the_byte_limit() {
     );
     load_fbx_slice_with(text.as_bytes(), None, "limit", &options(1152)).expect("at the limit");
 }
+
+/// The compute pass morphs the FBX targets before skinning, like the CPU
+/// (lavapipe or a real adapter; skipped without one unless `DQVIEW_REQUIRE_GPU=1`).
+#[test]
+fn compute_pass_morphs_the_fbx_shapes() {
+    let Some(gpu) = support::gpu("compute_pass_morphs_the_fbx_shapes") else {
+        return;
+    };
+    let scene = load();
+    let mut pose = Pose::rest(&scene);
+    for t in [0.0, TIME_S, 1.0] {
+        pose.sample(&scene, Some(0), t, &JointOverrides::new());
+        let expected = expected_at(&scene, t);
+        for mode in SkinningMode::ALL {
+            let posed =
+                dqview::render::skin_scene_gpu(&gpu.ctx, &gpu.skinner, &scene, &pose, mode, 0.5)
+                    .unwrap_or_else(|e| panic!("compute: {e}"));
+            let what = format!("GPU {mode} at {t} s");
+            assert_all_close(posed_of(&scene, &posed, "Box"), &expected.boxed, &what);
+            assert_all_close(
+                posed_of(&scene, &posed, "Skinned"),
+                &expected.skinned,
+                &what,
+            );
+        }
+    }
+}

@@ -182,3 +182,32 @@ fn weight_at(keys: &[(f64, f32)], t: f64) -> f32 {
         (None, None) => 0.0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::weight_at;
+
+    #[test]
+    fn weights_interpolate_between_keys_and_hold_outside() {
+        let keys = [(1.0, 0.2), (2.0, 0.6), (4.0, -0.4)];
+        let close = |t: f64, w: f32| {
+            let got = weight_at(&keys, t);
+            assert!((got - w).abs() < 1e-6, "at {t}: {got} vs {w}");
+        };
+        close(0.0, 0.2);
+        close(1.0, 0.2);
+        close(1.5, 0.4);
+        close(2.0, 0.6);
+        close(3.0, 0.1);
+        close(4.0, -0.4);
+        close(9.0, -0.4);
+        assert_eq!(weight_at(&[], 1.0), 0.0);
+        // Two keys at one time: the later one holds from there on.
+        close_keys(&[(0.0, 0.0), (1.0, 0.5), (1.0, 1.0)], 1.0, 1.0);
+    }
+
+    fn close_keys(keys: &[(f64, f32)], t: f64, w: f32) {
+        let got = weight_at(keys, t);
+        assert!((got - w).abs() < 1e-6, "at {t}: {got} vs {w}");
+    }
+}
