@@ -372,3 +372,22 @@ fn compute_pass_morphs_the_fbx_shapes() {
         }
     }
 }
+
+/// The viewer's Morph targets section lists the channels with the clip's weights.
+#[test]
+fn viewer_sliders_list_the_channels() {
+    let scene = load();
+    let mut pose = Pose::rest(&scene);
+    pose.sample(&scene, Some(0), TIME_S, &JointOverrides::new());
+    let state = dqview::ui::MorphsState::of_scene(&scene, &pose);
+    let rows: Vec<(Vec<String>, Vec<f32>)> = state
+        .nodes
+        .iter()
+        .map(|n| (n.targets.clone(), n.weights.clone()))
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0].0, ["Lift", "Pinch"]);
+    assert_weights(&rows[0].1, &[TIME_S, fbx::PINCH_DEFAULT], "Box sliders");
+    assert_eq!(rows[1].0, ["Bulge"]);
+    assert_weights(&rows[1].1, &[TIME_S], "Skinned sliders");
+}
