@@ -99,6 +99,11 @@ fn bulge() -> Vec<(usize, [f32; 3])> {
     vec![(6, fbx::BULGE)]
 }
 
+/// `Half` at 100 %: its shape (reached at 50 %) doubled.
+fn half() -> Vec<(usize, [f32; 3])> {
+    vec![(5, fbx::HALF.map(|x| x / fbx::HALF_FULL))]
+}
+
 fn assert_close(got: Vec3, expected: Vec3, what: &str) {
     assert!(got.distance(expected) < 1e-5, "{what}: {got} vs {expected}");
 }
@@ -131,8 +136,13 @@ fn blend_channels_become_named_targets_with_default_weights() {
         .iter()
         .map(|t| t.name.as_str())
         .collect();
-    assert_eq!(names, ["Bulge"]);
-    assert_weights(&skinned.morph_weights, &[0.0], "Skinned defaults");
+    assert_eq!(names, ["Bulge", "Half"]);
+    // Weight 1 is 100 %: the target is the shape scaled to where 100 % would take it.
+    assert_weights(
+        &skinned.morph_weights,
+        &[0.0, fbx::HALF_DEFAULT],
+        "Skinned defaults",
+    );
     let has = |words: &[&str]| {
         scene
             .warnings
@@ -182,10 +192,11 @@ fn offsets_move_every_vertex_of_their_control_point_and_no_other() {
     // Skinned: positions stay the control points, and so do the offsets.
     let (_, skinned) = node_mesh(&scene, "Skinned");
     let cps = control_points(skinned, Mat4::IDENTITY);
-    let bulge_target = &skinned.primitives[0].morph_targets[0];
+    let targets = &skinned.primitives[0].morph_targets;
     for (vertex, &cp) in cps.iter().enumerate() {
         let what = format!("Skinned vertex {vertex} (corner {cp})");
-        assert_close(bulge_target.positions[vertex], offset(&bulge(), cp), &what);
+        assert_close(targets[0].positions[vertex], offset(&bulge(), cp), &what);
+        assert_close(targets[1].positions[vertex], offset(&half(), cp), &what);
     }
 }
 
@@ -215,7 +226,13 @@ fn expected_at(scene: &Scene, t: f32) -> Expected {
     let skin = Mat4::from_rotation_translation(turn, bone) * Mat4::from_translation(-bone);
     let skinned = control_points(skinned, Mat4::IDENTITY)
         .into_iter()
-        .map(|cp| skin.transform_point3(v(fbx::cube_point(cp)) + t * offset(&bulge(), cp)))
+        .map(|cp| {
+            // `Half` at 25 % of 50 %: half its shape.
+            let p = v(fbx::cube_point(cp))
+                + t * offset(&bulge(), cp)
+                + (fbx::HALF_DEFAULT / fbx::HALF_FULL) * v(fbx::HALF) * f32::from(cp == 5);
+            skin.transform_point3(p)
+        })
         .collect();
     Expected { boxed, skinned }
 }
@@ -256,7 +273,11 @@ fn the_clip_animates_the_weights_and_skinning_follows_the_morph() {
             &[t, fbx::PINCH_DEFAULT],
             &what,
         );
-        assert_weights(pose.morph_weights_of(skinned_node), &[t], &what);
+        assert_weights(
+            pose.morph_weights_of(skinned_node),
+            &[t, fbx::HALF_DEFAULT],
+            &what,
+        );
         let expected = expected_at(&scene, t);
         // At 0.5 s the bulge has turned by 45 degrees with the bone: morphing after
         // skinning would leave it pointing along +Z and miss by about 0.38.
@@ -331,19 +352,19 @@ fn obj_export_at_a_time_shows_the_morph() {
 fn expanded_displacements_count_against_the_byte_limit() {
     let text = fbx::blend_shape_fbx();
     // 24 vertices * 12 bytes per displacement list: Lift's positions and normals,
-    // Pinch's and Bulge's positions make 1152 bytes.
+    // Pinch's, Bulge's and Half's positions make 1440 bytes.
     let options = |max_buffer_bytes| LoadOptions {
         max_buffer_bytes,
         ..LoadOptions::DEFAULT
     };
-    let err = load_fbx_slice_with(text.as_bytes(), None, "limit", &options(1000))
+    let err = load_fbx_slice_with(text.as_bytes(), None, "limit", &options(1400))
         .expect_err("over the limit");
     let msg = err.to_string();
     assert!(
         msg.contains("blend shape") && msg.contains("--max-buffer-bytes"),
         "{msg}"
     );
-    load_fbx_slice_with(text.as_bytes(), None, "limit", &options(1152)).expect("at the limit");
+    load_fbx_slice_with(text.as_bytes(), None, "limit", &options(1440)).expect("at the limit");
 }
 
 /// The compute pass morphs the FBX targets before skinning, like the CPU
@@ -388,6 +409,6 @@ fn viewer_sliders_list_the_channels() {
     assert_eq!(rows.len(), 2, "{rows:?}");
     assert_eq!(rows[0].0, ["Lift", "Pinch"]);
     assert_weights(&rows[0].1, &[TIME_S, fbx::PINCH_DEFAULT], "Box sliders");
-    assert_eq!(rows[1].0, ["Bulge"]);
-    assert_weights(&rows[1].1, &[TIME_S], "Skinned sliders");
+    assert_eq!(rows[1].0, ["Bulge", "Half"]);
+    assert_weights(&rows[1].1, &[TIME_S, fbx::HALF_DEFAULT], "Skinned sliders");
 }

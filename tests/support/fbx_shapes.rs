@@ -12,6 +12,8 @@
 //!   from 0 degrees at 0 s to 90 degrees at 1 s) with weight 1 everywhere.
 //!   Channel `Bulge` (default 0 %, animated like `Lift`) moves control point 6 by
 //!   [`BULGE`]; its shape also names control point 99, which does not exist.
+//!   Channel `Half` (25 %, not animated) reaches its only shape, which moves
+//!   control point 5 by [`HALF`], at 50 % (`FullWeights`), so at 25 % it is half on.
 //!
 //! All curves are linear, at 30 frames per second.
 
@@ -30,6 +32,12 @@ pub const PINCH: [[f32; 3]; 2] = [[0.0, 0.0, -0.25], [0.0, 0.0, -0.5]];
 pub const PINCH_DEFAULT: f32 = 0.4;
 /// `Bulge`'s displacement of control point 6.
 pub const BULGE: [f32; 3] = [0.0, 0.0, 1.0];
+/// `Half`'s displacement of control point 5, reached at 50 %.
+pub const HALF: [f32; 3] = [0.0, 0.2, 0.0];
+/// `Half`'s default weight (`DeformPercent` / 100).
+pub const HALF_DEFAULT: f32 = 0.25;
+/// The percentage at which `Half` reaches its shape, / 100.
+pub const HALF_FULL: f32 = 0.5;
 /// The `Box` node's translation.
 pub const BOX_TRANSLATION: [f32; 3] = [5.0, 0.0, 0.0];
 /// The `Box` node's geometric translation and scaling.
@@ -240,6 +248,8 @@ pub fn blend_shape_fbx() -> String {
         "BulgeShape",
         &[(6, BULGE, zero), (99, [9.0, 9.0, 9.0], zero)],
     );
+    objects += &channel(820, "Half", 100.0 * HALF_DEFAULT, vec![100.0 * HALF_FULL]);
+    objects += &shape(821, "HalfShape", &[(5, HALF, zero)]);
 
     objects += &format!(
         "\tAnimationStack: 900, \"AnimStack::Take\", \"\" {{\n{}\t}}\n",
@@ -274,6 +284,8 @@ pub fn blend_shape_fbx() -> String {
         "\"OO\",800,400",
         "\"OO\",810,800",
         "\"OO\",811,810",
+        "\"OO\",820,800",
+        "\"OO\",821,820",
         "\"OO\",910,900",
         "\"OO\",920,910",
         "\"OO\",930,910",

@@ -1,7 +1,8 @@
 //! Blend shapes: each blend channel of a mesh's blend deformers becomes one morph target.
 //!
-//! A channel's target is its full-weight shape (the last of its keyframes), so a
-//! channel with in-between shapes morphs linearly towards the full shape instead
+//! A channel's target is its full-weight shape (the last of its keyframes), scaled
+//! so that weight 1 is 100 % when the file reaches the shape at another percentage;
+//! a channel with in-between shapes morphs linearly towards the full shape instead
 //! of through them (with a warning). Shape offsets are indexed by control point;
 //! every dqview vertex of a control point (the first one and the copies made at
 //! seams and hard edges) gets that control point's offset. Offsets stay in the
@@ -70,6 +71,9 @@ struct Channel<'a> {
     channel: &'a ufbx::BlendChannel,
     /// Its full-weight shape; `None` when the channel has none.
     shape: Option<&'a ufbx::BlendShape>,
+    /// 1 / the channel weight at which the shape is reached (1 unless its
+    /// `FullWeights` entry says otherwise), so a morph weight of 1 is 100 %.
+    scale: f32,
 }
 
 /// Reads the mesh's blend channels; `None` when it has none.
@@ -97,7 +101,20 @@ pub(super) fn load_blend<'a>(
                     channel.keyframes.len() - 1
                 ));
             }
-            channels.push(Channel { channel, shape });
+            let full = channel
+                .keyframes
+                .last()
+                .map_or(1.0, |k| k.target_weight as f32);
+            let scale = if full.is_finite() && full.abs() > 1e-6 {
+                1.0 / full
+            } else {
+                1.0
+            };
+            channels.push(Channel {
+                channel,
+                shape,
+                scale,
+            });
         }
     }
     (!channels.is_empty()).then_some(MeshBlend {
@@ -161,7 +178,7 @@ impl MeshBlend<'_> {
                 ..MorphTarget::default()
             };
             if let Some(shape) = c.shape {
-                let on_primitive = |values| spread(shape, values, &vertices_of, n);
+                let on_primitive = |values| spread(shape, values, c.scale, &vertices_of, n);
                 target.positions = on_primitive(&shape.position_offsets).collect(budget)?;
                 target.normals = on_primitive(&shape.normal_offsets).collect(budget)?;
             }
@@ -249,10 +266,11 @@ impl Spread<'_> {
 }
 
 /// The displacements of a shape's per-offset `values` (positions or normals) on the
-/// primitive; Blender's per-offset weights scale them.
+/// primitive, times `scale`; Blender's per-offset weights scale them too.
 fn spread<'v>(
     shape: &ufbx::BlendShape,
     values: &[ufbx::Vec3],
+    scale: f32,
     vertices_of: &'v VerticesOf,
     n: usize,
 ) -> Spread<'v> {
@@ -261,7 +279,7 @@ fn spread<'v>(
         let weights = &shape.offset_weights;
         for (i, (&cp, &value)) in shape.offset_vertices.iter().zip(values).enumerate() {
             let weight = weights.get(i).map_or(1.0, |&w| finite_or_zero(w as f32));
-            let delta = convert::vec3(value) * weight;
+            let delta = convert::vec3(value) * (weight * scale);
             let vertices = vertices_of.of(cp as usize);
             if delta != Vec3::ZERO && !vertices.is_empty() {
                 moves.push((vertices, delta));

@@ -134,7 +134,9 @@ fn blend_shapes_match_ufbx_evaluation() {
                 assert_eq!(target.name, channel.element.name.to_string());
                 let shape = channel.target_shape.as_ref().unwrap();
                 let mut theirs = vec![ufbx::Vec3::default(); mesh.num_vertices];
-                ufbx::add_blend_shape_vertex_offsets(shape, &mut theirs, 1.0);
+                // At the weight where the file reaches the shape (100 % unless `FullWeights` says).
+                let full = channel.keyframes.last().map_or(1.0, |k| k.target_weight);
+                ufbx::add_blend_shape_vertex_offsets(shape, &mut theirs, 1.0 / full);
                 for (i, t) in theirs.iter().enumerate() {
                     let expected = linear * convert::vec3(*t);
                     let got = target.positions.get(i).copied().unwrap_or_default();
