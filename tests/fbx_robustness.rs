@@ -53,6 +53,67 @@ fn next(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Loads `bytes` (which must load), then cut copies and `rounds` byte-flipped copies;
+/// returns how many damaged copies loaded and how many were refused.
+fn damage(bytes: &[u8], dir: &Path, name: &str, rounds: usize, rng: &mut u64) -> (usize, usize) {
+    assert!(
+        load_and_skin(bytes, dir, name).is_none(),
+        "{name}: the intact file must load"
+    );
+    let (mut loaded, mut refused) = (0, 0);
+    let len = bytes.len();
+    let cuts = [
+        0,
+        1,
+        10,
+        27,
+        100,
+        len / 8,
+        len / 4,
+        len / 2,
+        3 * len / 4,
+        len - 1,
+    ];
+    for cut in cuts {
+        let what = format!("{name} cut at {cut} of {len}");
+        match load_and_skin(&bytes[..cut], dir, &what) {
+            Some(_) => refused += 1,
+            None => loaded += 1,
+        }
+    }
+    for round in 0..rounds {
+        let mut copy = bytes.to_vec();
+        // One to eight flipped bytes per copy, anywhere in the file.
+        let flips = 1 + next(rng) % 8;
+        for _ in 0..flips {
+            let at = (next(rng) % len as u64) as usize;
+            copy[at] ^= 1 << (next(rng) % 8);
+        }
+        let what = format!("{name} flip round {round}");
+        match load_and_skin(&copy, dir, &what) {
+            Some(_) => refused += 1,
+            None => loaded += 1,
+        }
+    }
+    (loaded, refused)
+}
+
+/// The hand-written blend shape file (ASCII, so flips hit numbers, names and braces).
+#[test]
+fn damaged_blend_shape_fbx_never_panics() {
+    let text = support::fbx_shapes::blend_shape_fbx();
+    let mut rng = 0xB1E4_u64;
+    let (loaded, refused) = damage(
+        text.as_bytes(),
+        Path::new("."),
+        "blend shapes",
+        200,
+        &mut rng,
+    );
+    assert!(refused >= 3, "only {refused} damaged copies refused");
+    eprintln!("damaged blend shape copies: {loaded} loaded, {refused} refused with an error");
+}
+
 #[test]
 fn truncated_and_flipped_fbx_files_never_panic() {
     let Some(dir) = support::data_dir("DQVIEW_FBX", "truncated_and_flipped_fbx_files_never_panic")
@@ -76,44 +137,9 @@ fn truncated_and_flipped_fbx_files_never_panic() {
     for path in &files {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?");
         let bytes = std::fs::read(path).expect("read FBX");
-        assert!(
-            load_and_skin(&bytes, &dir, name).is_none(),
-            "{name}: the intact file must load"
-        );
-        let len = bytes.len();
-        let cuts = [
-            0,
-            1,
-            10,
-            27,
-            100,
-            len / 8,
-            len / 4,
-            len / 2,
-            3 * len / 4,
-            len - 1,
-        ];
-        for cut in cuts {
-            let what = format!("{name} cut at {cut} of {len}");
-            match load_and_skin(&bytes[..cut], &dir, &what) {
-                Some(_) => refused += 1,
-                None => loaded += 1,
-            }
-        }
-        for round in 0..24 {
-            let mut copy = bytes.clone();
-            // One to eight flipped bytes per copy, anywhere in the file.
-            let flips = 1 + next(&mut rng) % 8;
-            for _ in 0..flips {
-                let at = (next(&mut rng) % len as u64) as usize;
-                copy[at] ^= 1 << (next(&mut rng) % 8);
-            }
-            let what = format!("{name} flip round {round}");
-            match load_and_skin(&copy, &dir, &what) {
-                Some(_) => refused += 1,
-                None => loaded += 1,
-            }
-        }
+        let (l, r) = damage(&bytes, &dir, name, 24, &mut rng);
+        loaded += l;
+        refused += r;
     }
     // The empty file and the tiny cuts are never FBX, so some copies must be refused.
     assert!(

@@ -169,7 +169,7 @@ pub struct Primitive {
 /// One morph target: displacements added to the bind-pose vertices, scaled by the target's weight.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MorphTarget {
-    /// The target's name (from the mesh's `extras.targetNames`), or empty.
+    /// The target's name (glTF: the mesh's `extras.targetNames`; FBX: the blend channel's), or empty.
     pub name: String,
     /// Position displacement per vertex (empty when the target moves no position).
     pub positions: Vec<Vec3>,

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 mod data;
+pub mod fbx_shapes;
 mod gltf_build;
 mod gpu;
 mod posing;

@@ -11,18 +11,23 @@ use std::collections::HashMap;
 
 use glam::{Mat3, Mat4, Vec2, Vec3};
 
+use super::blend::{self, MorphBinding, MorphBudget};
 use super::convert;
 use super::skin;
 use crate::scene::gltf_load::smooth_normals;
 use crate::scene::{Mesh, Primitive, Scene, SceneError};
 
 /// Converts the mesh of every node that has one; sets the nodes' `mesh` and `skin`.
+///
+/// Returns, per node whose mesh has blend shapes, the channels its morph weights follow.
 pub(super) fn load_meshes(
     fbx: &ufbx::Scene,
     index_of: &[Option<usize>],
     scene: &mut Scene,
+    morph_budget: &mut MorphBudget,
     warnings: &mut Vec<String>,
-) -> Result<(), SceneError> {
+) -> Result<Vec<MorphBinding>, SceneError> {
+    let mut bindings = Vec::new();
     for node in &fbx.nodes {
         let Some(mesh) = &node.mesh else {
             continue;
@@ -34,9 +39,7 @@ pub(super) fn load_meshes(
             "mesh `{}` of node `{}`",
             mesh.element.name, node.element.name
         );
-        if !mesh.blend_deformers.is_empty() {
-            warnings.push(format!("{here}: blend shapes are not supported; ignored"));
-        }
+        let mesh_blend = blend::load_blend(mesh, &here, warnings);
         let mesh_skin = skin::load_skin(mesh, node, n, index_of, &here, warnings)?;
         let mut primitives = Vec::new();
         let parts: Vec<(Option<u32>, Vec<u32>)> = if mesh.material_parts.is_empty() {
@@ -55,6 +58,9 @@ pub(super) fn load_meshes(
             let material = slot.and_then(|s| material_of(node, mesh, s));
             let (mut prim, control_points) = build_primitive(mesh, faces, whole_mesh, &here)?;
             prim.material = material;
+            if let Some(b) = &mesh_blend {
+                prim.morph_targets = b.targets(&control_points, morph_budget)?;
+            }
             match &mesh_skin {
                 Some(ms) => ms.attach(&mut prim, &control_points, &here, warnings),
                 // Unskinned meshes carry their geometric transform in the positions.
@@ -77,8 +83,17 @@ pub(super) fn load_meshes(
                 mesh.element.name.to_string()
             },
             primitives,
-            morph_weights: Vec::new(),
+            morph_weights: mesh_blend
+                .as_ref()
+                .map_or_else(Vec::new, blend::MeshBlend::default_weights),
         });
+        if let Some(b) = &mesh_blend {
+            bindings.push(MorphBinding {
+                node: n,
+                channels: b.channel_ids(),
+                defaults: b.default_weights(),
+            });
+        }
         if let Some(ms) = mesh_skin {
             let s = scene.skins.len();
             scene.skins.push(ms.skin);
@@ -90,7 +105,7 @@ pub(super) fn load_meshes(
             dst.mesh = Some(m);
         }
     }
-    Ok(())
+    Ok(bindings)
 }
 
 /// The dqview material of material slot `slot` (per-instance materials first, as ufbx advises).
@@ -247,13 +262,28 @@ fn attribute2(attr: &ufbx::VertexVec2, index: usize) -> Option<Vec2> {
     attr.values.get(i).map(|&v| convert::vec2(v))
 }
 
-/// Moves positions by `m` and normals by its inverse transpose.
+/// Moves positions by `m` and normals by its inverse transpose; morph target
+/// displacements by the same matrices without translation or renormalisation.
 fn apply_matrix(prim: &mut Primitive, m: Mat4) {
-    let normal_matrix = Mat3::from_mat4(m).inverse().transpose();
+    let linear = Mat3::from_mat4(m);
+    let normal_matrix = linear.inverse().transpose();
+    let normal_matrix = if normal_matrix.is_finite() {
+        normal_matrix
+    } else {
+        Mat3::IDENTITY
+    };
     for p in &mut prim.positions {
         *p = m.transform_point3(*p);
     }
     for n in &mut prim.normals {
         *n = (normal_matrix * *n).try_normalize().unwrap_or(*n);
+    }
+    for target in &mut prim.morph_targets {
+        for d in &mut target.positions {
+            *d = linear * *d;
+        }
+        for d in &mut target.normals {
+            *d = normal_matrix * *d;
+        }
     }
 }

@@ -9,10 +9,12 @@
 //! unskinned meshes here.
 //!
 //! One job per file: [`convert`] (ufbx values to glam), [`nodes`], [`mesh`],
-//! [`skin`], [`material`], [`anim`]. ufbx checks the file's structure; any
-//! failure is a [`SceneError::Fbx`], never a panic.
+//! [`blend`] (blend shapes as morph targets), [`skin`], [`material`], [`anim`].
+//! ufbx checks the file's structure; any failure is a [`SceneError::Fbx`],
+//! never a panic.
 
 mod anim;
+mod blend;
 mod convert;
 mod material;
 mod mesh;
@@ -86,8 +88,15 @@ pub fn load_fbx_slice_with(
         textures,
         ..Scene::default()
     };
-    mesh::load_meshes(&fbx, &nodes.index_of, &mut scene, &mut warnings)?;
-    scene.animations = anim::load_animations(&fbx, &nodes.index_of, &mut warnings)?;
+    let mut morph_budget = blend::MorphBudget::new(options.max_buffer_bytes);
+    let morphs = mesh::load_meshes(
+        &fbx,
+        &nodes.index_of,
+        &mut scene,
+        &mut morph_budget,
+        &mut warnings,
+    )?;
+    scene.animations = anim::load_animations(&fbx, &nodes.index_of, &morphs, &mut warnings)?;
     scene.warnings = warnings;
     Ok(scene)
 }
