@@ -62,6 +62,11 @@ struct VertexOut {
     @location(4) color: vec4<f32>,
 }
 
+// False in the pipelines for the shaded view: the debug scalar (a second skinning) is then
+// compiled out. A software rasterizer runs both sides of a uniform branch, so a runtime
+// check alone does not save that work.
+override DEBUG_VIEWS: bool = true;
+
 // Displacement (over the diagonal) that the displacement view shows as red: 10%.
 const DISPLACEMENT_RED: f32 = 0.1;
 
@@ -78,7 +83,7 @@ fn vertex_beta(v: VertexIn) -> f32 {
 fn vertex_out(s: Skinned, v: VertexIn, mode: u32) -> VertexOut {
     let view = u32(frame.params.w);
     var value = 0.0;
-    if view != 0u {
+    if DEBUG_VIEWS && view != 0u {
         value = debug_scalar(skin_input(v), view, mode, vertex_beta(v), u32(frame.params.y), frame.params.z);
     }
     return VertexOut(frame.clip_from_world * vec4<f32>(s.position, 1.0), s.normal, v.uv, value, v.joints0.x, v.color);
@@ -122,7 +127,7 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     var alpha = select(1.0, clamp(base.a, 0.0, 1.0), alpha_mode == ALPHA_BLEND);
     var albedo = frame.base_color.rgb * base.rgb;
     let view = u32(frame.params.w);
-    if view != 0u {
+    if DEBUG_VIEWS && view != 0u {
         // Debug colours are lit too, so shape stays readable; normals are shown unlit.
         albedo = debug_color(view, in.debug_value, in.heaviest, n, 1.0 / DISPLACEMENT_RED);
         alpha = 1.0;

@@ -23,6 +23,8 @@ struct UiFrame {
     primitives: Vec<egui::ClippedPrimitive>,
     textures: egui::TexturesDelta,
     screen: egui_wgpu::ScreenDescriptor,
+    /// Linear RGBA of the UI panels, which the scene pass clears to (egui paints no panel fill).
+    panel_fill: [f64; 4],
 }
 
 impl Running {
@@ -98,14 +100,22 @@ impl Running {
                 .map_or_else(|| format!("node {n}"), |node| node.name.clone())
         };
         let mut views = Vec::new();
+        let mut panel_fill = egui::Color32::BLACK;
         let output = self.egui_ctx.run_ui(raw, |ui| {
             shortcuts(ui.ctx(), state);
+            // The scene pass's clear paints the panels: on a software rasterizer, egui's
+            // shader over those large flat areas cost more than the whole 3D pass.
+            let style = ui.style();
+            panel_fill = style.visuals.panel_fill;
+            let panel_frame = egui::Frame::side_top_panel(style).fill(egui::Color32::TRANSPARENT);
             egui::Panel::left("controls")
+                .frame(panel_frame)
                 .default_size(310.0)
                 .resizable(true)
                 .show(ui, |ui| panel_ui(ui, state));
             if state.display.plot {
                 egui::Panel::bottom("plot")
+                    .frame(panel_frame)
                     .min_size(200.0)
                     .default_size(220.0)
                     .resizable(true)
@@ -134,6 +144,7 @@ impl Running {
             views,
             primitives,
             textures: output.textures_delta,
+            panel_fill: linear_rgba(panel_fill),
             screen: egui_wgpu::ScreenDescriptor {
                 size_in_pixels: [self.gpu.config.width, self.gpu.config.height],
                 pixels_per_point: output.pixels_per_point,
@@ -357,7 +368,7 @@ impl Running {
                 view,
                 resolve_target,
                 &targets.depth,
-                self.renderer.settings().background,
+                ui.panel_fill,
                 timer.map(|t| t.writes(true)),
             );
             let (width, height) = (self.gpu.config.width, self.gpu.config.height);
@@ -384,6 +395,7 @@ impl Running {
                     1.0,
                 );
                 pass.set_scissor_rect(x0, y0, x1 - x0, y1 - y0);
+                self.backdrop.draw(&mut pass);
                 let [grid, wire, ghost] = overlays;
                 let compensated = v.mode == crate::skin::SkinningMode::Dqs
                     && self.bulge.draw(&mut pass, &self.renderer, binding);
@@ -430,4 +442,9 @@ impl Running {
         self.egui_renderer
             .render(&mut pass, &ui.primitives, &ui.screen);
     }
+}
+
+/// An egui colour (sRGB, premultiplied) as linear RGBA for a clear colour.
+fn linear_rgba(color: egui::Color32) -> [f64; 4] {
+    egui::Rgba::from(color).to_array().map(f64::from)
 }

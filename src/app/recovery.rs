@@ -14,7 +14,8 @@ use super::surface::WindowGpu;
 use super::timing::GpuTimer;
 use super::viewer::Running;
 use crate::render::{
-    FrameBinding, GpuContext, OverlayRenderer, OverlayView, RenderSettings, Renderer,
+    BackdropRenderer, FrameBinding, GpuContext, OverlayRenderer, OverlayView, RenderSettings,
+    Renderer,
 };
 use crate::ui::MAX_PANES;
 
@@ -24,6 +25,8 @@ pub(super) struct Graphics {
     pub renderer: Renderer,
     /// Grid, wireframe and ghost pipelines.
     pub overlay: OverlayRenderer,
+    /// The 3D views' background fill (the window is cleared to the panel colour).
+    pub backdrop: BackdropRenderer,
     /// Per view (split panes): frame uniforms of the mesh pipelines.
     pub frame_bindings: [FrameBinding; MAX_PANES],
     /// Per view: uniforms of the grid, the wireframe and the ghost.
@@ -42,6 +45,8 @@ impl Graphics {
             },
         )?;
         let overlay = OverlayRenderer::new(ctx, &renderer, format)?;
+        let background = renderer.settings().background.map(|c| c as f32);
+        let backdrop = BackdropRenderer::new(ctx, format, samples, background)?;
         let frame_bindings = [
             FrameBinding::new(ctx, &renderer)?,
             FrameBinding::new(ctx, &renderer)?,
@@ -52,6 +57,7 @@ impl Graphics {
         Ok(Self {
             renderer,
             overlay,
+            backdrop,
             frame_bindings,
             overlay_views,
         })
@@ -165,13 +171,9 @@ impl Running {
         let graphics = Graphics::new(&gpu.ctx, gpu.config.format, gpu.samples)?;
         let model =
             LoadedModel::from_scene(&gpu.ctx, &graphics.renderer, self.model.scene.clone())?;
-        self.egui_renderer = egui_wgpu::Renderer::new(
-            &gpu.ctx.device,
-            gpu.config.format,
-            egui_wgpu::RendererOptions::default(),
-        );
+        self.egui_renderer = gpu.egui_renderer();
         // A fresh egui context sends its font atlas again, to the new renderer.
-        self.egui_ctx = egui::Context::default();
+        self.egui_ctx = gpu.egui_context();
         self.egui_state = egui_winit::State::new(
             self.egui_ctx.clone(),
             egui::ViewportId::ROOT,
@@ -191,6 +193,7 @@ impl Running {
         model.pose = std::mem::replace(&mut self.model.pose, model.pose.clone());
         self.renderer = graphics.renderer;
         self.overlay = graphics.overlay;
+        self.backdrop = graphics.backdrop;
         self.frame_bindings = graphics.frame_bindings;
         self.overlay_views = graphics.overlay_views;
         self.model = model;

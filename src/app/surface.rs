@@ -85,6 +85,31 @@ impl Targets {
 }
 
 impl WindowGpu {
+    /// Whether the adapter is a software rasterizer (lavapipe, llvmpipe, WARP).
+    pub(super) fn is_software(&self) -> bool {
+        self.ctx.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// An egui renderer for the surface format. No dithering on a software rasterizer:
+    /// its noise is below one 8-bit step and costs per pixel there.
+    pub(super) fn egui_renderer(&self) -> egui_wgpu::Renderer {
+        let options = egui_wgpu::RendererOptions {
+            dithering: !self.is_software(),
+            ..egui_wgpu::RendererOptions::default()
+        };
+        egui_wgpu::Renderer::new(&self.ctx.device, self.config.format, options)
+    }
+
+    /// An egui context; on a software rasterizer shapes have no feathered (anti-aliased)
+    /// edges, which halves their triangles (text keeps its anti-aliasing).
+    pub(super) fn egui_context(&self) -> egui::Context {
+        let ctx = egui::Context::default();
+        if self.is_software() {
+            ctx.tessellation_options_mut(|o| o.feathering = false);
+        }
+        ctx
+    }
+
     /// Creates the instance, surface, adapter and device for `window`.
     ///
     /// The device asks for timestamp queries where the adapter has them (GPU frame time).

@@ -17,7 +17,7 @@ use super::open_dialog::OpenDialog;
 use super::recovery::{Graphics, ShaderWatch};
 use super::surface::WindowGpu;
 use super::timing::{FrameClock, GpuTimer};
-use crate::render::{FrameBinding, OverlayRenderer, OverlayView, Renderer};
+use crate::render::{BackdropRenderer, FrameBinding, OverlayRenderer, OverlayView, Renderer};
 use crate::ui::MAX_PANES;
 use crate::ui::{OrbitCamera, ViewerState};
 
@@ -36,6 +36,8 @@ pub struct Running {
     pub(super) gpu: WindowGpu,
     pub(super) renderer: Renderer,
     pub(super) overlay: OverlayRenderer,
+    /// The 3D views' background fill.
+    pub(super) backdrop: BackdropRenderer,
     /// Per view (left/right half): frame uniforms of the mesh pipelines.
     pub(super) frame_bindings: [FrameBinding; MAX_PANES],
     /// Per view: uniforms of the grid, the wireframe and the ghost.
@@ -209,10 +211,11 @@ impl Running {
         let Graphics {
             renderer,
             overlay,
+            backdrop,
             frame_bindings,
             overlay_views,
         } = graphics;
-        let egui_ctx = egui::Context::default();
+        let egui_ctx = gpu.egui_context();
         let max_texture_side = ctx.device.limits().max_texture_dimension_2d as usize;
         let egui_state = egui_winit::State::new(
             egui_ctx.clone(),
@@ -222,11 +225,7 @@ impl Running {
             window.theme(),
             Some(max_texture_side),
         );
-        let egui_renderer = egui_wgpu::Renderer::new(
-            &ctx.device,
-            gpu.config.format,
-            egui_wgpu::RendererOptions::default(),
-        );
+        let egui_renderer = gpu.egui_renderer();
         let scripted = options.is_scripted();
         let (model, error) = match LoadedModel::open(ctx, &renderer, &options.model) {
             Ok(m) => (m, None),
@@ -261,6 +260,7 @@ impl Running {
             gpu,
             renderer,
             overlay,
+            backdrop,
             frame_bindings,
             overlay_views,
             egui_ctx,

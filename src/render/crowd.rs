@@ -329,7 +329,7 @@ impl Crowd {
                 renderer.draw_with_palette(
                     pass,
                     (PaletteBinding::Storage, palette),
-                    &frame.bind_group,
+                    frame,
                     material,
                     &prim.mesh,
                     mode,

@@ -1,7 +1,8 @@
 //! The plain (unskinned) draw of vertices the compute pass has already skinned.
 
 use super::gpu_data::{GpuDrawVertex, GpuMeshVertex};
-use super::renderer::{COLOR_ATTRIBUTES, COLOR_STRIDE, RenderSettings};
+use super::pipelines::{COLOR_ATTRIBUTES, COLOR_STRIDE};
+use super::renderer::RenderSettings;
 use super::shaders::draw_skinned_source;
 use super::{GpuContext, RenderError, Renderer};
 

@@ -1,5 +1,7 @@
 //! Per-view frame uniforms (bind group 1): camera, lights, hybrid beta.
 
+use std::cell::Cell;
+
 use super::gpu_data::GpuFrameUniforms;
 use super::{GpuContext, RenderError, Renderer};
 
@@ -10,6 +12,8 @@ pub struct FrameBinding {
     pub buffer: wgpu::Buffer,
     /// Bind group 1 of the render pipelines.
     pub bind_group: wgpu::BindGroup,
+    /// Whether the last uniforms written select a debug view (picks the pipeline variant).
+    debug_view: Cell<bool>,
 }
 
 impl FrameBinding {
@@ -30,12 +34,23 @@ impl FrameBinding {
                     resource: buffer.as_entire_binding(),
                 }],
             });
-            Self { buffer, bind_group }
+            Self {
+                buffer,
+                bind_group,
+                debug_view: Cell::new(false),
+            }
         })
     }
 
     /// Writes new uniforms into the existing buffer.
     pub fn write(&self, queue: &wgpu::Queue, uniforms: &GpuFrameUniforms) {
+        self.debug_view.set(uniforms.params[3] != 0.0);
         queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(uniforms));
+    }
+
+    /// Whether the uniforms last written select a debug view rather than plain shading.
+    #[must_use]
+    pub fn debug_view(&self) -> bool {
+        self.debug_view.get()
     }
 }

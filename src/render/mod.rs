@@ -18,6 +18,7 @@
 //! - group 2, the render pipelines: 0 `MaterialUniforms`, 1 base colour texture,
 //!   2 sampler ([`GpuMaterialBinding`]).
 
+mod backdrop;
 mod compute_scene;
 mod compute_skin;
 mod context;
@@ -37,11 +38,13 @@ mod mesh;
 mod offscreen;
 mod overlay;
 mod palette;
+mod pipelines;
 mod renderer;
 mod scene_gpu;
 pub mod shaders;
 mod views;
 
+pub use backdrop::{BackdropRenderer, GpuBackdrop};
 pub use compute_scene::{skin_scene_gpu, skin_scene_gpu_cor};
 pub use compute_skin::ComputeSkinner;
 pub use context::GpuContext;

@@ -1,11 +1,9 @@
 //! Rendering into textures and reading the pixels back (tests, thumbnails, `dqview render`).
 
-use wgpu::util::DeviceExt;
-
 use super::mesh::GpuMesh;
 use super::palette::GpuPalette;
 use super::renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, Renderer};
-use super::{GpuContext, RenderError};
+use super::{FrameBinding, GpuContext, RenderError};
 use crate::skin::SkinningMode;
 
 /// An 8-bit RGBA image, rows top to bottom, sRGB-encoded (ready for a PNG).
@@ -174,22 +172,9 @@ impl Renderer {
     ) -> Result<RgbaImage, RenderError> {
         let target = OffscreenTarget::new(ctx, self)?;
         let uniforms = self.settings.to_gpu(camera, beta);
+        let frame = FrameBinding::new(ctx, self)?;
+        frame.write(&ctx.queue, &uniforms);
         ctx.scoped("dqview::Renderer::render_to_rgba", || {
-            let frame_buffer = ctx
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("dqview::Renderer::frame"),
-                    contents: bytemuck::bytes_of(&uniforms),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                });
-            let frame = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("dqview::Renderer::frame_bind_group"),
-                layout: &self.frame_layout,
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: frame_buffer.as_entire_binding(),
-                }],
-            });
             let mut encoder = ctx
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {

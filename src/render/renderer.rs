@@ -5,12 +5,13 @@ use std::num::NonZeroU64;
 use glam::{Mat4, Vec3};
 
 use super::debug_view::ViewParams;
-use super::gpu_data::{GpuFrameUniforms, GpuMeshVertex, GpuVertexJoints};
+use super::gpu_data::GpuFrameUniforms;
 use super::material::{GpuMaterialBinding, material_layout};
 use super::mesh::GpuMesh;
 use super::palette::{GpuPalette, PaletteLayout};
-use super::shaders::{PaletteBinding, render_source, vertex_entry_point};
-use super::{GpuContext, RenderError};
+use super::pipelines::{PipelineKey, RenderVariant};
+use super::shaders::PaletteBinding;
+use super::{FrameBinding, GpuContext, RenderError};
 use crate::scene::Material;
 use crate::skin::SkinningMode;
 
@@ -204,37 +205,6 @@ impl Camera {
     }
 }
 
-/// The four skinning pipelines of one palette kind and one colour target.
-#[derive(Debug)]
-struct ModePipelines {
-    lbs: wgpu::RenderPipeline,
-    dqs: wgpu::RenderPipeline,
-    hybrid: wgpu::RenderPipeline,
-    /// CoR: also reads vertex buffer 4 (centers).
-    cor: wgpu::RenderPipeline,
-}
-
-impl ModePipelines {
-    /// The pipeline skinning with `mode`.
-    fn get(&self, mode: SkinningMode) -> &wgpu::RenderPipeline {
-        match mode {
-            SkinningMode::Lbs => &self.lbs,
-            SkinningMode::Dqs => &self.dqs,
-            SkinningMode::Hybrid => &self.hybrid,
-            SkinningMode::Cor => &self.cor,
-        }
-    }
-}
-
-/// The skinning pipelines of one palette kind, opaque and blended, sharing one layout.
-#[derive(Debug)]
-struct RenderVariant {
-    palette_layout: PaletteLayout,
-    opaque: ModePipelines,
-    /// Alpha blending, no depth writes (`AlphaMode::Blend` materials).
-    blend: ModePipelines,
-}
-
 /// Draws skinned meshes with vertex-shader skinning; owns every pipeline.
 #[derive(Debug)]
 pub struct Renderer {
@@ -251,7 +221,8 @@ pub struct Renderer {
 }
 
 impl Renderer {
-    /// Builds all sixteen pipelines (four modes x two palette kinds x opaque/blended).
+    /// Builds the layouts and shader modules, and the opaque shaded pipelines of the
+    /// uniform palette; the other pipelines are built on first use (see [`RenderVariant`]).
     ///
     /// Needs vertex-stage storage buffers (LBS matrices, big palettes).
     pub fn new(ctx: &GpuContext, settings: RenderSettings) -> Result<Self, RenderError> {
@@ -280,8 +251,16 @@ impl Renderer {
                     });
             let material_layout = material_layout(ctx);
             let layouts = [&frame_layout, &material_layout];
-            let uniform = variant(ctx, layouts, &settings, PaletteBinding::Uniform);
-            let storage = variant(ctx, layouts, &settings, PaletteBinding::Storage);
+            let uniform = RenderVariant::new(ctx, layouts, &settings, PaletteBinding::Uniform);
+            let storage = RenderVariant::new(ctx, layouts, &settings, PaletteBinding::Storage);
+            // Inside this error scope, so a broken (edited) shader fails here, not mid-frame.
+            for mode in SkinningMode::ALL {
+                uniform.prebuild(PipelineKey {
+                    mode,
+                    blend: false,
+                    debug: false,
+                });
+            }
             (frame_layout, material_layout, uniform, storage)
         })
         .and_then(|(frame_layout, material_layout, uniform, storage)| {
@@ -338,7 +317,7 @@ impl Renderer {
         &self,
         pass: &mut wgpu::RenderPass<'_>,
         palette: &GpuPalette,
-        frame: &wgpu::BindGroup,
+        frame: &FrameBinding,
         material: &GpuMaterialBinding,
         mesh: &GpuMesh,
         mode: SkinningMode,
@@ -358,7 +337,7 @@ impl Renderer {
         &self,
         pass: &mut wgpu::RenderPass<'_>,
         (binding, palette): (PaletteBinding, &wgpu::BindGroup),
-        frame: &wgpu::BindGroup,
+        frame: &FrameBinding,
         material: &GpuMaterialBinding,
         mesh: &GpuMesh,
         mode: SkinningMode,
@@ -367,14 +346,19 @@ impl Renderer {
             PaletteBinding::Uniform => &self.uniform,
             PaletteBinding::Storage => &self.storage,
         };
-        let pipelines = if material.blend {
-            &variant.blend
-        } else {
-            &variant.opaque
+        let debug = frame.debug_view();
+        // Debug views draw every material opaque.
+        let key = PipelineKey {
+            mode,
+            blend: material.blend && !debug,
+            debug,
         };
-        pass.set_pipeline(pipelines.get(mode));
+        let Some(pipeline) = variant.get(key) else {
+            return;
+        };
+        pass.set_pipeline(pipeline);
         pass.set_bind_group(0, palette, &[]);
-        pass.set_bind_group(1, frame, &[]);
+        pass.set_bind_group(1, &frame.bind_group, &[]);
         pass.set_bind_group(2, &material.bind_group, &[]);
         pass.set_vertex_buffer(0, mesh.vertices.slice(..));
         pass.set_vertex_buffer(1, mesh.joints.slice(..));
@@ -385,125 +369,5 @@ impl Renderer {
         }
         pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..mesh.index_count, 0, 0..1);
-    }
-}
-
-/// Vertex buffer 0: `GpuMeshVertex`. Keep in sync with `VertexIn` in `shaders/skin_render.wgsl`.
-const MESH_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
-    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 6 => Float32x2];
-/// Vertex buffer 2: one hybrid beta per vertex (`f32`).
-const BETA_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![7 => Float32];
-/// Vertex buffer 3: one linear RGBA colour per vertex (`Unorm16x4`, see `GpuMesh::colors`).
-pub(super) const COLOR_ATTRIBUTES: [wgpu::VertexAttribute; 1] =
-    wgpu::vertex_attr_array![9 => Unorm16x4];
-/// Bytes per vertex of [`COLOR_ATTRIBUTES`].
-pub(super) const COLOR_STRIDE: u64 = size_of::<[u16; 4]>() as u64;
-/// Vertex buffer 4 (CoR pipeline only): one center of rotation per vertex (`[f32; 3]`).
-///
-/// Keep in sync with `vs_main_cor` in `shaders/cor_render.wgsl`.
-const COR_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![8 => Float32x3];
-/// Vertex buffer 1: `GpuVertexJoints`.
-const JOINT_ATTRIBUTES: [wgpu::VertexAttribute; 4] =
-    wgpu::vertex_attr_array![2 => Uint16x4, 3 => Uint16x4, 4 => Float32x4, 5 => Float32x4];
-
-/// One palette kind's pipelines, all on one explicit layout so bind groups are shared.
-fn variant(
-    ctx: &GpuContext,
-    [frame_layout, material_layout]: [&wgpu::BindGroupLayout; 2],
-    settings: &RenderSettings,
-    binding: PaletteBinding,
-) -> RenderVariant {
-    let palette_layout = PaletteLayout::new(ctx, binding);
-    let layout = ctx
-        .device
-        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("dqview::Renderer::pipeline_layout"),
-            bind_group_layouts: &[
-                Some(&palette_layout.layout),
-                Some(frame_layout),
-                Some(material_layout),
-            ],
-            immediate_size: 0,
-        });
-    let module = ctx
-        .device
-        .create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("dqview::Renderer::shader"),
-            source: wgpu::ShaderSource::Wgsl(render_source(binding).into()),
-        });
-    let buffers = [
-        Some(wgpu::VertexBufferLayout {
-            array_stride: size_of::<GpuMeshVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &MESH_ATTRIBUTES,
-        }),
-        Some(wgpu::VertexBufferLayout {
-            array_stride: size_of::<GpuVertexJoints>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &JOINT_ATTRIBUTES,
-        }),
-        Some(wgpu::VertexBufferLayout {
-            array_stride: size_of::<f32>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &BETA_ATTRIBUTES,
-        }),
-        Some(wgpu::VertexBufferLayout {
-            array_stride: COLOR_STRIDE,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &COLOR_ATTRIBUTES,
-        }),
-        Some(wgpu::VertexBufferLayout {
-            array_stride: size_of::<[f32; 3]>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &COR_ATTRIBUTES,
-        }),
-    ];
-    let pipeline = |mode: SkinningMode, blend: bool, label: &'static str| {
-        ctx.device
-            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some(vertex_entry_point(mode)),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    // Only the CoR pipeline reads the centers (buffer 4).
-                    buffers: if mode == SkinningMode::Cor {
-                        &buffers[..]
-                    } else {
-                        &buffers[..4]
-                    },
-                },
-                primitive: RenderSettings::mesh_primitive(),
-                depth_stencil: Some(RenderSettings::depth_for(blend)),
-                multisample: settings.multisample(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some("fs_main"),
-                    compilation_options: wgpu::PipelineCompilationOptions::default(),
-                    targets: &[Some(settings.target_for(blend))],
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
-    };
-    RenderVariant {
-        opaque: ModePipelines {
-            lbs: pipeline(SkinningMode::Lbs, false, "dqview::Renderer::rp_lbs"),
-            dqs: pipeline(SkinningMode::Dqs, false, "dqview::Renderer::rp_dqs"),
-            hybrid: pipeline(SkinningMode::Hybrid, false, "dqview::Renderer::rp_hybrid"),
-            cor: pipeline(SkinningMode::Cor, false, "dqview::Renderer::rp_cor"),
-        },
-        blend: ModePipelines {
-            lbs: pipeline(SkinningMode::Lbs, true, "dqview::Renderer::rp_lbs_blend"),
-            dqs: pipeline(SkinningMode::Dqs, true, "dqview::Renderer::rp_dqs_blend"),
-            hybrid: pipeline(
-                SkinningMode::Hybrid,
-                true,
-                "dqview::Renderer::rp_hybrid_blend",
-            ),
-            cor: pipeline(SkinningMode::Cor, true, "dqview::Renderer::rp_cor_blend"),
-        },
-        palette_layout,
     }
 }

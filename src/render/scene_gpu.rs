@@ -255,7 +255,7 @@ impl SceneGpu {
             };
             let Some(palette) = palette else { continue };
             let material = material_of(item);
-            renderer.draw(pass, palette, &frame.bind_group, material, &item.mesh, mode);
+            renderer.draw(pass, palette, frame, material, &item.mesh, mode);
         }
     }
 

@@ -138,7 +138,9 @@ pub fn plot_ui(
         SeriesAxis::Twist { .. } => "twist (°)",
     };
     let runs = flipped_runs(&series.x, &series.dqs_flipped);
+    // No plot background: the panel colour shows through (cheap on software rasterizers).
     let plot = Plot::new("dqview_ratio_plot")
+        .show_background(false)
         .legend(Legend::default().position(Corner::LeftBottom))
         .allow_zoom(false)
         .allow_drag(false)
