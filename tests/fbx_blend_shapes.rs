@@ -258,6 +258,14 @@ fn assert_all_close(got: &[Vec3], expected: &[Vec3], what: &str) {
     }
 }
 
+impl Expected {
+    /// Asserts both meshes of `posed` are where the file's numbers put them.
+    fn assert_matches(&self, scene: &Scene, posed: &[dqview::skin::PosedPrimitive], what: &str) {
+        assert_all_close(posed_of(scene, posed, "Box"), &self.boxed, what);
+        assert_all_close(posed_of(scene, posed, "Skinned"), &self.skinned, what);
+    }
+}
+
 #[test]
 fn the_clip_animates_the_weights_and_skinning_follows_the_morph() {
     let scene = load();
@@ -283,13 +291,7 @@ fn the_clip_animates_the_weights_and_skinning_follows_the_morph() {
         // skinning would leave it pointing along +Z and miss by about 0.38.
         for mode in SkinningMode::ALL {
             let posed = skin_scene(&scene, &pose, mode, Betas::Uniform(0.5));
-            let what = format!("{mode} at {t} s");
-            assert_all_close(posed_of(&scene, &posed, "Box"), &expected.boxed, &what);
-            assert_all_close(
-                posed_of(&scene, &posed, "Skinned"),
-                &expected.skinned,
-                &what,
-            );
+            expected.assert_matches(&scene, &posed, &format!("{mode} at {t} s"));
         }
     }
 }
@@ -383,13 +385,7 @@ fn compute_pass_morphs_the_fbx_shapes() {
             let posed =
                 dqview::render::skin_scene_gpu(&gpu.ctx, &gpu.skinner, &scene, &pose, mode, 0.5)
                     .unwrap_or_else(|e| panic!("compute: {e}"));
-            let what = format!("GPU {mode} at {t} s");
-            assert_all_close(posed_of(&scene, &posed, "Box"), &expected.boxed, &what);
-            assert_all_close(
-                posed_of(&scene, &posed, "Skinned"),
-                &expected.skinned,
-                &what,
-            );
+            expected.assert_matches(&scene, &posed, &format!("GPU {mode} at {t} s"));
         }
     }
 }

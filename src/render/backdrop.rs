@@ -4,11 +4,10 @@
 //! scene background here. egui then draws no panel backgrounds: on a software rasterizer its
 //! fragment shader over ~40% of the window cost more than the whole 3D pass.
 
-use std::num::NonZeroU64;
-
 use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
+use super::layout::uniform_buffer;
 use super::shaders::shader_text;
 use super::{DEPTH_FORMAT, GpuContext, RenderError};
 
@@ -42,16 +41,11 @@ impl BackdropRenderer {
             let device = &ctx.device;
             let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("dqview::BackdropRenderer::layout"),
-                entries: &[wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: NonZeroU64::new(size_of::<GpuBackdrop>() as u64),
-                    },
-                    count: None,
-                }],
+                entries: &[uniform_buffer(
+                    0,
+                    wgpu::ShaderStages::FRAGMENT,
+                    size_of::<GpuBackdrop>(),
+                )],
             });
             let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("dqview::BackdropRenderer::color"),

@@ -1,4 +1,4 @@
-//! Bind group layout entries shared by the compute passes.
+//! Bind group layout entries shared by the compute passes and render pipelines.
 
 use std::num::NonZeroU64;
 
@@ -29,6 +29,24 @@ pub(crate) fn compute_buffer(
         visibility: wgpu::ShaderStages::COMPUTE,
         ty: wgpu::BindingType::Buffer {
             ty,
+            has_dynamic_offset: false,
+            min_binding_size: NonZeroU64::new(min_size as u64),
+        },
+        count: None,
+    }
+}
+
+/// A uniform buffer at `binding` seen by `stages`, at least `min_size` bytes.
+pub(crate) fn uniform_buffer(
+    binding: u32,
+    stages: wgpu::ShaderStages,
+    min_size: usize,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: stages,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
             has_dynamic_offset: false,
             min_binding_size: NonZeroU64::new(min_size as u64),
         },

@@ -1,11 +1,10 @@
 //! Base-colour materials on the GPU: factor, alpha mode, texture and sampler (bind group 2).
 
-use std::num::NonZeroU64;
-
 use glam::Vec4;
 use wgpu::util::DeviceExt;
 
 use super::gpu_data::GpuMaterial;
+use super::layout::uniform_buffer;
 use super::{GpuContext, RenderError};
 use crate::scene::{AlphaMode, Material, Scene, Texture};
 
@@ -16,16 +15,7 @@ pub fn material_layout(ctx: &GpuContext) -> wgpu::BindGroupLayout {
         .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("dqview::GpuMaterialBinding::layout"),
             entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: NonZeroU64::new(size_of::<GpuMaterial>() as u64),
-                    },
-                    count: None,
-                },
+                uniform_buffer(0, wgpu::ShaderStages::FRAGMENT, size_of::<GpuMaterial>()),
                 wgpu::BindGroupLayoutEntry {
                     binding: 1,
                     visibility: wgpu::ShaderStages::FRAGMENT,

@@ -2,13 +2,12 @@
 //! (wireframe and the overlay ghost), into the same colour and depth targets as the
 //! shaded meshes.
 
-use std::num::NonZeroU64;
-
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
 use super::gpu_data::GpuVertexJoints;
+use super::layout::uniform_buffer;
 use super::palette::GpuPalette;
 use super::shaders::{PaletteBinding, module_source, shader_text};
 use super::{DEPTH_FORMAT, GpuContext, RenderError, Renderer};
@@ -97,16 +96,7 @@ impl OverlayRenderer {
             let device = &ctx.device;
             let uniform_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                 label: Some("dqview::OverlayRenderer::uniform_layout"),
-                entries: &[wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: NonZeroU64::new(size_of::<GpuOverlayUniforms>() as u64),
-                    },
-                    count: None,
-                }],
+                entries: &[uniform_buffer(0, wgpu::ShaderStages::VERTEX_FRAGMENT, size_of::<GpuOverlayUniforms>())],
             });
             let target = [Some(wgpu::ColorTargetState {
                 format: color_format,

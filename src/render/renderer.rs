@@ -1,11 +1,10 @@
 //! The offscreen renderer: vertex-shader skinning pipelines for every mode, one layout for all.
 
-use std::num::NonZeroU64;
-
 use glam::{Mat4, Vec3};
 
 use super::debug_view::ViewParams;
 use super::gpu_data::GpuFrameUniforms;
+use super::layout::uniform_buffer;
 use super::material::{GpuMaterialBinding, material_layout};
 use super::mesh::GpuMesh;
 use super::palette::{GpuPalette, PaletteLayout};
@@ -236,18 +235,11 @@ impl Renderer {
                 ctx.device
                     .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                         label: Some("dqview::Renderer::frame_layout"),
-                        entries: &[wgpu::BindGroupLayoutEntry {
-                            binding: 0,
-                            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                            ty: wgpu::BindingType::Buffer {
-                                ty: wgpu::BufferBindingType::Uniform,
-                                has_dynamic_offset: false,
-                                min_binding_size: NonZeroU64::new(
-                                    size_of::<GpuFrameUniforms>() as u64
-                                ),
-                            },
-                            count: None,
-                        }],
+                        entries: &[uniform_buffer(
+                            0,
+                            wgpu::ShaderStages::VERTEX_FRAGMENT,
+                            size_of::<GpuFrameUniforms>(),
+                        )],
                     });
             let material_layout = material_layout(ctx);
             let layouts = [&frame_layout, &material_layout];
