@@ -408,3 +408,51 @@ fn viewer_sliders_list_the_channels() {
     assert_eq!(rows[1].0, ["Bulge", "Half"]);
     assert_weights(&rows[1].1, &[TIME_S, fbx::HALF_DEFAULT], "Skinned sliders");
 }
+
+/// `dqview inspect` lists each mesh's targets, default weights and the clip that animates them.
+#[test]
+fn inspect_lists_the_targets_their_weights_and_clips() {
+    let dir = std::env::temp_dir().join(format!("dqview-fbx-inspect-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let model = dir.join("shapes.fbx");
+    std::fs::write(&model, fbx::blend_shape_fbx()).expect("write fbx");
+    let run = |json: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_dqview"));
+        cmd.args(["inspect", model.to_str().expect("utf-8")]);
+        if json {
+            cmd.arg("--json");
+        }
+        let o = cmd.output().expect("run dqview");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let f: serde_json::Value = serde_json::from_str(&run(true)).expect("JSON");
+    let morphs = f["morph_targets"].as_array().expect("morph_targets");
+    assert_eq!(morphs.len(), 2, "{morphs:#?}");
+    let entry = |first: &str| {
+        morphs
+            .iter()
+            .find(|m| m["targets"][0] == first)
+            .unwrap_or_else(|| panic!("no mesh with target {first}: {morphs:#?}"))
+    };
+    for (first, names, defaults) in [
+        ("Lift", ["Lift", "Pinch"], [0.0, fbx::PINCH_DEFAULT]),
+        ("Bulge", ["Bulge", "Half"], [0.0, fbx::HALF_DEFAULT]),
+    ] {
+        let m = entry(first);
+        assert_eq!(m["targets"], serde_json::json!(names));
+        assert_eq!(m["animated_by"], serde_json::json!([0]), "{first}");
+        let weights: Vec<f32> = m["default_weights"]
+            .as_array()
+            .expect("weights")
+            .iter()
+            .map(|w| w.as_f64().expect("number") as f32)
+            .collect();
+        assert_weights(&weights, &defaults, first);
+    }
+    let text = run(false);
+    assert!(text.contains("morphs      4 targets on 2 meshes"), "{text}");
+    assert!(text.contains("Lift = 0.000, Pinch = 0.400"), "{text}");
+    assert!(text.contains("; animated by clip 0"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

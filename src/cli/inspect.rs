@@ -107,6 +107,7 @@ pub fn facts(scene: &Scene) -> Value {
         "primitives": primitives.len(),
         "primitive_list": super::inspect_surface::primitive_facts(scene),
         "materials": super::inspect_surface::material_facts(scene),
+        "morph_targets": super::inspect_morphs::morph_facts(scene),
         "vertices": vertices,
         "triangles": triangles,
         "skins": skins,
@@ -214,6 +215,7 @@ fn text(scene: &Scene, f: &Value) -> String {
     let _ = writeln!(s, "vertices    {}", n("vertices"));
     let _ = writeln!(s, "triangles   {}", n("triangles"));
     super::inspect_surface::text_lines(&mut s, f);
+    super::inspect_morphs::text_lines(&mut s, f);
     let skins = f["skins"].as_array().cloned().unwrap_or_default();
     let _ = writeln!(s, "skins       {}", skins.len());
     for (i, skin) in skins.iter().enumerate() {

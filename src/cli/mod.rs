@@ -5,6 +5,7 @@ mod bench;
 mod cor_args;
 mod export;
 mod inspect;
+mod inspect_morphs;
 mod inspect_surface;
 mod pose_args;
 pub mod render;
