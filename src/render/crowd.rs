@@ -11,7 +11,7 @@ use super::crowd_draw::SkinnedDrawPipeline;
 use super::crowd_palette::CrowdPalettes;
 use super::crowd_skin::{ComputeTargets, CrowdSkinner};
 use super::gpu_data::GpuDrawVertex;
-use super::material::GpuMaterialBinding;
+use super::material::{GpuMaterialBinding, in_draw_order};
 use super::mesh::GpuMesh;
 use super::shaders::PaletteBinding;
 use super::{FrameBinding, GpuContext, RenderError, Renderer};
@@ -300,15 +300,13 @@ impl Crowd {
         frame: &FrameBinding,
         mode: SkinningMode,
     ) {
-        let material_of = |prim: &CrowdPrimitive| {
-            prim.material
-                .and_then(|m| self.materials.get(m))
-                .unwrap_or_else(|| renderer.default_material())
-        };
-        let opaque = self.primitives.iter().filter(|p| !material_of(p).blend);
-        let blended = self.primitives.iter().filter(|p| material_of(p).blend);
-        for prim in opaque.chain(blended) {
-            let material = material_of(prim);
+        let order = in_draw_order(
+            &self.primitives,
+            |p: &CrowdPrimitive| p.material,
+            &self.materials,
+            renderer.default_material(),
+        );
+        for (prim, material) in order {
             if let (Some(compute), Some(draw)) = (&prim.compute, &self.draw_pipeline) {
                 pass.set_pipeline(draw.for_material(material.blend));
                 pass.set_bind_group(1, &frame.bind_group, &[]);

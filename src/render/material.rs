@@ -165,3 +165,22 @@ impl GpuMaterialBinding {
         })
     }
 }
+
+/// `items` in draw order with their materials: opaque and alpha-masked first, then the
+/// blended ones, each in list order (blended ones are not depth-sorted).
+///
+/// `material_of` gives an item's index into `materials`; `None` or out of range is `default`.
+pub(super) fn in_draw_order<'a, T>(
+    items: &'a [T],
+    material_of: impl Fn(&T) -> Option<usize> + Copy + 'a,
+    materials: &'a [GpuMaterialBinding],
+    default: &'a GpuMaterialBinding,
+) -> impl Iterator<Item = (&'a T, &'a GpuMaterialBinding)> + 'a {
+    let with = move |item: &'a T| {
+        let material = material_of(item).and_then(|m| materials.get(m));
+        (item, material.unwrap_or(default))
+    };
+    let opaque = items.iter().map(with).filter(|(_, m)| !m.blend);
+    let blended = items.iter().map(with).filter(|(_, m)| m.blend);
+    opaque.chain(blended)
+}

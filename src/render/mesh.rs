@@ -18,8 +18,6 @@ pub struct GpuMesh {
     pub betas: wgpu::Buffer,
     /// Linear RGBA colour per vertex (`Unorm16x4`), vertex buffer 3; white when the primitive has none.
     pub colors: wgpu::Buffer,
-    /// Whether the primitive came with vertex colours (else `colors` is white).
-    pub has_colors: bool,
     /// Center of rotation per vertex (`[f32; 3]`), vertex buffer 4 of the CoR pipeline;
     /// the bind positions (CoR then equals LBS) until [`GpuMesh::write_cor_centers`].
     pub cor_centers: wgpu::Buffer,
@@ -98,7 +96,6 @@ impl GpuMesh {
                     &at_least(bytemuck::cast_slice(&packed_colors)),
                     wgpu::BufferUsages::VERTEX,
                 ),
-                has_colors: colors.is_some(),
                 cor_centers: init(
                     "dqview::GpuMesh::cor_centers",
                     &at_least(bytemuck::cast_slice(mesh.positions)),

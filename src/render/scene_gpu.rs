@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use glam::Mat4;
 
-use super::material::GpuMaterialBinding;
+use super::material::{GpuMaterialBinding, in_draw_order};
 use super::mesh::GpuMesh;
 use super::palette::GpuPalette;
 use super::shaders::PaletteBinding;
@@ -237,14 +237,13 @@ impl SceneGpu {
         frame: &FrameBinding,
         mode: SkinningMode,
     ) {
-        let material_of = |item: &DrawItem| {
-            item.material
-                .and_then(|m| self.materials.get(m))
-                .unwrap_or_else(|| renderer.default_material())
-        };
-        let opaque = self.draws.iter().filter(|i| !material_of(i).blend);
-        let blended = self.draws.iter().filter(|i| material_of(i).blend);
-        for item in opaque.chain(blended) {
+        let order = in_draw_order(
+            &self.draws,
+            |i: &DrawItem| i.material,
+            &self.materials,
+            renderer.default_material(),
+        );
+        for (item, material) in order {
             let palette = match item.palette {
                 PaletteSource::Skin(s) => self.skin_palettes.get(s),
                 PaletteSource::Node(n) => self
@@ -254,7 +253,6 @@ impl SceneGpu {
                     .map(|(_, p)| p),
             };
             let Some(palette) = palette else { continue };
-            let material = material_of(item);
             renderer.draw(pass, palette, frame, material, &item.mesh, mode);
         }
     }
