@@ -1,4 +1,4 @@
-// Skinning functions shared by the compute pass and the vertex-shader pipelines.
+// Skinning functions: the one set the vertex shaders and the compute pass run.
 //
 // Mirrors src/skin/cpu.rs (`skin_vertex`, `lbs`, `dqs`, `transform_normal`,
 // `transform_tangent`, `finite_or`), the specification: keep in sync with it.

@@ -12,7 +12,7 @@ use support::gpu;
 
 use dqview::anim::Pose;
 use dqview::influences::Influences;
-use dqview::render::{RenderSettings, Renderer, SceneGpu, View, skin_scene_gpu};
+use dqview::render::{RenderSettings, Renderer, SceneGpu, View};
 use dqview::scene::{
     Material, Mesh, Node, NodeTransform, Primitive, Scene, Skin, Trs, load_gltf_slice, write_glb,
 };
@@ -139,7 +139,8 @@ fn gpu_checks(scene: &Scene, pose: &Pose, what: &str) {
     };
     for mode in SkinningMode::ALL {
         let cpu = skin_scene(scene, pose, mode, Betas::Uniform(0.5));
-        let on_gpu = skin_scene_gpu(&gpu.ctx, &gpu.skinner, scene, pose, mode, 0.5)
+        let on_gpu = gpu
+            .skin_scene(scene, pose, mode, 0.5)
             .unwrap_or_else(|e| panic!("{what} {mode}: {e}"));
         let (lo, hi) = bounds(&cpu).expect("vertices");
         let diagonal = (hi - lo).length().max(1e-3);

@@ -4,7 +4,7 @@ mod support;
 
 use dqview::anim::{JointOverrides, Pose, clip_duration_s};
 use dqview::model::load_model;
-use dqview::render::{DebugView, SceneGpu, View, ViewParams};
+use dqview::render::{SceneGpu, View, ViewParams};
 use dqview::skin::{SkinningMode, rest_bounds};
 
 const FILE: &str = "blender_293_barbarian_7400_binary.fbx";
@@ -80,10 +80,8 @@ fn barbarian_renders_offscreen() {
     let mut scene_gpu = SceneGpu::new(&gpu.ctx, &gpu.renderer, &scene, &pose).expect("upload");
     scene_gpu.update(&gpu.ctx, &scene, &pose);
     let params = ViewParams {
-        beta: 0.5,
-        view: DebugView::Shaded,
-        selected_joint: 0,
         diagonal: (max - min).length(),
+        ..ViewParams::shaded(0.5)
     };
     let (width, height) = (256, 256);
     let views = View::side_by_side(

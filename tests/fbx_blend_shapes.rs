@@ -382,9 +382,9 @@ fn compute_pass_morphs_the_fbx_shapes() {
         pose.sample(&scene, Some(0), t, &JointOverrides::new());
         let expected = expected_at(&scene, t);
         for mode in SkinningMode::ALL {
-            let posed =
-                dqview::render::skin_scene_gpu(&gpu.ctx, &gpu.skinner, &scene, &pose, mode, 0.5)
-                    .unwrap_or_else(|e| panic!("compute: {e}"));
+            let posed = gpu
+                .skin_scene(&scene, &pose, mode, 0.5)
+                .unwrap_or_else(|e| panic!("compute: {e}"));
             expected.assert_matches(&scene, &posed, &format!("GPU {mode} at {t} s"));
         }
     }

@@ -18,7 +18,8 @@ mod support;
 
 use dqview::anim::{JointOverrides, Pose};
 use dqview::render::{
-    Camera, Crowd, FrameBinding, OffscreenTarget, RgbaImage, SceneGpu, SkinPath, ViewParams,
+    Camera, FrameBinding, OffscreenTarget, RgbaImage, SceneGpu, SceneOptions, SkinPath, SkinRun,
+    ViewParams,
 };
 use dqview::scene::{Scene, load_gltf_slice};
 use dqview::skin::SkinningMode;
@@ -70,10 +71,19 @@ fn render(gpu: &Gpu, scene: &Scene, path: DrawPath) -> RgbaImage {
             gpu_scene.draw(&mut pass, renderer, &frame, mode);
         }
         DrawPath::Crowd(p) => {
-            let mut crowd = Crowd::new(ctx, renderer, scene, 1, p).expect("crowd");
-            assert_eq!(crowd.primitive_count(), scene.meshes.len(), "{path:?}");
-            crowd.update(ctx, scene, None, 0.0, &JointOverrides::new());
-            crowd.encode_skinning(&mut encoder, mode, None);
+            let options = SceneOptions {
+                instances: 1,
+                path: p,
+                tangents: false,
+            };
+            let pose = Pose::rest(scene);
+            let mut crowd =
+                SceneGpu::with_options(ctx, renderer, scene, &pose, &options).expect("crowd");
+            assert_eq!(crowd.draw_count(), scene.meshes.len(), "{path:?}");
+            crowd.update_crowd(ctx, scene, None, 0.0, &JointOverrides::new());
+            crowd
+                .encode_skinning(ctx, &mut encoder, renderer, SkinRun::new(mode, 0.0), None)
+                .expect("compute pass");
             let mut pass = target.begin_pass(&mut encoder, settings.background);
             crowd.draw(&mut pass, renderer, &frame, mode);
         }

@@ -14,7 +14,7 @@ mod support;
 use support::{Gpu, gpu};
 
 use dqview::influences::Influences;
-use dqview::render::PaletteBinding;
+use dqview::render::{MeshSkinning, PaletteBinding, SkinRun, skin_mesh_gpu};
 use dqview::skin::{Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices};
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 
@@ -131,10 +131,16 @@ fn compare(
     let view = mesh.view();
     let mut cpu = SkinnedVertices::default();
     skin_vertices(palette, &view, mode, Betas::Uniform(beta), &mut cpu);
-    let out = gpu
-        .skinner
-        .skin(&gpu.ctx, palette, &view, mode, beta)
-        .unwrap_or_else(|e| panic!("{case} {mode}: {e}"));
+    let run = SkinRun::new(mode, beta);
+    let out = skin_mesh_gpu(
+        &gpu.ctx,
+        &gpu.renderer,
+        palette,
+        &view,
+        run,
+        &MeshSkinning::default(),
+    )
+    .unwrap_or_else(|e| panic!("{case} {mode}: {e}"));
     assert_eq!(out.positions.len(), cpu.positions.len(), "{case} {mode}");
     assert_eq!(out.normals.len(), cpu.normals.len(), "{case} {mode}");
     assert_eq!(out.tangents.len(), cpu.tangents.len(), "{case} {mode}");

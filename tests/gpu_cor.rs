@@ -13,14 +13,18 @@ use std::io::Write as _;
 
 use dqview::anim::Pose;
 use dqview::model::load_model;
-use dqview::render::skin_scene_gpu_cor;
+use dqview::render::{GpuSkinning, SkinRun, skin_scene_gpu};
 use dqview::scene::Scene;
-use dqview::skin::{CorOptions, CorProgress, SceneCenters, skin_scene_cor};
+use dqview::skin::{CorOptions, CorProgress, SceneCenters, SkinningMode, skin_scene_cor};
 
 /// Compares GPU and CPU CoR skinning at `pose`; returns the worst relative position error.
 fn compare(gpu: &Gpu, what: &str, scene: &Scene, centers: &SceneCenters, pose: &Pose) -> f32 {
     let cpu = skin_scene_cor(scene, pose, centers);
-    let gpu_posed = skin_scene_gpu_cor(&gpu.ctx, &gpu.skinner, scene, pose, centers)
+    let skinning = GpuSkinning {
+        cor_centers: Some(centers),
+        ..GpuSkinning::new(SkinRun::new(SkinningMode::Cor, 1.0))
+    };
+    let gpu_posed = skin_scene_gpu(&gpu.ctx, &gpu.renderer, scene, pose, &skinning)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     support::assert_posed_match(what, &cpu, &gpu_posed)
 }

@@ -17,38 +17,56 @@ use dqview::anim::{JointOverrides, Pose, clip_duration_s};
 use dqview::builtin::generated_rig;
 use dqview::model::load_model;
 use dqview::render::{
-    Camera, Crowd, FrameBinding, OffscreenTarget, RgbaImage, SceneGpu, SkinPath, ViewParams,
+    Camera, FrameBinding, OffscreenTarget, RgbaImage, SceneGpu, SceneOptions, SkinPath, SkinRun,
+    ViewParams, instance_time_s,
 };
 use dqview::scene::Scene;
 use dqview::skin::{Betas, SkinningMode, rest_bounds, skin_scene};
 
 const BETA: f32 = 0.3;
 
+/// A crowd: `scene` uploaded for `instances` on `path`.
+fn crowd_of(gpu: &Gpu, scene: &Scene, instances: usize, path: SkinPath) -> SceneGpu {
+    let options = SceneOptions {
+        instances,
+        path,
+        tangents: false,
+    };
+    SceneGpu::with_options(&gpu.ctx, &gpu.renderer, scene, &Pose::rest(scene), &options)
+        .unwrap_or_else(|e| panic!("crowd: {e}"))
+}
+
 /// Skins a crowd of `instances` on the GPU at clip time `time_s` and checks every instance
 /// against the CPU reference; returns the worst position error over the crowd's diagonal.
 fn compare_crowd(gpu: &Gpu, what: &str, scene: &Scene, instances: usize, time_s: f32) -> f32 {
     let ctx = &gpu.ctx;
-    let mut crowd = Crowd::new(ctx, &gpu.renderer, scene, instances, SkinPath::Compute)
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert!(crowd.primitive_count() > 0, "{what}: nothing skinned");
+    let mut crowd = crowd_of(gpu, scene, instances, SkinPath::Compute);
+    assert!(crowd.draw_count() > 0, "{what}: nothing drawn");
     let clip = (!scene.animations.is_empty()).then_some(0);
     let duration_s = scene.animations.first().map_or(0.0, clip_duration_s);
     let none = JointOverrides::new();
-    crowd.update(ctx, scene, clip, time_s, &none);
-    crowd.set_beta(ctx, BETA);
+    crowd.update_crowd(ctx, scene, clip, time_s, &none);
     let (min, max) = rest_bounds(scene).expect("vertices");
     let (min, max) = crowd.bounds(min, max);
     let diagonal = (max - min).length().max(1e-6);
     let mut worst = 0.0f32;
-    // CoR crowds are skinned as DQS (no per-vertex centers in the crowd path).
-    for mode in [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid] {
+    // Without centers CoR is LBS on both sides.
+    for mode in SkinningMode::ALL {
         let mut encoder = ctx
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-        crowd.encode_skinning(&mut encoder, mode, None);
+        crowd
+            .encode_skinning(
+                ctx,
+                &mut encoder,
+                &gpu.renderer,
+                SkinRun::new(mode, BETA),
+                None,
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
         ctx.queue.submit([encoder.finish()]);
         for instance in 0..instances {
-            let t = crowd.instance_time_s(instance, time_s, duration_s);
+            let t = instance_time_s(instance, instances, time_s, duration_s);
             if instances > 1 && duration_s > 0.0 {
                 let expected = (time_s + instance as f32 * duration_s / instances as f32)
                     .rem_euclid(duration_s);
@@ -61,8 +79,11 @@ fn compare_crowd(gpu: &Gpu, what: &str, scene: &Scene, instances: usize, time_s:
             pose.sample(scene, clip, t, &none);
             let cpu = skin_scene(scene, &pose, mode, Betas::Uniform(BETA));
             let offset = crowd.offset(instance);
-            for index in 0..crowd.primitive_count() {
-                let (mesh, primitive) = crowd.primitive_source(index).expect("source");
+            for index in 0..crowd.draw_count() {
+                let ((mesh, primitive), skinned) = crowd.primitive_source(index).expect("source");
+                if !skinned {
+                    continue;
+                }
                 let reference = cpu
                     .iter()
                     .find(|p| p.skinned && p.mesh == mesh && p.primitive == primitive)
@@ -70,14 +91,15 @@ fn compare_crowd(gpu: &Gpu, what: &str, scene: &Scene, instances: usize, time_s:
                 let skinned = crowd
                     .read_skinned(ctx, index, instance)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));
-                assert_eq!(skinned.len(), reference.vertices.positions.len(), "{what}");
-                for (v, (g, c)) in skinned
+                let n = reference.vertices.positions.len();
+                assert_eq!(skinned.positions.len(), n, "{what}");
+                for (v, (p, c)) in skinned
+                    .positions
                     .iter()
                     .zip(&reference.vertices.positions)
                     .enumerate()
                 {
-                    let p = glam::Vec4::from_array(g.position).truncate();
-                    let rel = (p - (*c + offset)).length() / diagonal;
+                    let rel = (*p - (*c + offset)).length() / diagonal;
                     worst = worst.max(rel);
                     assert!(
                         rel <= 2e-5,
@@ -85,8 +107,12 @@ fn compare_crowd(gpu: &Gpu, what: &str, scene: &Scene, instances: usize, time_s:
                         *c + offset
                     );
                 }
-                for (v, (g, c)) in skinned.iter().zip(&reference.vertices.normals).enumerate() {
-                    let n = glam::Vec4::from_array(g.normal).truncate();
+                for (v, (n, c)) in skinned
+                    .normals
+                    .iter()
+                    .zip(&reference.vertices.normals)
+                    .enumerate()
+                {
                     assert!(
                         (n - *c).length() <= 1e-3,
                         "{what} {mode} instance {instance} vertex {v}: normal GPU {n} CPU {c}"
@@ -155,10 +181,9 @@ fn compute_crowd_handles_a_5000_joint_rig() {
 /// Draws a crowd of `instances` with `path` at clip time 0.5 s, framed whole.
 fn draw_crowd(gpu: &Gpu, scene: &Scene, instances: usize, path: SkinPath) -> RgbaImage {
     let ctx = &gpu.ctx;
-    let mut crowd = Crowd::new(ctx, &gpu.renderer, scene, instances, path).expect("crowd");
+    let mut crowd = crowd_of(gpu, scene, instances, path);
     let clip = (!scene.animations.is_empty()).then_some(0);
-    crowd.update(ctx, scene, clip, 0.5, &JointOverrides::new());
-    crowd.set_beta(ctx, 0.5);
+    crowd.update_crowd(ctx, scene, clip, 0.5, &JointOverrides::new());
     let (min, max) = rest_bounds(scene).expect("vertices");
     let (min, max) = crowd.bounds(min, max);
     let settings = gpu.renderer.settings();
@@ -177,7 +202,10 @@ fn draw_crowd(gpu: &Gpu, scene: &Scene, instances: usize, path: SkinPath) -> Rgb
     let mut encoder = ctx
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
-    crowd.encode_skinning(&mut encoder, SkinningMode::Dqs, None);
+    let run = SkinRun::new(SkinningMode::Dqs, 0.5);
+    crowd
+        .encode_skinning(ctx, &mut encoder, &gpu.renderer, run, None)
+        .expect("compute pass");
     {
         let mut pass = target.begin_pass(&mut encoder, settings.background);
         crowd.draw(&mut pass, &gpu.renderer, &frame, SkinningMode::Dqs);
@@ -235,16 +263,16 @@ fn palettes_upload_only_when_the_pose_changes() {
     let ctx = &gpu.ctx;
     let scene = load_model("builtin:twist").expect("builtin");
     let none = JointOverrides::new();
-    let mut crowd = Crowd::new(ctx, &gpu.renderer, &scene, 3, SkinPath::Compute).expect("crowd");
-    crowd.update(ctx, &scene, Some(0), 0.25, &none);
+    let mut crowd = crowd_of(gpu, &scene, 3, SkinPath::Compute);
+    crowd.update_crowd(ctx, &scene, Some(0), 0.25, &none);
     assert_eq!(crowd.palette_uploads(), 1);
-    crowd.update(ctx, &scene, Some(0), 0.25, &none);
+    crowd.update_crowd(ctx, &scene, Some(0), 0.25, &none);
     assert_eq!(
         crowd.palette_uploads(),
         1,
         "same time, same poses: no upload"
     );
-    crowd.update(ctx, &scene, Some(0), 0.5, &none);
+    crowd.update_crowd(ctx, &scene, Some(0), 0.5, &none);
     assert_eq!(crowd.palette_uploads(), 2);
 
     let rest = Pose::rest(&scene);

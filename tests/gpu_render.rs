@@ -9,7 +9,10 @@ mod support;
 use support::{Gpu, gpu};
 
 use dqview::influences::Influences;
-use dqview::render::{Camera, GpuMesh, GpuPalette, PaletteBinding, RenderSettings, RgbaImage};
+use dqview::render::{
+    Camera, GeometrySource, PaletteBinding, RenderSettings, RgbaImage, SceneGpu, SceneOptions,
+    View, ViewParams,
+};
 use dqview::skin::{Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices};
 use glam::{Mat4, Vec3};
 
@@ -80,13 +83,33 @@ fn twist(degrees: f32) -> Mat4 {
 }
 
 fn render(gpu: &Gpu, palette: &JointPalette, tube: &Tube, mode: SkinningMode) -> RgbaImage {
-    let binding = PaletteBinding::for_joint_count(palette.len());
-    let gpu_palette = GpuPalette::new(&gpu.ctx, gpu.renderer.palette_layout(binding), palette)
-        .unwrap_or_else(|e| panic!("palette: {e}"));
-    let mesh = GpuMesh::new(&gpu.ctx, &tube.view(), None, None, &tube.indices)
-        .unwrap_or_else(|e| panic!("mesh: {e}"));
+    let source = GeometrySource {
+        positions: &tube.positions,
+        normals: &tube.normals,
+        influences: Some(&tube.influences),
+        indices: &tube.indices,
+        ..GeometrySource::default()
+    };
+    let scene = SceneGpu::from_mesh(
+        &gpu.ctx,
+        &gpu.renderer,
+        &source,
+        palette,
+        &SceneOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("upload: {e}"));
+    let s = gpu.renderer.settings();
+    let view = View {
+        x: 0,
+        y: 0,
+        width: s.width,
+        height: s.height,
+        camera: camera(),
+        mode,
+        params: ViewParams::shaded(0.3),
+    };
     gpu.renderer
-        .render_to_rgba(&gpu.ctx, &gpu_palette, &mesh, &camera(), mode, 0.3)
+        .render_views(&gpu.ctx, &scene, &[view])
         .unwrap_or_else(|e| panic!("render: {e}"))
 }
 

@@ -11,7 +11,6 @@ use std::io::Write as _;
 
 use dqview::anim::{JointOverrides, Pose};
 use dqview::model::load_model;
-use dqview::render::skin_scene_gpu;
 use dqview::scene::Scene;
 use dqview::skin::{Betas, SkinningMode, bounds, skin_scene};
 
@@ -21,7 +20,8 @@ fn compare(gpu: &Gpu, what: &str, scene: &Scene, pose: &Pose) -> f32 {
     for mode in SkinningMode::ALL {
         let beta = 0.3;
         let cpu = skin_scene(scene, pose, mode, Betas::Uniform(beta));
-        let gpu_posed = skin_scene_gpu(&gpu.ctx, &gpu.skinner, scene, pose, mode, beta)
+        let gpu_posed = gpu
+            .skin_scene(scene, pose, mode, beta)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
         let what = format!("{what} {mode}");
         worst = worst.max(support::assert_posed_match(&what, &cpu, &gpu_posed));
@@ -152,7 +152,8 @@ fn gpu_matches_golden_meshes() {
             load_model(samples.join(&case.model).to_str().expect("utf-8")).expect("sample loads");
         let mut pose = Pose::rest(&scene);
         pose.sample(&scene, Some(case.clip), case.time_s, &JointOverrides::new());
-        let posed = skin_scene_gpu(&gpu.ctx, &gpu.skinner, &scene, &pose, case.mode, 1.0)
+        let posed = gpu
+            .skin_scene(&scene, &pose, case.mode, 1.0)
             .expect("gpu skinning");
         let (lo, hi) = bounds(&posed).expect("vertices");
         let tolerance = 1e-5 * (hi - lo).length();

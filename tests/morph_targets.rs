@@ -319,10 +319,21 @@ fn compute_pass_morphs_before_skinning_like_the_cpu() {
         for mode in SkinningMode::ALL {
             let mut cpu = SkinnedVertices::default();
             skin_vertices(&palette, &mesh, mode, Betas::Uniform(0.5), &mut cpu);
-            let got = gpu
-                .skinner
-                .skin_morphed(&gpu.ctx, &palette, &bind, targets, &weights, mode, 0.5)
-                .expect("compute");
+            let extras = dqview::render::MeshSkinning {
+                morph_targets: targets,
+                morph_weights: &weights,
+                ..Default::default()
+            };
+            let run = dqview::render::SkinRun::new(mode, 0.5);
+            let got = dqview::render::skin_mesh_gpu(
+                &gpu.ctx,
+                &gpu.renderer,
+                &palette,
+                &bind,
+                run,
+                &extras,
+            )
+            .expect("compute");
             let what = format!("{mode} at {weights:?}");
             assert_positions_close(&got.positions, &cpu.positions, 1e-5, &what);
             let worst_normal = got

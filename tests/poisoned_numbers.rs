@@ -11,7 +11,6 @@ use std::process::Command;
 
 use dqview::anim::{JointOverrides, Pose};
 use dqview::influences::Influences;
-use dqview::render::skin_scene_gpu;
 use dqview::scene::{NodeTransform, Scene, Trs, load_gltf_slice};
 use dqview::skin::{
     Betas, JointPalette, PosedPrimitive, SkinMesh, SkinnedVertices, SkinningMode, skin_scene,
@@ -257,10 +256,11 @@ fn poisoned_palettes_give_finite_vertices_on_cpu_and_gpu() {
         skin_vertices(&palette, &mesh, mode, Betas::Uniform(0.5), &mut cpu);
         let mut outputs = vec![("CPU", cpu)];
         if let Some(gpu) = gpu {
-            let skinned = gpu
-                .skinner
-                .skin(&gpu.ctx, &palette, &mesh, mode, 0.5)
-                .expect("GPU skinning");
+            let run = dqview::render::SkinRun::new(mode, 0.5);
+            let none = dqview::render::MeshSkinning::default();
+            let skinned =
+                dqview::render::skin_mesh_gpu(&gpu.ctx, &gpu.renderer, &palette, &mesh, run, &none)
+                    .expect("GPU skinning");
             outputs.push(("GPU", skinned));
         }
         for (path, out) in outputs {
@@ -285,7 +285,8 @@ fn poisoned_file_and_poses_skin_finite_on_gpu() {
     let scene = load_gltf_slice(&poisoned_glb(), None, "poisoned").expect("loads");
     for (name, pose) in poses(&scene) {
         for mode in SkinningMode::ALL {
-            let posed = skin_scene_gpu(&gpu.ctx, &gpu.skinner, &scene, &pose, mode, 0.5)
+            let posed = gpu
+                .skin_scene(&scene, &pose, mode, 0.5)
                 .unwrap_or_else(|e| panic!("{name} {mode}: {e}"));
             assert_finite(&posed, &format!("GPU {name} {mode}"));
         }

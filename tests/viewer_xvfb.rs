@@ -165,7 +165,7 @@ fn broken_shader_file_is_reported_and_the_builtin_shaders_draw() {
         std::fs::copy(&path, shaders.join(path.file_name().unwrap())).unwrap();
     }
     // An edit that does not compile: a call to a function that does not exist.
-    let render = shaders.join("skin_render.wgsl");
+    let render = shaders.join("draw.wgsl");
     let text = std::fs::read_to_string(&render).unwrap();
     std::fs::write(
         &render,

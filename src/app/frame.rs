@@ -1,21 +1,15 @@
 //! One frame: UI, pose, the 3D pass per view, the egui pass, present, and screenshots.
 
-use crate::render::{ViewParams, begin_scene_pass};
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
-use glam::Vec4;
 
 use super::screenshot::copy_texture;
 use super::viewer::Running;
-use crate::render::{Camera, GpuOverlayUniforms};
+use crate::render::{Camera, DEFAULT_DISPLACEMENT_RED, ViewParams, begin_scene_pass};
+use crate::skin::SkinningMode;
 use crate::ui::{ViewMode, ViewRect, ghost_mode, panel_ui, plot_ui, shortcuts, viewport_ui};
-
-/// Edge colour of the wireframe toggle.
-const WIRE_COLOR: Vec4 = Vec4::new(0.05, 0.05, 0.06, 0.55);
-/// Edge colour of the overlay ghost.
-const GHOST_COLOR: Vec4 = Vec4::new(0.2, 0.85, 1.0, 0.2);
 
 /// What the UI produced this frame, ready to draw.
 struct UiFrame {
@@ -32,25 +26,26 @@ impl Running {
     pub(super) fn render_frame(&mut self, screenshot: Option<&Path>) -> Result<()> {
         let started = Instant::now();
         self.handle_gpu_faults();
-        let dt = self.clock.tick();
-        if let Some(timer) = self.timer.as_mut() {
+        let dt = self.stats.clock.tick();
+        if let Some(timer) = self.stats.timer.as_mut() {
             timer.collect(&self.gpu.ctx.device);
             self.state.status.gpu_ms = timer.last_ms;
         }
-        self.state.status.fps = self.clock.fps;
-        self.state.status.cpu_ms = self.clock.cpu_ms;
+        self.state.status.fps = self.stats.clock.fps;
+        self.state.status.cpu_ms = self.stats.clock.cpu_ms;
         self.state.playback.advance(dt);
         let s = &self.state.skinning;
         let wants_cor = s.mode == crate::skin::SkinningMode::Cor
             || (s.view == crate::ui::ViewMode::Split && s.panes[3]);
         let model = &mut self.model;
+        let renderer = &self.graphics.renderer;
         model.cor.poll(
             &model.scene,
             wants_cor,
             screenshot.is_some(),
             &mut self.state.cor,
             &self.gpu.ctx,
-            |ctx, centers| model.gpu.set_cor_centers(ctx, centers),
+            |ctx, centers| model.gpu.set_cor_centers(ctx, renderer, centers),
         );
         // Before the UI, so a scripted run's screenshot frame shows the series it waited for.
         self.inspector
@@ -59,10 +54,13 @@ impl Running {
             .update(&mut self.state, Instant::now(), screenshot.is_some());
         let mut ui = self.run_ui();
         if let Some(betas) = self.inspector.betas_if_changed(&mut self.state) {
-            self.model.gpu.set_betas(&self.gpu.ctx, betas);
+            self.model
+                .gpu
+                .set_betas(&self.gpu.ctx, &self.graphics.renderer, betas);
         }
+        self.resize_crowd();
         if std::mem::take(&mut self.state.requests.frame_model) {
-            let (min, max) = self.model.bounds;
+            let (min, max) = self.model.drawn_bounds();
             self.state.camera.frame(min, max);
         }
         let p = &self.state.playback;
@@ -72,22 +70,23 @@ impl Running {
             p.time_s,
             &self.state.joints.overrides,
         );
-        self.update_crowd();
-        self.update_bulge();
+        if self.state.display.wireframe || self.state.skinning.view == ViewMode::Overlay {
+            self.model.gpu.make_edges(&self.gpu.ctx, &self.model.scene);
+        }
         self.state.morphs.update_weights(&self.model.pose);
         let result = self.draw(&ui, screenshot);
         for id in &ui.textures.free {
-            self.egui_renderer.free_texture(id);
+            self.egui.renderer.free_texture(id);
         }
         // Every delta was handed to the renderer above.
         ui.textures.clear();
-        self.clock.record(started.elapsed());
+        self.stats.clock.record(started.elapsed());
         result
     }
 
     /// Runs egui: shortcuts, the left panel and the viewport overlays.
     fn run_ui(&mut self) -> UiFrame {
-        let raw = self.egui_state.take_egui_input(&self.window);
+        let raw = self.egui.state.take_egui_input(&self.gpu.window);
         let skeleton = self
             .model
             .skeleton(self.state.trees.get(self.state.joints.skin));
@@ -101,7 +100,7 @@ impl Running {
         };
         let mut views = Vec::new();
         let mut panel_fill = egui::Color32::BLACK;
-        let output = self.egui_ctx.run_ui(raw, |ui| {
+        let output = self.egui.ctx.run_ui(raw, |ui| {
             shortcuts(ui.ctx(), state);
             // The scene pass's clear paints the panels: on a software rasterizer, egui's
             // shader over those large flat areas cost more than the whole 3D pass.
@@ -135,10 +134,12 @@ impl Running {
                 views = viewport_ui(ui, rect, state, &skeleton);
             });
         });
-        self.egui_state
-            .handle_platform_output(&self.window, output.platform_output);
+        self.egui
+            .state
+            .handle_platform_output(&self.gpu.window, output.platform_output);
         let primitives = self
-            .egui_ctx
+            .egui
+            .ctx
             .tessellate(output.shapes, output.pixels_per_point);
         UiFrame {
             views,
@@ -152,51 +153,22 @@ impl Running {
         }
     }
 
-    /// Sizes the crowd to the slider (reframing the camera when it changes) and poses it.
-    fn update_crowd(&mut self) {
-        let count = self.state.skinning.crowd.clamp(1, crate::ui::MAX_CROWD);
-        let ctx = &self.gpu.ctx;
-        if self
-            .crowd
-            .resize(ctx, &self.renderer, &self.model.scene, count)
+    /// Sizes the crowd to the slider, reframing the camera when it changes.
+    fn resize_crowd(&mut self) {
+        let count = self.state.skinning.crowd;
+        match self
+            .model
+            .set_instances(&self.gpu.ctx, &self.graphics.renderer, count)
         {
-            let (min, max) = self.model.bounds;
-            let (min, max) = self.crowd.bounds(min, max).unwrap_or((min, max));
-            self.state.camera.frame(min, max);
-        }
-        if let Some(error) = self.crowd.error.take() {
-            self.state.error = Some(error);
-            self.state.skinning.crowd = 1;
-        }
-        let p = &self.state.playback;
-        self.crowd.update(
-            ctx,
-            &self.model.scene,
-            p.clip,
-            p.time_s,
-            &self.state.joints.overrides,
-            self.state.skinning.beta,
-        );
-    }
-
-    /// Poses DQS with bulge compensation on the CPU when its slider is up (not with a crowd).
-    fn update_bulge(&mut self) {
-        let s = &self.state.skinning;
-        let amount = if s.crowd <= 1 {
-            s.bulge_compensation
-        } else {
-            0.0
-        };
-        let model = &self.model;
-        if let Err(e) = self.bulge.update(
-            &self.gpu.ctx,
-            &self.renderer,
-            &model.scene,
-            &model.pose,
-            amount,
-        ) {
-            self.state.error = Some(e);
-            self.state.skinning.bulge_compensation = 0.0;
+            Ok(false) => {}
+            Ok(true) => {
+                let (min, max) = self.model.drawn_bounds();
+                self.state.camera.frame(min, max);
+            }
+            Err(e) => {
+                self.state.error = Some(crate::cli::error_message(&e));
+                self.state.skinning.crowd = 1;
+            }
         }
     }
 
@@ -206,7 +178,8 @@ impl Running {
         // Texture updates must reach the renderer even on skipped frames.
         for (id, deltas) in &ui.textures.set {
             for delta in deltas {
-                self.egui_renderer
+                self.egui
+                    .renderer
                     .update_texture(&ctx.device, &ctx.queue, *id, delta);
             }
         }
@@ -223,14 +196,14 @@ impl Running {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("dqview::app::frame"),
             });
-        let mut commands = self.egui_renderer.update_buffers(
+        let mut commands = self.egui.renderer.update_buffers(
             &ctx.device,
             &ctx.queue,
             &mut encoder,
             &ui.primitives,
             &ui.screen,
         );
-        let timed = self.timer.as_ref().is_some_and(|t| t.can_time());
+        let timed = self.stats.timer.as_ref().is_some_and(|t| t.can_time());
         let target = frame
             .texture
             .create_view(&wgpu::TextureViewDescriptor::default());
@@ -244,24 +217,24 @@ impl Running {
         let ctx = &self.gpu.ctx;
         let copy = screenshot
             .map(|_| copy_texture(ctx, &mut encoder, twin.as_ref().unwrap_or(&frame.texture)));
-        if timed && let Some(timer) = &self.timer {
+        if timed && let Some(timer) = &self.stats.timer {
             timer.resolve(&mut encoder);
         }
         commands.push(encoder.finish());
         ctx.queue.submit(commands);
-        if timed && let Some(timer) = &self.timer {
+        if timed && let Some(timer) = &self.stats.timer {
             timer.after_submit();
         }
         if let (Some(copy), Some(path)) = (copy, screenshot) {
             copy.write_png(ctx, path)?;
         }
-        self.window.pre_present_notify();
+        self.gpu.window.pre_present_notify();
         ctx.queue.present(frame);
-        self.frames += 1;
-        if self.lose_device_at_frame == Some(self.frames) {
+        self.stats.frames += 1;
+        if self.faults.lose_device_at_frame == Some(self.stats.frames) {
             log::warn!(
                 "destroying the GPU device after frame {} (test hook)",
-                self.frames
+                self.stats.frames
             );
             self.gpu.ctx.device.destroy();
         }
@@ -301,45 +274,24 @@ impl Running {
             .unwrap_or(0) as u32
     }
 
-    /// Writes camera and overlay uniforms of each view (into existing buffers).
+    /// Writes camera, mesh, wire, ghost and grid uniforms of each view (into existing buffers).
     fn write_view_uniforms(&self, ui: &UiFrame) {
         let queue = &self.gpu.ctx.queue;
         let s = &self.state.skinning;
-        for ((view, binding), overlays) in ui
-            .views
-            .iter()
-            .zip(&self.frame_bindings)
-            .zip(&self.overlay_views)
-        {
+        for (view, pane) in ui.views.iter().zip(&self.graphics.panes) {
             let aspect = view.rect.width() / view.rect.height().max(1.0);
-            let clip_from_world = self.state.camera.clip_from_world(aspect);
-            let camera = Camera { clip_from_world };
+            let camera = Camera {
+                clip_from_world: self.state.camera.clip_from_world(aspect),
+            };
             let params = ViewParams {
                 beta: s.beta,
                 view: s.shading,
                 selected_joint: self.selected_joint_index(),
                 diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
+                bulge: s.bulge_compensation,
+                displacement_red: DEFAULT_DISPLACEMENT_RED,
             };
-            binding.write(
-                queue,
-                &self.renderer.settings().to_gpu_view(&camera, &params),
-            );
-            let [grid, wire, ghost] = overlays;
-            grid.write(
-                queue,
-                &GpuOverlayUniforms::new(clip_from_world, Vec4::ONE, view.mode, s.beta),
-            );
-            wire.write(
-                queue,
-                &GpuOverlayUniforms::new(clip_from_world, WIRE_COLOR, view.mode, s.beta),
-            );
-            let ghost_uniforms = GpuOverlayUniforms::new(
-                clip_from_world,
-                GHOST_COLOR,
-                ghost_mode(view.mode),
-                s.beta,
-            );
-            ghost.write(queue, &ghost_uniforms);
+            pane.write(queue, &self.graphics.renderer, &camera, &params);
         }
     }
 
@@ -356,12 +308,7 @@ impl Running {
             Some(msaa) => (msaa, Some(target)),
             None => (target, None),
         };
-        let timer = self.timer.as_ref().filter(|_| timed);
-        // The crowd is skinned once, in the first view's mode, and drawn in the views of that mode.
-        let crowd_mode = ui.views.first().map(|v| v.mode);
-        if let Some(mode) = crowd_mode {
-            self.crowd.encode_skinning(encoder, mode);
-        }
+        let timer = self.stats.timer.as_ref().filter(|_| timed);
         {
             let mut pass = begin_scene_pass(
                 encoder,
@@ -373,12 +320,9 @@ impl Running {
             );
             let (width, height) = (self.gpu.config.width, self.gpu.config.height);
             let ppp = ui.screen.pixels_per_point;
-            for ((v, binding), overlays) in ui
-                .views
-                .iter()
-                .zip(&self.frame_bindings)
-                .zip(&self.overlay_views)
-            {
+            let g = &self.graphics;
+            let scene = &self.model.gpu;
+            for (v, pane) in ui.views.iter().zip(&g.panes) {
                 let x0 = ((v.rect.min.x * ppp).round().max(0.0) as u32).min(width);
                 let y0 = ((v.rect.min.y * ppp).round().max(0.0) as u32).min(height);
                 let x1 = ((v.rect.max.x * ppp).round().max(0.0) as u32).min(width);
@@ -386,38 +330,21 @@ impl Running {
                 if x1 <= x0 || y1 <= y0 {
                     continue;
                 }
-                pass.set_viewport(
-                    x0 as f32,
-                    y0 as f32,
-                    (x1 - x0) as f32,
-                    (y1 - y0) as f32,
-                    0.0,
-                    1.0,
-                );
-                pass.set_scissor_rect(x0, y0, x1 - x0, y1 - y0);
-                self.backdrop.draw(&mut pass);
-                let [grid, wire, ghost] = overlays;
-                let compensated = v.mode == crate::skin::SkinningMode::Dqs
-                    && self.bulge.draw(&mut pass, &self.renderer, binding);
-                if !compensated
-                    && !self
-                        .crowd
-                        .draw(&mut pass, &self.renderer, binding, (v.mode, crowd_mode))
-                {
-                    self.model
-                        .gpu
-                        .draw(&mut pass, &self.renderer, binding, v.mode);
-                }
+                let (w, h) = (x1 - x0, y1 - y0);
+                pass.set_viewport(x0 as f32, y0 as f32, w as f32, h as f32, 0.0, 1.0);
+                pass.set_scissor_rect(x0, y0, w, h);
+                g.backdrop.draw(&mut pass);
+                scene.draw(&mut pass, &g.renderer, &pane.mesh, v.mode);
                 if self.state.display.grid {
-                    self.overlay.draw_lines(&mut pass, grid, &self.model.grid);
+                    let grid = &self.model.grid;
+                    grid.draw_wire(&mut pass, &g.renderer, &pane.grid, SkinningMode::Lbs, false);
                 }
                 if self.state.display.wireframe {
-                    self.overlay
-                        .draw_wire(&mut pass, wire, &self.model.wire, false);
+                    scene.draw_wire(&mut pass, &g.renderer, &pane.wire, v.mode, false);
                 }
                 if self.state.skinning.view == ViewMode::Overlay {
-                    self.overlay
-                        .draw_wire(&mut pass, ghost, &self.model.wire, true);
+                    let ghost = ghost_mode(v.mode);
+                    scene.draw_wire(&mut pass, &g.renderer, &pane.ghost, ghost, true);
                 }
             }
         }
@@ -439,7 +366,8 @@ impl Running {
                 multiview_mask: None,
             })
             .forget_lifetime();
-        self.egui_renderer
+        self.egui
+            .renderer
             .render(&mut pass, &ui.primitives, &ui.screen);
     }
 }

@@ -3,10 +3,10 @@
 //! `ui` holds the state and panels; this module owns everything with a handle to
 //! the window or the GPU and feeds `ui` what it shows.
 
-mod bulge_view;
 mod cor_job;
-mod crowd;
+mod egui_layer;
 mod frame;
+mod graphics;
 mod inspect;
 mod model;
 mod open_dialog;

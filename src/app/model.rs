@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
-use crate::render::{GpuContext, LineMesh, Renderer, SceneGpu, WireScene, grid_lines};
+use crate::render::{GpuContext, Renderer, SceneGpu};
 use crate::scene::Scene;
 use crate::skin::rest_bounds;
 use crate::ui::{JointTree, ModelFacts, SkeletonPose};
@@ -17,12 +17,10 @@ pub struct LoadedModel {
     pub scene: Arc<Scene>,
     /// The pose drawn this frame.
     pub pose: Pose,
-    /// Meshes, materials and palettes on the GPU.
+    /// Geometries, materials and palettes on the GPU, for every crowd instance.
     pub gpu: SceneGpu,
-    /// Edges for the wireframe and the overlay ghost.
-    pub wire: WireScene,
-    /// The ground grid under the rest pose.
-    pub grid: LineMesh,
+    /// The ground grid under the rest pose (a line list drawn by the wire pipelines).
+    pub grid: SceneGpu,
     /// Rest-pose bounds (min, max), world space.
     pub bounds: (Vec3, Vec3),
     /// The CoR precompute of this model (started the first time CoR is shown).
@@ -48,8 +46,6 @@ impl LoadedModel {
         let bounds = rest_bounds(&scene).unwrap_or((Vec3::splat(-1.0), Vec3::splat(1.0)));
         let gpu = SceneGpu::new(ctx, renderer, &scene, &pose)
             .context("cannot upload the model to the GPU")?;
-        let wire = WireScene::new(ctx, renderer, &scene, &pose)
-            .context("cannot upload the model's edges")?;
         let size = (bounds.1 - bounds.0).max_element().max(1e-3);
         // A grid of 20 cells about twice the model's size, at its feet.
         let spacing = 10f32.powf((size * 0.1).log10().round());
@@ -59,19 +55,21 @@ impl LoadedModel {
             (bounds.0.z + bounds.1.z) * 0.5,
         );
         let cells = ((size * 2.0 / spacing).ceil() as u32).clamp(4, 200) & !1;
-        let grid = LineMesh::new(ctx, &grid_lines(snap(center, spacing), spacing, cells));
+        let (points, colors) = grid_lines(snap(center, spacing), spacing, cells);
+        let grid = SceneGpu::lines(ctx, renderer, &points, &colors)
+            .context("cannot upload the ground grid")?;
         Ok(Self {
             scene,
             pose,
             gpu,
-            wire,
             grid,
             bounds,
             cor: super::cor_job::CorJob::default(),
         })
     }
 
-    /// Samples clip `clip` at `time_s` with `overrides` and writes the palettes (no GPU allocation).
+    /// Samples clip `clip` at `time_s` with `overrides` and writes the palettes (no GPU
+    /// allocation); crowd instances play at their own offsets into the clip.
     pub fn pose_at(
         &mut self,
         ctx: &GpuContext,
@@ -80,8 +78,36 @@ impl LoadedModel {
         overrides: &JointOverrides,
     ) {
         self.pose.sample(&self.scene, clip, time_s, overrides);
-        self.gpu.update(ctx, &self.scene, &self.pose);
-        self.wire.update(ctx, &self.scene, &self.pose);
+        if self.gpu.instances() > 1 {
+            self.gpu
+                .update_crowd(ctx, &self.scene, clip, time_s, overrides);
+        } else {
+            self.gpu.update(ctx, &self.scene, &self.pose);
+        }
+    }
+
+    /// Draws `count` instances from now on (1 to [`crate::ui::MAX_CROWD`]); true when that
+    /// changed the count (the camera may reframe). On failure the count is unchanged.
+    pub fn set_instances(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        count: u32,
+    ) -> Result<bool> {
+        let count = count.clamp(1, crate::ui::MAX_CROWD) as usize;
+        if count == self.gpu.instances() {
+            return Ok(false);
+        }
+        self.gpu
+            .set_instances(ctx, renderer, &self.scene, &self.pose, count)
+            .with_context(|| format!("cannot build a crowd of {count}"))?;
+        Ok(true)
+    }
+
+    /// The box every drawn instance fits in.
+    #[must_use]
+    pub fn drawn_bounds(&self) -> (Vec3, Vec3) {
+        self.gpu.bounds(self.bounds.0, self.bounds.1)
     }
 
     /// Clip names and durations for the panel.
@@ -135,4 +161,43 @@ fn snap(p: Vec3, step: f32) -> Vec3 {
         p.y,
         (p.z / step).round() * step,
     )
+}
+
+/// A ground grid of `lines` x `lines` cells of `spacing` world units, centred on `center` in
+/// the y = `center.y` plane: segment endpoints in pairs, with their colours (the axes brighter).
+fn grid_lines(center: Vec3, spacing: f32, lines: u32) -> (Vec<Vec3>, Vec<Vec4>) {
+    let half = lines as f32 * 0.5 * spacing;
+    let (mut points, mut colors) = (Vec::new(), Vec::new());
+    for i in 0..=lines {
+        let o = -half + i as f32 * spacing;
+        let color = if i == lines / 2 {
+            Vec4::new(0.55, 0.55, 0.6, 0.9)
+        } else {
+            Vec4::new(0.3, 0.3, 0.34, 0.6)
+        };
+        for (a, b) in [
+            (Vec3::new(o, 0.0, -half), Vec3::new(o, 0.0, half)),
+            (Vec3::new(-half, 0.0, o), Vec3::new(half, 0.0, o)),
+        ] {
+            points.extend([center + a, center + b]);
+            colors.extend([color, color]);
+        }
+    }
+    (points, colors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_has_two_segments_per_step_and_brighter_axes() {
+        let (points, colors) = grid_lines(Vec3::new(0.0, 2.0, 0.0), 1.0, 10);
+        assert_eq!(points.len(), 11 * 4);
+        assert_eq!(colors.len(), points.len());
+        assert!(points.iter().all(|p| p.y == 2.0 && p.x.abs() <= 5.0));
+        // Line 5 of 0..=10 is the axis: x = 0 along z, z = 0 along x.
+        assert_eq!(points[20], Vec3::new(0.0, 2.0, -5.0));
+        assert!(colors[20].w > colors[0].w);
+    }
 }

@@ -1,6 +1,6 @@
 //! GPU faults in a running viewer: device loss, edited shaders, uncaptured errors.
 //!
-//! Everything built on the device lives in [`Graphics`] (plus the model's buffers), so a
+//! Everything built on the device lives in [`Graphics`] and the model's buffers, so a
 //! lost device or a shader edit rebuilds those pieces and the window, UI state and CPU
 //! scene carry on untouched. A rebuild that fails leaves the previous objects in place.
 
@@ -9,58 +9,29 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
 
+use super::ViewerOptions;
+use super::egui_layer::EguiLayer;
+use super::graphics::Graphics;
 use super::model::LoadedModel;
 use super::surface::WindowGpu;
-use super::timing::GpuTimer;
+use super::timing::FrameStats;
 use super::viewer::Running;
-use crate::render::{
-    BackdropRenderer, FrameBinding, GpuContext, OverlayRenderer, OverlayView, RenderSettings,
-    Renderer,
-};
-use crate::ui::MAX_PANES;
 
-/// The pipelines and per-view uniforms of the window, built from one device.
-pub(super) struct Graphics {
-    /// Mesh pipelines (all modes and debug views).
-    pub renderer: Renderer,
-    /// Grid, wireframe and ghost pipelines.
-    pub overlay: OverlayRenderer,
-    /// The 3D views' background fill (the window is cleared to the panel colour).
-    pub backdrop: BackdropRenderer,
-    /// Per view (split panes): frame uniforms of the mesh pipelines.
-    pub frame_bindings: [FrameBinding; MAX_PANES],
-    /// Per view: uniforms of the grid, the wireframe and the ghost.
-    pub overlay_views: [[OverlayView; 3]; MAX_PANES],
+/// What can make the viewer rebuild its graphics besides a device loss.
+pub(super) struct FaultHooks {
+    /// The edited-shader folder being watched (`--shader-dir`).
+    pub shader_watch: Option<ShaderWatch>,
+    /// Test hook: destroy the device after this many frames, to exercise recovery.
+    pub lose_device_at_frame: Option<u64>,
 }
 
-impl Graphics {
-    /// Builds every pipeline for the surface `format` with `samples` MSAA samples.
-    pub fn new(ctx: &GpuContext, format: wgpu::TextureFormat, samples: u32) -> Result<Self> {
-        let renderer = Renderer::new(
-            ctx,
-            RenderSettings {
-                color_format: format,
-                sample_count: samples,
-                ..RenderSettings::default()
-            },
-        )?;
-        let overlay = OverlayRenderer::new(ctx, &renderer, format)?;
-        let background = renderer.settings().background.map(|c| c as f32);
-        let backdrop = BackdropRenderer::new(ctx, format, samples, background)?;
-        let frame_bindings = [
-            FrameBinding::new(ctx, &renderer)?,
-            FrameBinding::new(ctx, &renderer)?,
-            FrameBinding::new(ctx, &renderer)?,
-            FrameBinding::new(ctx, &renderer)?,
-        ];
-        let overlay_views = [(); MAX_PANES].map(|()| [0, 1, 2].map(|_| overlay.view(ctx)));
-        Ok(Self {
-            renderer,
-            overlay,
-            backdrop,
-            frame_bindings,
-            overlay_views,
-        })
+impl FaultHooks {
+    /// The hooks `options` ask for.
+    pub fn new(options: &ViewerOptions) -> Self {
+        Self {
+            shader_watch: options.shader_dir.clone().map(ShaderWatch::new),
+            lose_device_at_frame: options.lose_device_at_frame,
+        }
     }
 }
 
@@ -139,7 +110,8 @@ impl Running {
         if let Some(error) = self.gpu.faults.take_uncaptured() {
             self.state.error = Some(format!("GPU error: {error}"));
         }
-        if self.shader_watch.as_mut().is_some_and(ShaderWatch::changed) {
+        let watch = self.faults.shader_watch.as_mut();
+        if watch.is_some_and(ShaderWatch::changed) {
             self.state.error = match self.rebuild_graphics() {
                 Ok(()) => None,
                 Err(e) => Some(format!(
@@ -163,47 +135,39 @@ impl Running {
     /// Makes a new device, surface and pipelines after a device loss and uploads the model again.
     pub(super) fn recover_device(&mut self) -> Result<()> {
         let gpu = WindowGpu::new(
-            self.display.clone(),
-            self.window.clone(),
+            self.gpu.display.clone(),
+            self.gpu.window.clone(),
             Some(self.gpu.samples),
         )
         .context("cannot create a new GPU device")?;
         let graphics = Graphics::new(&gpu.ctx, gpu.config.format, gpu.samples)?;
         let model =
             LoadedModel::from_scene(&gpu.ctx, &graphics.renderer, self.model.scene.clone())?;
-        self.egui_renderer = gpu.egui_renderer();
-        // A fresh egui context sends its font atlas again, to the new renderer.
-        self.egui_ctx = gpu.egui_context();
-        self.egui_state = egui_winit::State::new(
-            self.egui_ctx.clone(),
-            egui::ViewportId::ROOT,
-            &self.window,
-            Some(self.window.scale_factor() as f32),
-            self.window.theme(),
-            Some(gpu.ctx.device.limits().max_texture_dimension_2d as usize),
-        );
-        self.timer = GpuTimer::new(&gpu.ctx.device, &gpu.ctx.queue);
+        self.egui = EguiLayer::new(&gpu);
+        let frames = self.stats.frames;
+        self.stats = FrameStats::new(&gpu.ctx.device, &gpu.ctx.queue);
+        self.stats.frames = frames;
         self.gpu = gpu;
         self.install(graphics, model);
         Ok(())
     }
 
-    /// Puts freshly built pipelines and model buffers in place, keeping the pose being shown.
+    /// Puts freshly built pipelines and model buffers in place, keeping the pose being shown
+    /// (the crowd is resized to the slider and the betas uploaded on the next frame).
     fn install(&mut self, graphics: Graphics, mut model: LoadedModel) {
         model.pose = std::mem::replace(&mut self.model.pose, model.pose.clone());
-        self.renderer = graphics.renderer;
-        self.overlay = graphics.overlay;
-        self.backdrop = graphics.backdrop;
-        self.frame_bindings = graphics.frame_bindings;
-        self.overlay_views = graphics.overlay_views;
+        model.cor = std::mem::take(&mut self.model.cor);
+        self.graphics = graphics;
         self.model = model;
-        // Both hold buffers of the old pipelines or device; they are rebuilt on the next frame.
-        self.crowd.clear();
-        self.bulge.clear();
-        // The new buffers start from the file's betas: put the panel's hybrid flags back.
+        // The new buffers start from the file's betas and no centers: put the panel's back.
+        let ctx = &self.gpu.ctx;
+        let renderer = &self.graphics.renderer;
         self.model
             .gpu
-            .set_betas(&self.gpu.ctx, &self.inspector.betas);
+            .set_betas(ctx, renderer, &self.inspector.betas);
+        if let Some(centers) = self.model.cor.centers() {
+            self.model.gpu.set_cor_centers(ctx, renderer, centers);
+        }
     }
 }
 

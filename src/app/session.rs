@@ -200,20 +200,38 @@ impl SessionHooks {
     }
 }
 
+/// The files the viewer opens models and sessions from: the open dialog and the session hooks.
+pub(super) struct ModelFiles {
+    /// The open-file dialog, while it is up.
+    pub dialog: Option<super::open_dialog::OpenDialog>,
+    /// Where the session is read from and saved to.
+    pub sessions: SessionHooks,
+}
+
+impl ModelFiles {
+    /// No dialog up; the session hooks `options` ask for.
+    pub fn new(options: &ViewerOptions) -> Self {
+        Self {
+            dialog: None,
+            sessions: SessionHooks::new(options),
+        }
+    }
+}
+
 impl Running {
     /// Applies the saved session of `model` (the explicit file first) and lists it as recent.
     pub(super) fn restore_session(&mut self, model: &str) {
         let key = ModelKey::of_model(model).ok();
-        self.sessions.key.clone_from(&key);
+        self.files.sessions.key.clone_from(&key);
         // The explicit file belongs to the model opened at start; later models use the store.
-        let explicit = if std::mem::replace(&mut self.sessions.started, true) {
+        let explicit = if std::mem::replace(&mut self.files.sessions.started, true) {
             None
         } else {
-            self.sessions.explicit_key.clone_from(&key);
-            self.sessions.explicit.clone()
+            self.files.sessions.explicit_key.clone_from(&key);
+            self.files.sessions.explicit.clone()
         };
         let durations: Vec<f32> = self.state.clips.iter().map(|c| c.1).collect();
-        let saved = match (&explicit, &self.sessions.store, &key) {
+        let saved = match (&explicit, &self.files.sessions.store, &key) {
             (Some(path), _, _) if path.exists() => Some(Session::read(path)),
             (Some(_), _, _) => None,
             (None, Some(store), Some(key)) => store.load(key).transpose(),
@@ -235,7 +253,7 @@ impl Running {
             Some(Err(e)) => self.state.error = Some(e),
             None => {}
         }
-        if let Some(store) = &self.sessions.store {
+        if let Some(store) = &self.files.sessions.store {
             match store.push_recent(model) {
                 Ok(list) => self.state.recent = list.into_iter().map(|r| r.model).collect(),
                 Err(e) => log::warn!("cannot update the recent models list: {e}"),
@@ -245,16 +263,17 @@ impl Running {
 
     /// Saves the session of the model shown (to the explicit file, else the user store).
     pub(super) fn save_session(&self) {
-        let Some(key) = self.sessions.key.clone() else {
+        let Some(key) = self.files.sessions.key.clone() else {
             return;
         };
         let session = capture(&self.state, &self.model.scene, key);
         let explicit = self
+            .files
             .sessions
             .explicit
             .as_ref()
-            .filter(|_| self.sessions.explicit_key.as_ref() == Some(&session.model));
-        let result = match (explicit, &self.sessions.store) {
+            .filter(|_| self.files.sessions.explicit_key.as_ref() == Some(&session.model));
+        let result = match (explicit, &self.files.sessions.store) {
             (Some(path), _) => session.write(path),
             (None, Some(store)) => store.save(&session),
             (None, None) => Ok(()),

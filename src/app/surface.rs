@@ -7,8 +7,12 @@ use winit::window::Window;
 
 use crate::render::{DEPTH_FORMAT, GpuContext};
 
-/// The device and the window surface it draws to.
+/// The window, the device and the window surface it draws to.
 pub struct WindowGpu {
+    /// The window.
+    pub window: Arc<Window>,
+    /// The display connection, for surfaces of a recreated device.
+    pub display: winit::event_loop::OwnedDisplayHandle,
     /// Device, queue, adapter.
     pub ctx: GpuContext,
     /// The window's surface.
@@ -121,7 +125,7 @@ impl WindowGpu {
         msaa: Option<u32>,
     ) -> Result<Self> {
         let instance = wgpu::Instance::new(
-            wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display)),
+            wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(display.clone())),
         );
         let surface = instance.create_surface(window.clone()).context(
             "cannot create a drawing surface for the window (no GPU driver? without a GPU \
@@ -148,7 +152,7 @@ impl WindowGpu {
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("dqview::app::device"),
             required_features: features,
-            required_limits: wgpu::Limits::default(),
+            required_limits: crate::render::requested_limits(&adapter),
             ..Default::default()
         }))
         .with_context(|| format!("cannot create a GPU device on {}", info.name))?;
@@ -222,6 +226,8 @@ impl WindowGpu {
         surface.configure(&ctx.device, &config);
         let targets = Targets::new(&ctx, &config, samples);
         Ok(Self {
+            window,
+            display,
             ctx,
             surface,
             config,

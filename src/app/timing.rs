@@ -159,3 +159,28 @@ impl GpuTimer {
         self.state.store(IDLE, Ordering::Release);
     }
 }
+
+/// How the viewer is doing: frame rate, GPU time, frames so far, when it started.
+pub struct FrameStats {
+    /// Frame rate and CPU time.
+    pub clock: FrameClock,
+    /// GPU time of the 3D and UI passes, where the device has timestamps.
+    pub timer: Option<GpuTimer>,
+    /// Frames presented so far.
+    pub frames: u64,
+    /// When the window was created.
+    pub started: Instant,
+}
+
+impl FrameStats {
+    /// Starts counting now, timing on `device` where it can.
+    #[must_use]
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue) -> Self {
+        Self {
+            clock: FrameClock::new(),
+            timer: GpuTimer::new(device, queue),
+            frames: 0,
+            started: Instant::now(),
+        }
+    }
+}

@@ -10,15 +10,15 @@ use winit::event_loop::ActiveEventLoop;
 use winit::window::{Window, WindowId};
 
 use super::ViewerOptions;
-use super::crowd::ViewerCrowd;
+use super::egui_layer::EguiLayer;
+use super::graphics::Graphics;
 use super::inspect::Inspector;
 use super::model::LoadedModel;
 use super::open_dialog::OpenDialog;
-use super::recovery::{Graphics, ShaderWatch};
+use super::recovery::FaultHooks;
+use super::session::ModelFiles;
 use super::surface::WindowGpu;
-use super::timing::{FrameClock, GpuTimer};
-use crate::render::{BackdropRenderer, FrameBinding, OverlayRenderer, OverlayView, Renderer};
-use crate::ui::MAX_PANES;
+use super::timing::FrameStats;
 use crate::ui::{OrbitCamera, ViewerState};
 
 /// The application: options, and once the window exists, everything running in it.
@@ -28,45 +28,26 @@ pub struct Viewer {
     error: Option<anyhow::Error>,
 }
 
-/// A window with its GPU, UI and model.
+/// A window with its GPU, UI and model, in parts that each own one concern.
 pub struct Running {
-    pub(super) window: Arc<Window>,
-    /// The display connection, for surfaces of a recreated device.
-    pub(super) display: winit::event_loop::OwnedDisplayHandle,
+    /// The window, its device and surface.
     pub(super) gpu: WindowGpu,
-    pub(super) renderer: Renderer,
-    pub(super) overlay: OverlayRenderer,
-    /// The 3D views' background fill.
-    pub(super) backdrop: BackdropRenderer,
-    /// Per view (left/right half): frame uniforms of the mesh pipelines.
-    pub(super) frame_bindings: [FrameBinding; MAX_PANES],
-    /// Per view: uniforms of the grid, the wireframe and the ghost.
-    pub(super) overlay_views: [[OverlayView; 3]; MAX_PANES],
-    pub(super) egui_ctx: egui::Context,
-    pub(super) egui_state: egui_winit::State,
-    pub(super) egui_renderer: egui_wgpu::Renderer,
+    /// Pipelines and per-pane uniforms.
+    pub(super) graphics: Graphics,
+    /// egui's context, input state and renderer.
+    pub(super) egui: EguiLayer,
+    /// The model: scene, pose, GPU buffers (every crowd instance), grid, CoR job.
     pub(super) model: LoadedModel,
     /// Plot series, flips and hybrid betas of the model.
     pub(super) inspector: Inspector,
-    /// Copies of the model for the crowd slider (compute skinning path).
-    pub(super) crowd: ViewerCrowd,
+    /// What the panels show and edit.
     pub(super) state: ViewerState,
-    pub(super) clock: FrameClock,
-    pub(super) timer: Option<GpuTimer>,
-    /// Frames rendered (presented) so far.
-    pub(super) frames: u64,
-    /// When the window was created.
-    pub(super) started: std::time::Instant,
-    /// The edited-shader folder being watched (`--shader-dir`).
-    pub(super) shader_watch: Option<ShaderWatch>,
-    /// Test hook: destroy the device after this many frames, to exercise recovery.
-    pub(super) lose_device_at_frame: Option<u64>,
-    /// The open-file dialog, while it is up.
-    pub(super) open_dialog: Option<OpenDialog>,
-    /// DQS with bulge compensation (CPU-posed), while its slider is above 0.
-    pub(super) bulge: super::bulge_view::BulgeView,
-    /// Where the session is read from and saved to.
-    pub(super) sessions: super::session::SessionHooks,
+    /// Frame rate, GPU time, frame count.
+    pub(super) stats: FrameStats,
+    /// Watching edited shaders and the device-loss test hook.
+    pub(super) faults: FaultHooks,
+    /// The open dialog and the session files.
+    pub(super) files: ModelFiles,
 }
 
 impl Viewer {
@@ -101,7 +82,7 @@ impl ApplicationHandler for Viewer {
         }
         match Running::start(event_loop, &self.options) {
             Ok(running) => {
-                running.window.request_redraw();
+                running.gpu.window.request_redraw();
                 self.running = Some(running);
             }
             Err(e) => self.fail(event_loop, e),
@@ -112,19 +93,22 @@ impl ApplicationHandler for Viewer {
         let Some(running) = self.running.as_mut() else {
             return;
         };
-        let response = running.egui_state.on_window_event(&running.window, &event);
+        let response = running
+            .egui
+            .state
+            .on_window_event(&running.gpu.window, &event);
         match event {
             WindowEvent::CloseRequested | WindowEvent::Destroyed => event_loop.exit(),
             WindowEvent::Resized(size) => {
                 running.gpu.resize(size.width, size.height);
-                running.window.request_redraw();
+                running.gpu.window.request_redraw();
             }
             WindowEvent::DroppedFile(path) => running.open_path(&path),
             WindowEvent::RedrawRequested => {
                 let screenshot_now = self
                     .options
                     .exit_after_frames
-                    .is_none_or(|n| running.frames + 1 >= n)
+                    .is_none_or(|n| running.stats.frames + 1 >= n)
                     .then_some(self.options.screenshot.as_deref())
                     .flatten();
                 match running.render_frame(screenshot_now) {
@@ -132,13 +116,13 @@ impl ApplicationHandler for Viewer {
                     Err(e) => return self.fail(event_loop, e),
                 }
                 if let Some(n) = self.options.exit_after_frames
-                    && running.frames >= n
+                    && running.stats.frames >= n
                 {
-                    let secs = running.started.elapsed().as_secs_f64();
+                    let secs = running.stats.started.elapsed().as_secs_f64();
                     log::info!(
                         "{n} frames in {secs:.2} s: {:.1} FPS including start-up; last {:.1} FPS",
                         n as f64 / secs,
-                        running.clock.fps
+                        running.stats.clock.fps
                     );
                     event_loop.exit();
                     return;
@@ -147,24 +131,24 @@ impl ApplicationHandler for Viewer {
                     running.open_path(Path::new(&model));
                 }
                 if std::mem::take(&mut running.state.requests.open_dialog)
-                    && running.open_dialog.is_none()
+                    && running.files.dialog.is_none()
                 {
-                    running.open_dialog = Some(OpenDialog::show(&running.window));
+                    running.files.dialog = Some(OpenDialog::show(&running.gpu.window));
                 }
-                if let Some(answer) = running.open_dialog.as_ref().and_then(OpenDialog::poll) {
-                    running.open_dialog = None;
+                if let Some(answer) = running.files.dialog.as_ref().and_then(OpenDialog::poll) {
+                    running.files.dialog = None;
                     if let Some(path) = answer {
                         running.open_path(&path);
                     }
                 }
                 // Keep drawing while visible: the status line measures and clips play.
                 if running.gpu.visible {
-                    running.window.request_redraw();
+                    running.gpu.window.request_redraw();
                 }
             }
             _ => {
                 if response.repaint {
-                    running.window.request_redraw();
+                    running.gpu.window.request_redraw();
                 }
             }
         }
@@ -183,55 +167,17 @@ impl Running {
                 .map_err(|e| anyhow!("cannot open a window: {e}"))?,
         );
         let display = event_loop.owned_display_handle();
-        let gpu = WindowGpu::new(display.clone(), window.clone(), options.msaa)?;
-        let samples = gpu.samples;
+        let gpu = WindowGpu::new(display, window, options.msaa)?;
+        let (graphics, shader_error) = Graphics::start(&gpu, options.shader_dir.as_deref())?;
+        let egui = EguiLayer::new(&gpu);
         let ctx = &gpu.ctx;
-        let (graphics, shader_error) = match &options.shader_dir {
-            None => (Graphics::new(ctx, gpu.config.format, samples)?, None),
-            Some(dir) => {
-                crate::render::set_shader_dir(Some(dir.clone()));
-                match Graphics::new(ctx, gpu.config.format, samples) {
-                    Ok(g) => (g, None),
-                    // Start with the built-in shaders; the edited ones are shown as an error
-                    // and tried again when a file changes.
-                    Err(e) => {
-                        crate::render::set_shader_dir(None);
-                        let g = Graphics::new(ctx, gpu.config.format, samples);
-                        crate::render::set_shader_dir(Some(dir.clone()));
-                        let message = format!(
-                            "Shader error in {}, drawing with the built-in shaders:\n{}",
-                            dir.display(),
-                            crate::cli::error_message(&e)
-                        );
-                        (g?, Some(message))
-                    }
-                }
-            }
-        };
-        let Graphics {
-            renderer,
-            overlay,
-            backdrop,
-            frame_bindings,
-            overlay_views,
-        } = graphics;
-        let egui_ctx = gpu.egui_context();
-        let max_texture_side = ctx.device.limits().max_texture_dimension_2d as usize;
-        let egui_state = egui_winit::State::new(
-            egui_ctx.clone(),
-            egui::ViewportId::ROOT,
-            &window,
-            Some(window.scale_factor() as f32),
-            window.theme(),
-            Some(max_texture_side),
-        );
-        let egui_renderer = gpu.egui_renderer();
+        let renderer = &graphics.renderer;
         let scripted = options.is_scripted();
-        let (model, error) = match LoadedModel::open(ctx, &renderer, &options.model) {
+        let (model, error) = match LoadedModel::open(ctx, renderer, &options.model) {
             Ok(m) => (m, None),
             Err(e) if !scripted => {
                 // Interactive: show the error over the default rig instead of quitting.
-                let fallback = LoadedModel::open(ctx, &renderer, crate::model::DEFAULT_MODEL)?;
+                let fallback = LoadedModel::open(ctx, renderer, crate::model::DEFAULT_MODEL)?;
                 (fallback, Some(crate::cli::error_message(&e)))
             }
             Err(e) => return Err(e),
@@ -241,6 +187,7 @@ impl Running {
         state.skinning.panes = options.panes;
         state.skinning.bulge_compensation = options.bulge_compensation;
         state.skinning.shading = options.shading;
+        let samples = gpu.samples;
         state.status.adapter = if samples > 1 {
             format!("{}, {samples}x MSAA", ctx.info.name)
         } else {
@@ -253,32 +200,17 @@ impl Running {
         state.joints.overrides = resolved.overrides;
         // A joint given an angle on the command line starts selected: its flip strip and twist plot show.
         state.joints.selected = state.joints.overrides.angles.keys().next().copied();
-        let timer = GpuTimer::new(&ctx.device, &ctx.queue);
+        let stats = FrameStats::new(&ctx.device, &ctx.queue);
         let mut running = Self {
-            window,
-            display,
-            gpu,
-            renderer,
-            overlay,
-            backdrop,
-            frame_bindings,
-            overlay_views,
-            egui_ctx,
-            egui_state,
-            egui_renderer,
             inspector: Inspector::new(model.scene.clone()),
             model,
-            crowd: ViewerCrowd::default(),
             state,
-            clock: FrameClock::new(),
-            timer,
-            frames: 0,
-            started: std::time::Instant::now(),
-            shader_watch: options.shader_dir.clone().map(ShaderWatch::new),
-            lose_device_at_frame: options.lose_device_at_frame,
-            open_dialog: None,
-            bulge: Default::default(),
-            sessions: super::session::SessionHooks::new(options),
+            stats,
+            faults: FaultHooks::new(options),
+            files: ModelFiles::new(options),
+            graphics,
+            egui,
+            gpu,
         };
         running.adopt_model();
         let clip = resolved.clip.or_else(|| {
@@ -300,14 +232,12 @@ impl Running {
     pub(super) fn open_path(&mut self, path: &Path) {
         let spec = path.to_string_lossy().into_owned();
         self.save_session();
-        match LoadedModel::open(&self.gpu.ctx, &self.renderer, &spec)
+        match LoadedModel::open(&self.gpu.ctx, &self.graphics.renderer, &spec)
             .with_context(|| format!("cannot open {}", path.display()))
         {
             Ok(model) => {
                 self.inspector = Inspector::new(model.scene.clone());
                 self.model = model;
-                self.crowd.clear();
-                self.bulge.clear();
                 self.state.joints = Default::default();
                 self.state.playback = Default::default();
                 self.state.error = None;
@@ -344,7 +274,8 @@ impl Running {
         self.state.cor = crate::ui::CorState::default();
         self.state.morphs = crate::ui::MorphsState::of_scene(&self.model.scene, &self.model.pose);
         self.state.camera = OrbitCamera::framing(self.model.bounds.0, self.model.bounds.1);
-        self.window
+        self.gpu
+            .window
             .set_title(&format!("dqview — {}", self.model.scene.source));
     }
 }

@@ -8,8 +8,8 @@ use serde_json::json;
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::builtin::generated_rig;
 use crate::render::{
-    Crowd, FrameBinding, GpuContext, GpuTimer, OffscreenTarget, RenderSettings, Renderer, SkinPath,
-    View, ViewParams,
+    FrameBinding, GpuContext, GpuTimer, OffscreenTarget, RenderSettings, Renderer, SceneGpu,
+    SceneOptions, SkinPath, SkinRun, View, ViewParams,
 };
 use crate::skin::{
     Betas, JointPalette, PackedMesh, PackedPalette, SkinMesh, SkinnedVertices, SkinningMode,
@@ -99,8 +99,13 @@ pub fn run(
         },
     )?;
     let target = OffscreenTarget::new(&ctx, &renderer)?;
-    let mut crowd = Crowd::new(&ctx, &renderer, &scene, options.instances, options.path)?;
-    crowd.set_beta(&ctx, 0.5);
+    let scene_options = SceneOptions {
+        instances: options.instances,
+        path: options.path,
+        tangents: false,
+    };
+    let mut crowd =
+        SceneGpu::with_options(&ctx, &renderer, &scene, &Pose::rest(&scene), &scene_options)?;
     let (min, max) = rest_bounds(&scene).unwrap_or((glam::Vec3::splat(-1.0), glam::Vec3::ONE));
     let (min, max) = crowd.bounds(min, max);
     let view = View::side_by_side(
@@ -257,7 +262,7 @@ pub fn run(
         "frames": options.frames,
         "path": options.path.name(),
         "skin_timing": skin_timing,
-        "palette_binding": "storage",
+        "palette_binding": crowd.palette_binding().map_or("none", |b| b.name()),
         "palette_uploads": crowd.palette_uploads(),
         "skin_vertices_per_cpu_s": vertices_per_cpu_s,
         "modes": {"lbs": mode_json(0), "dqs": mode_json(1), "hybrid": mode_json(2)},
@@ -361,13 +366,13 @@ impl Measure<'_> {
     /// the device has timestamps and `part` is not the whole frame, else wall time around a waited submission).
     fn frame(
         &mut self,
-        crowd: &mut Crowd,
+        crowd: &mut SceneGpu,
         mode: SkinningMode,
         frame_index: usize,
         part: Part,
     ) -> Result<f64> {
         let frame_start = Instant::now();
-        crowd.update(
+        crowd.update_crowd(
             self.ctx,
             self.scene,
             self.clip,
@@ -390,7 +395,9 @@ impl Measure<'_> {
                 label: Some("dqview::bench"),
             });
         if compute && part != Part::EmptyPass {
-            crowd.encode_skinning(&mut encoder, mode, timer.map(GpuTimer::compute_writes));
+            let writes = timer.map(GpuTimer::compute_writes);
+            let run = SkinRun::new(mode, 0.5);
+            crowd.encode_skinning(self.ctx, &mut encoder, self.renderer, run, writes)?;
         }
         if !(compute && part == Part::Skinning) {
             let writes = timer.filter(|_| !compute).map(GpuTimer::render_writes);

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 
 use super::PoseArgs;
 use crate::anim::Pose;
-use crate::render::{ComputeSkinner, GpuContext, skin_scene_gpu, skin_scene_gpu_cor};
+use crate::render::{GpuContext, GpuSkinning, RenderSettings, Renderer, SkinRun, skin_scene_gpu};
 use crate::scene::{Mesh, Node, Primitive, Scene, write_glb};
 use crate::skin::{
     Betas, PosedPrimitive, SceneBetas, SkinningMode, skin_scene, skin_scene_cor,
@@ -40,42 +40,40 @@ pub fn run(
         &pose_args.overrides,
     );
     let amount = args.cor.bulge_amount()?;
-    let posed = if pose_args.mode == SkinningMode::Cor {
-        let centers = args.cor.centers(&scene)?;
-        if gpu {
-            let ctx = GpuContext::headless()?;
-            let skinner = ComputeSkinner::new(&ctx)?;
-            skin_scene_gpu_cor(&ctx, &skinner, &scene, &pose, &centers)?
-        } else {
-            skin_scene_cor(&scene, &pose, &centers)
-        }
-    } else if pose_args.mode == SkinningMode::Dqs && amount > 0.0 {
-        if gpu {
-            bail!("--bulge-compensation runs on the CPU only; drop --gpu");
-        }
-        skin_scene_dqs_compensated(&scene, &pose, amount)
-    } else if gpu {
+    let mode = pose_args.mode;
+    if amount > 0.0 && mode != SkinningMode::Dqs {
+        bail!("--bulge-compensation corrects DQS only; add --mode dqs (the mode is {mode})");
+    }
+    let centers = match mode {
+        SkinningMode::Cor => Some(args.cor.centers(&scene)?),
+        _ => None,
+    };
+    // The file's per-vertex DQ weights (an FBX "blended" skin) are the hybrid's betas.
+    let betas = pose_args
+        .file_betas
+        .then(|| SceneBetas::defaults(&scene, pose_args.clip, &pose_args.overrides));
+    let beta = if betas.is_some() { 1.0 } else { pose_args.beta };
+    let posed = if gpu {
         let ctx = GpuContext::headless()?;
-        let skinner = ComputeSkinner::new(&ctx)?;
-        skin_scene_gpu(
-            &ctx,
-            &skinner,
-            &scene,
-            &pose,
-            pose_args.mode,
-            pose_args.beta,
-        )?
-    } else if pose_args.file_betas {
-        // The file's per-vertex DQ weights (dqs_blend) are the betas.
-        let betas = SceneBetas::defaults(&scene, pose_args.clip, &pose_args.overrides);
-        skin_scene_hybrid(&scene, &pose, pose_args.mode, &betas, 1.0)
+        let renderer = Renderer::without_prebuild(&ctx, RenderSettings::default())?;
+        let skinning = GpuSkinning {
+            run: SkinRun {
+                mode,
+                beta,
+                bulge: amount,
+            },
+            cor_centers: centers.as_ref(),
+            betas: betas.as_ref(),
+        };
+        skin_scene_gpu(&ctx, &renderer, &scene, &pose, &skinning)?
+    } else if let Some(centers) = &centers {
+        skin_scene_cor(&scene, &pose, centers)
+    } else if amount > 0.0 {
+        skin_scene_dqs_compensated(&scene, &pose, amount)
+    } else if let Some(betas) = &betas {
+        skin_scene_hybrid(&scene, &pose, mode, betas, beta)
     } else {
-        skin_scene(
-            &scene,
-            &pose,
-            pose_args.mode,
-            Betas::Uniform(pose_args.beta),
-        )
+        skin_scene(&scene, &pose, mode, Betas::Uniform(beta))
     };
     let bytes = if ext == "obj" {
         to_obj(&scene, &posed).into_bytes()

@@ -29,6 +29,8 @@ pub struct RenderLook {
     pub betas: Option<SceneBetas>,
     /// Centers of rotation for CoR panes (without them CoR draws as LBS).
     pub cor_centers: Option<SceneCenters>,
+    /// DQS bulge compensation in [0, 1] for DQS panes (0 off).
+    pub bulge: f32,
 }
 
 /// Renders `model` as `args` say (mode `split` draws LBS left, DQS right) and writes a PNG.
@@ -79,6 +81,10 @@ pub fn run(
         .hybrid_auto
         .then(|| SceneBetas::defaults(&scene, resolved.clip, &resolved.overrides));
     let beta = if look.hybrid_auto { 1.0 } else { resolved.beta };
+    let bulge = args.cor.bulge_amount()?;
+    if bulge > 0.0 && !modes.contains(&SkinningMode::Dqs) {
+        bail!("--bulge-compensation corrects DQS only; no pane of this render is DQS");
+    }
     let image = render_image(
         &scene,
         &pose,
@@ -89,6 +95,7 @@ pub fn run(
             joint,
             betas,
             cor_centers,
+            bulge,
         },
         width,
         height,
@@ -136,12 +143,11 @@ pub fn render_image(
     )?;
     let (min, max) = rest_bounds(scene).unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
     let mut gpu = SceneGpu::new(&ctx, &renderer, scene, pose)?;
-    gpu.update(&ctx, scene, pose);
     if let Some(betas) = &look.betas {
-        gpu.set_betas(&ctx, betas);
+        gpu.set_betas(&ctx, &renderer, betas);
     }
     if let Some(centers) = &look.cor_centers {
-        gpu.set_cor_centers(&ctx, centers);
+        gpu.set_cor_centers(&ctx, &renderer, centers);
     }
     // The weights view takes a joint index within the skin; the first skin that has the joint.
     let selected_joint = look
@@ -158,6 +164,8 @@ pub fn render_image(
         view: look.view,
         selected_joint,
         diagonal: (max - min).length(),
+        bulge: look.bulge,
+        displacement_red: crate::render::DEFAULT_DISPLACEMENT_RED,
     };
     let views = View::side_by_side(width, height, modes, params, [min, max], CAMERA_DIRECTION);
     let mut image = renderer.render_views(&ctx, &gpu, &views)?;

@@ -8,11 +8,8 @@ use bytemuck::{Pod, Zeroable};
 use wgpu::util::DeviceExt;
 
 use super::layout::uniform_buffer;
-use super::shaders::shader_text;
+use super::shaders::{BACKDROP_WGSL, shader_text};
 use super::{DEPTH_FORMAT, GpuContext, RenderError};
-
-/// The full-viewport fill (`vs_backdrop`, `fs_backdrop`).
-pub const BACKDROP_WGSL: &str = include_str!("../../shaders/backdrop.wgsl");
 
 /// The fill colour. Keep in sync with `Backdrop` in `shaders/backdrop.wgsl`.
 #[repr(C)]

@@ -17,6 +17,22 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
 }
 
+/// The limits dqview asks for: WebGPU's defaults (64 KiB uniform bindings, 2048 dual
+/// quaternions; 8 storage buffers a stage), with the adapter's own buffer and storage-binding
+/// sizes, so big meshes are not held to WebGPU's 128 MiB bindings where the adapter allows more.
+#[must_use]
+pub fn requested_limits(adapter: &wgpu::Adapter) -> wgpu::Limits {
+    let supported = adapter.limits();
+    let defaults = wgpu::Limits::default();
+    wgpu::Limits {
+        max_buffer_size: supported.max_buffer_size.max(defaults.max_buffer_size),
+        max_storage_buffer_binding_size: supported
+            .max_storage_buffer_binding_size
+            .max(defaults.max_storage_buffer_binding_size),
+        ..defaults
+    }
+}
+
 impl GpuContext {
     /// Creates a context with no window: for compute skinning, offscreen rendering and tests.
     ///
@@ -52,9 +68,7 @@ impl GpuContext {
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("dqview::GpuContext::device"),
-                // WebGPU's default limits: 64 KiB uniform bindings (2048 dual
-                // quaternions), 128 MiB storage bindings, 8 storage buffers per stage.
-                required_limits: wgpu::Limits::default(),
+                required_limits: requested_limits(&adapter),
                 // Timestamps time the skinning pass alone (`dqview bench`) where the adapter has them.
                 required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 ..Default::default()

@@ -100,7 +100,14 @@ pub struct ViewParams {
     pub selected_joint: u32,
     /// The rest-pose bounding-box diagonal, for the displacement view.
     pub diagonal: f32,
+    /// DQS bulge compensation in [0, 1] (0 off).
+    pub bulge: f32,
+    /// The displacement, as a fraction of the diagonal, the displacement view shows red.
+    pub displacement_red: f32,
 }
+
+/// The displacement view's default full scale: 10% of the bounding-box diagonal.
+pub const DEFAULT_DISPLACEMENT_RED: f32 = 0.1;
 
 impl ViewParams {
     /// Shaded view with hybrid scale `beta`.
@@ -111,7 +118,26 @@ impl ViewParams {
             view: DebugView::Shaded,
             selected_joint: 0,
             diagonal: 1.0,
+            bulge: 0.0,
+            displacement_red: DEFAULT_DISPLACEMENT_RED,
         }
+    }
+
+    /// The `extra` vector of the frame uniforms: bulge compensation (NaN as off), no depth
+    /// pull, the displacement full scale (a non-positive or non-finite one is the default).
+    #[must_use]
+    pub fn to_extra(self) -> [f32; 4] {
+        let bulge = if self.bulge.is_finite() {
+            self.bulge.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let red = if self.displacement_red.is_finite() && self.displacement_red > 0.0 {
+            self.displacement_red
+        } else {
+            DEFAULT_DISPLACEMENT_RED
+        };
+        [bulge, 0.0, red, 0.0]
     }
 
     /// The `params` vector of the frame uniforms.

@@ -1,16 +1,40 @@
-//! Per-view frame uniforms (bind group 1): camera, lights, hybrid beta.
+//! Per-view frame uniforms (bind group 2): camera, lights, hybrid beta, debug view, wire colour.
 
 use std::cell::Cell;
 
+use glam::Vec4;
+
 use super::gpu_data::GpuFrameUniforms;
 use super::{GpuContext, RenderError, Renderer};
+
+/// How far wire edges are pulled towards the eye, in clip w units, so they win the depth
+/// test against their own faces.
+pub const WIRE_DEPTH_PULL: f32 = 2e-4;
+
+impl GpuFrameUniforms {
+    /// These uniforms for wire edges in linear RGBA `color`, pulled towards the eye.
+    #[must_use]
+    pub fn with_wire(mut self, color: Vec4) -> Self {
+        self.wire_color = color.to_array();
+        self.extra[1] = WIRE_DEPTH_PULL;
+        self
+    }
+
+    /// These uniforms for line lists whose vertex colours tint `color` (the ground grid).
+    #[must_use]
+    pub fn with_line_colors(mut self, color: Vec4) -> Self {
+        self = self.with_wire(color);
+        self.extra[3] = 1.0;
+        self
+    }
+}
 
 /// A frame uniform buffer and its bind group; written every frame, created once per view.
 #[derive(Debug)]
 pub struct FrameBinding {
     /// The uniform buffer (`GpuFrameUniforms`).
     pub buffer: wgpu::Buffer,
-    /// Bind group 1 of the render pipelines.
+    /// Bind group 2 of the render pipelines.
     pub bind_group: wgpu::BindGroup,
     /// Whether the last uniforms written select a debug view (picks the pipeline variant).
     debug_view: Cell<bool>,

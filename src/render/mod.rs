@@ -1,68 +1,64 @@
-//! GPU skinning on wgpu: context, palette buffers, WGSL modules, compute skinner, offscreen renderer.
+//! GPU skinning on wgpu: one core that every draw, crowd, readback and debug view uses.
 //!
-//! The CPU reference in [`crate::skin`] is the specification; the shaders in
-//! `shaders/` mirror it function for function and are tested against it.
+//! The CPU reference in [`crate::skin`] is the specification; the shaders in `shaders/`
+//! mirror it function for function and are tested against it.
 //!
-//! Bind groups of every skinning pipeline:
-//! - group 0, the joint palette ([`GpuPalette`], layout [`PaletteLayout`]):
-//!   0 `SkinParams` uniform, 1 dual quaternions (`array<mat2x4<f32>, 2048>`
-//!   uniform, or a storage array past 2048 joints), 2 LBS matrices (storage
-//!   `array<mat4x4<f32>>`), 3 scale/shear matrices (storage `array<mat3x3<f32>>`,
-//!   one identity for rigid skins).
-//! - group 1, the compute pass ([`ComputeSkinner`]): 0 `ComputeParams` uniform,
-//!   1 bind vertices, 2 influences (read-only storage), 3 skinned vertices (storage).
-//! - group 1, the render pipelines ([`Renderer`]): 0 `FrameUniforms` uniform
-//!   ([`FrameBinding`]); vertex buffers 0 (`GpuMeshVertex`) and 1 (`GpuVertexJoints`).
-//! - group 1, the crowd compute pass ([`Crowd`], `cs_skin_draw`): 0 `ComputeParams`,
-//!   1 bind positions and normals, 2 packed influences, 3 skinned vertices (also a vertex buffer).
-//! - group 2, the render pipelines: 0 `MaterialUniforms`, 1 base colour texture,
-//!   2 sampler ([`GpuMaterialBinding`]).
+//! - [`GpuGeometry`]: one primitive's bind pose, influences, morph deltas, betas and CoR
+//!   centres in storage buffers, packed once (bind group 1).
+//! - [`PaletteStore`]: every skin's (and rigid node's) palette for every instance in one set
+//!   of buffers; a slot's bind group (group 0) is the uniform dual quaternion window where it
+//!   fits, storage past that.
+//! - [`Renderer`]: the one family of pipelines: `vs_main` with override constants for every
+//!   render pipeline (shaded, debug views, blended, wire edges; vertex-skinned or drawing what
+//!   the compute pass skinned), `cs_skin` for every compute run.
+//! - [`SceneGpu`]: a scene's geometries, palette store and materials for K instances; it draws
+//!   (instanced), runs the compute pass and reads it back ([`skin_scene_gpu`]).
+//!
+//! Groups of the render pipelines: 0 palette slot, 1 geometry, 2 frame uniforms
+//! ([`FrameBinding`]), 3 material ([`GpuMaterialBinding`]). Groups of `cs_skin`: 0, 1 and
+//! 2 the compute parameters and output.
 
 mod backdrop;
-mod compute_scene;
-mod compute_skin;
 mod context;
 mod crowd;
-mod crowd_draw;
-mod crowd_palette;
-mod crowd_skin;
 mod debug_view;
 mod error;
 mod frame;
+mod geometry;
+mod geometry_pack;
 pub mod gpu_data;
 mod gpu_timer;
 mod label;
 mod layout;
 mod material;
-mod mesh;
 mod offscreen;
-mod overlay;
-mod palette;
+mod palette_store;
 mod pipelines;
+mod readback;
 mod renderer;
+mod scene_draw;
 mod scene_gpu;
 pub mod shaders;
 mod views;
 
 pub use backdrop::{BackdropRenderer, GpuBackdrop};
-pub use compute_scene::{skin_scene_gpu, skin_scene_gpu_cor};
-pub use compute_skin::ComputeSkinner;
-pub use context::GpuContext;
-pub use crowd::{Crowd, SkinPath};
-pub use debug_view::{DebugView, ViewParams};
+pub use context::{GpuContext, requested_limits};
+pub use crowd::{SkinPath, grid_offsets, instance_time_s};
+pub use debug_view::{DEFAULT_DISPLACEMENT_RED, DebugView, ViewParams};
 pub use error::RenderError;
-pub use frame::FrameBinding;
+pub use frame::{FrameBinding, WIRE_DEPTH_PULL};
+pub use geometry::{GeometrySource, GpuGeometry};
+pub use geometry_pack::edges_of;
 pub use gpu_timer::GpuTimer;
 pub use label::draw_label;
+pub use layout::GpuLayouts;
 pub use material::GpuMaterialBinding;
-pub use mesh::GpuMesh;
 pub use offscreen::{OffscreenTarget, RgbaImage, begin_scene_pass};
-pub use overlay::{
-    GpuLineVertex, GpuOverlayUniforms, LineMesh, OverlayRenderer, OverlayView, WireScene, edges_of,
-    grid_lines,
-};
-pub use palette::{GpuPalette, PaletteLayout};
+pub use palette_store::{PaletteStore, SlotSpec};
+pub use pipelines::{DrawKind, PipelineKey};
+pub use readback::{GpuSkinning, MeshSkinning, skin_mesh_gpu, skin_scene_gpu};
 pub use renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, RenderSettings, Renderer};
-pub use scene_gpu::SceneGpu;
+pub use scene_draw::SkinRun;
+pub use scene_gpu::{SceneGpu, SceneOptions};
 pub use shaders::{PaletteBinding, set_shader_dir, shader_dir};
 pub use views::View;

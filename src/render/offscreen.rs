@@ -1,10 +1,7 @@
 //! Rendering into textures and reading the pixels back (tests, thumbnails, `dqview render`).
 
-use super::mesh::GpuMesh;
-use super::palette::GpuPalette;
-use super::renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, Renderer};
-use super::{FrameBinding, GpuContext, RenderError};
-use crate::skin::SkinningMode;
+use super::renderer::{COLOR_FORMAT, DEPTH_FORMAT, Renderer};
+use super::{GpuContext, RenderError};
 
 /// An 8-bit RGBA image, rows top to bottom, sRGB-encoded (ready for a PNG).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -156,44 +153,6 @@ impl OffscreenTarget {
             height,
             pixels,
         })
-    }
-}
-
-impl Renderer {
-    /// Renders one skinned mesh offscreen and returns the image.
-    pub fn render_to_rgba(
-        &self,
-        ctx: &GpuContext,
-        palette: &GpuPalette,
-        mesh: &GpuMesh,
-        camera: &Camera,
-        mode: SkinningMode,
-        beta: f32,
-    ) -> Result<RgbaImage, RenderError> {
-        let target = OffscreenTarget::new(ctx, self)?;
-        let uniforms = self.settings.to_gpu(camera, beta);
-        let frame = FrameBinding::new(ctx, self)?;
-        frame.write(&ctx.queue, &uniforms);
-        ctx.scoped("dqview::Renderer::render_to_rgba", || {
-            let mut encoder = ctx
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("dqview::Renderer::encoder"),
-                });
-            {
-                let mut pass = target.begin_pass(&mut encoder, self.settings.background);
-                self.draw(
-                    &mut pass,
-                    palette,
-                    &frame,
-                    &self.default_material,
-                    mesh,
-                    mode,
-                );
-            }
-            ctx.queue.submit([encoder.finish()]);
-        })?;
-        target.read_rgba(ctx)
     }
 }
 

@@ -1,128 +1,120 @@
-//! The vertex-skinning render pipelines of one palette kind, built on first use.
+//! The one family of skinning pipelines: every render pipeline is `vs_main` of
+//! `shaders/draw.wgsl` with override constants, every compute run is `cs_skin`.
 //!
-//! Four modes x opaque or blended x shaded or with the debug views make 16 pipelines per
-//! palette kind. A software rasterizer spends ~45 ms compiling each, so only the opaque
-//! shaded ones of the uniform palette are built up front; the rest wait for a draw.
+//! A render pipeline is chosen by [`PipelineKey`]: skinning mode, palette kind, what is
+//! drawn (shaded, debug views, blended, wire edges depth-tested or on top) and whether the
+//! vertices were skinned by the compute pass. There are 80 of them; a software rasterizer
+//! spends ~45 ms compiling each, so every one is built on first use (the viewer prebuilds
+//! the opaque shaded ones inside its start-up error scope).
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
-use super::GpuContext;
-use super::gpu_data::{GpuMeshVertex, GpuVertexJoints};
-use super::palette::PaletteLayout;
+use super::gpu_data::gpu_mode;
+use super::layout::GpuLayouts;
 use super::renderer::RenderSettings;
-use super::shaders::{PaletteBinding, render_source, vertex_entry_point};
+use super::shaders::{PaletteBinding, compute_source, render_source};
+use super::{GpuContext, RenderError};
 use crate::skin::SkinningMode;
 
-/// Vertex buffer 0: `GpuMeshVertex`. Keep in sync with `VertexIn` in `shaders/skin_render.wgsl`.
-const MESH_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
-    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 6 => Float32x2];
-/// Vertex buffer 2: one hybrid beta per vertex (`f32`).
-const BETA_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![7 => Float32];
-/// Vertex buffer 3: one linear RGBA colour per vertex (`Unorm16x4`, see `GpuMesh::colors`).
-pub(super) const COLOR_ATTRIBUTES: [wgpu::VertexAttribute; 1] =
-    wgpu::vertex_attr_array![9 => Unorm16x4];
-/// Bytes per vertex of [`COLOR_ATTRIBUTES`].
-pub(super) const COLOR_STRIDE: u64 = size_of::<[u16; 4]>() as u64;
-/// Vertex buffer 4 (CoR pipeline only): one center of rotation per vertex (`[f32; 3]`).
-///
-/// Keep in sync with `vs_main_cor` in `shaders/cor_render.wgsl`.
-const COR_ATTRIBUTES: [wgpu::VertexAttribute; 1] = wgpu::vertex_attr_array![8 => Float32x3];
-/// Vertex buffer 1: `GpuVertexJoints`.
-const JOINT_ATTRIBUTES: [wgpu::VertexAttribute; 4] =
-    wgpu::vertex_attr_array![2 => Uint16x4, 3 => Uint16x4, 4 => Float32x4, 5 => Float32x4];
+/// What a render pipeline draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawKind {
+    /// Lit triangles, opaque or alpha-masked.
+    Shaded,
+    /// Lit triangles blended over what is there, without depth writes (`AlphaMode::Blend`).
+    Blended,
+    /// Triangles coloured by a debug view (always opaque).
+    Debug,
+    /// Edges (line list), depth-tested against the meshes.
+    Wire,
+    /// Edges drawn over everything (the overlay ghost).
+    WireOnTop,
+}
 
-/// Which pipeline of a palette kind: skinning mode, colour target and debug views.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct PipelineKey {
-    /// The skinning mode (vertex entry point).
+/// One render pipeline of the family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PipelineKey {
+    /// The skinning mode (`SKIN_MODE`).
     pub mode: SkinningMode,
-    /// Alpha blending without depth writes (`AlphaMode::Blend` materials).
-    pub blend: bool,
-    /// The debug views compiled in (`DEBUG_VIEWS` in `shaders/skin_render.wgsl`).
-    pub debug: bool,
+    /// The palette binding kind of group 0.
+    pub binding: PaletteBinding,
+    /// What is drawn.
+    pub kind: DrawKind,
+    /// Positions come from the compute pass's output (`PRESKINNED`).
+    pub preskinned: bool,
 }
 
 impl PipelineKey {
-    /// Number of distinct keys.
-    const COUNT: usize = 16;
-
-    /// The key's slot in `0..COUNT`.
-    fn index(self) -> usize {
-        let mode = match self.mode {
-            SkinningMode::Lbs => 0,
-            SkinningMode::Dqs => 1,
-            SkinningMode::Hybrid => 2,
-            SkinningMode::Cor => 3,
-        };
-        mode * 4 + usize::from(self.blend) * 2 + usize::from(self.debug)
-    }
-
     /// The wgpu label of the pipeline.
     fn label(self) -> String {
-        let blend = if self.blend { "_blend" } else { "" };
-        let debug = if self.debug { "_debug" } else { "" };
-        format!("dqview::Renderer::rp_{}{blend}{debug}", self.mode.name())
+        let pre = if self.preskinned { "_preskinned" } else { "" };
+        format!(
+            "dqview::Renderer::rp_{}_{}_{:?}{pre}",
+            self.mode.name(),
+            self.binding.name(),
+            self.kind
+        )
     }
 }
 
-/// One palette kind's pipelines on one explicit layout (so bind groups are shared), built lazily.
+/// The render pipelines of one renderer (target format and samples), built lazily.
 #[derive(Debug)]
-pub(super) struct RenderVariant {
-    /// Group 0 layout of this palette kind.
-    pub palette_layout: PaletteLayout,
+pub(crate) struct RenderPipelines {
     device: wgpu::Device,
-    layout: wgpu::PipelineLayout,
-    module: wgpu::ShaderModule,
     settings: RenderSettings,
-    /// Per [`PipelineKey::index`]: the pipeline, or `None` when building it failed.
-    slots: [OnceLock<Option<wgpu::RenderPipeline>>; PipelineKey::COUNT],
+    /// Per palette kind: the pipeline layout and shader module.
+    variants: [(wgpu::PipelineLayout, wgpu::ShaderModule); 2],
+    /// Built pipelines; `None` where the device refused one (logged once).
+    built: Mutex<HashMap<PipelineKey, Option<wgpu::RenderPipeline>>>,
 }
 
-impl RenderVariant {
-    /// Creates the layout and shader module (validating the WGSL) of `binding`; no pipelines yet.
-    pub fn new(
-        ctx: &GpuContext,
-        [frame_layout, material_layout]: [&wgpu::BindGroupLayout; 2],
-        settings: &RenderSettings,
-        binding: PaletteBinding,
-    ) -> Self {
-        let palette_layout = PaletteLayout::new(ctx, binding);
-        let layout = ctx
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("dqview::Renderer::pipeline_layout"),
-                bind_group_layouts: &[
-                    Some(&palette_layout.layout),
-                    Some(frame_layout),
-                    Some(material_layout),
-                ],
-                immediate_size: 0,
-            });
-        let module = ctx
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("dqview::Renderer::shader"),
-                source: wgpu::ShaderSource::Wgsl(render_source(binding).into()),
-            });
+impl RenderPipelines {
+    /// Creates the layouts and shader modules (validating the WGSL); no pipelines yet.
+    pub fn new(ctx: &GpuContext, layouts: &GpuLayouts, settings: RenderSettings) -> Self {
+        let variants = PaletteBinding::ALL.map(|binding| {
+            let layout = ctx
+                .device
+                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("dqview::Renderer::pipeline_layout"),
+                    bind_group_layouts: &[
+                        Some(layouts.palette(binding)),
+                        Some(&layouts.geometry_draw),
+                        Some(&layouts.frame),
+                        Some(&layouts.material),
+                    ],
+                    immediate_size: 0,
+                });
+            let module = ctx
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some("dqview::Renderer::shader"),
+                    source: wgpu::ShaderSource::Wgsl(render_source(binding).into()),
+                });
+            (layout, module)
+        });
         Self {
-            palette_layout,
             device: ctx.device.clone(),
-            layout,
-            module,
-            settings: *settings,
-            slots: Default::default(),
+            settings,
+            variants,
+            built: Mutex::new(HashMap::new()),
         }
     }
 
-    /// Builds the pipeline of `key` now (errors surface in the caller's error scope).
+    /// Builds the pipeline of `key` now, so its errors surface in the caller's error scope.
     pub fn prebuild(&self, key: PipelineKey) {
-        let _ = self.slots[key.index()].set(Some(self.build(key)));
+        let pipeline = self.build(key);
+        if let Ok(mut built) = self.built.lock() {
+            built.insert(key, Some(pipeline));
+        }
     }
 
     /// The pipeline of `key`, built on first use; `None` (logged) when the device refused it.
-    pub fn get(&self, key: PipelineKey) -> Option<&wgpu::RenderPipeline> {
-        self.slots[key.index()]
-            .get_or_init(|| {
+    pub fn get(&self, key: PipelineKey) -> Option<wgpu::RenderPipeline> {
+        let mut built = self.built.lock().ok()?;
+        built
+            .entry(key)
+            .or_insert_with(|| {
                 let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
                 let pipeline = self.build(key);
                 match pollster::block_on(scope.pop()) {
@@ -133,71 +125,144 @@ impl RenderVariant {
                     }
                 }
             })
-            .as_ref()
+            .clone()
     }
 
     /// Creates the pipeline of `key`.
     fn build(&self, key: PipelineKey) -> wgpu::RenderPipeline {
-        let buffers = [
-            Some(wgpu::VertexBufferLayout {
-                array_stride: size_of::<GpuMeshVertex>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &MESH_ATTRIBUTES,
-            }),
-            Some(wgpu::VertexBufferLayout {
-                array_stride: size_of::<GpuVertexJoints>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &JOINT_ATTRIBUTES,
-            }),
-            Some(wgpu::VertexBufferLayout {
-                array_stride: size_of::<f32>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &BETA_ATTRIBUTES,
-            }),
-            Some(wgpu::VertexBufferLayout {
-                array_stride: COLOR_STRIDE,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &COLOR_ATTRIBUTES,
-            }),
-            Some(wgpu::VertexBufferLayout {
-                array_stride: size_of::<[f32; 3]>() as u64,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &COR_ATTRIBUTES,
-            }),
+        let (layout, module) = match key.binding {
+            PaletteBinding::Uniform => &self.variants[0],
+            PaletteBinding::Storage => &self.variants[1],
+        };
+        let constants = [
+            ("SKIN_MODE", f64::from(gpu_mode(key.mode))),
+            (
+                "DEBUG_VIEWS",
+                f64::from(u8::from(key.kind == DrawKind::Debug)),
+            ),
+            ("PRESKINNED", f64::from(u8::from(key.preskinned))),
         ];
-        // `DEBUG_VIEWS` in shaders/skin_render.wgsl: compiled out of the shaded pipelines.
-        let constants = [("DEBUG_VIEWS", f64::from(u8::from(key.debug)))];
         let options = wgpu::PipelineCompilationOptions {
             constants: &constants,
-            ..wgpu::PipelineCompilationOptions::default()
+            ..Default::default()
         };
-        let label = key.label();
+        let wire = matches!(key.kind, DrawKind::Wire | DrawKind::WireOnTop);
+        let s = &self.settings;
+        let (primitive, depth, target, fragment) = if wire {
+            let depth = wgpu::DepthStencilState {
+                depth_write_enabled: Some(false),
+                depth_compare: Some(if key.kind == DrawKind::WireOnTop {
+                    wgpu::CompareFunction::Always
+                } else {
+                    wgpu::CompareFunction::LessEqual
+                }),
+                ..RenderSettings::mesh_depth()
+            };
+            let lines = wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::LineList,
+                ..Default::default()
+            };
+            (lines, depth, s.blend_target(), "fs_wire")
+        } else {
+            let blend = key.kind == DrawKind::Blended;
+            let primitive = RenderSettings::mesh_primitive();
+            (
+                primitive,
+                RenderSettings::depth_for(blend),
+                s.target_for(blend),
+                "fs_main",
+            )
+        };
         self.device
             .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(&label),
-                layout: Some(&self.layout),
+                label: Some(&key.label()),
+                layout: Some(layout),
                 vertex: wgpu::VertexState {
-                    module: &self.module,
-                    entry_point: Some(vertex_entry_point(key.mode)),
+                    module,
+                    entry_point: Some("vs_main"),
                     compilation_options: options.clone(),
-                    // Only the CoR pipeline reads the centers (buffer 4).
-                    buffers: if key.mode == SkinningMode::Cor {
-                        &buffers[..]
-                    } else {
-                        &buffers[..4]
-                    },
+                    buffers: &[],
                 },
-                primitive: RenderSettings::mesh_primitive(),
-                depth_stencil: Some(RenderSettings::depth_for(key.blend)),
-                multisample: self.settings.multisample(),
+                primitive,
+                depth_stencil: Some(depth),
+                multisample: s.multisample(),
                 fragment: Some(wgpu::FragmentState {
-                    module: &self.module,
-                    entry_point: Some("fs_main"),
+                    module,
+                    entry_point: Some(fragment),
                     compilation_options: options,
-                    targets: &[Some(self.settings.target_for(key.blend))],
+                    targets: &[Some(target)],
                 }),
                 multiview_mask: None,
                 cache: None,
+            })
+    }
+}
+
+/// The `cs_skin` pipelines, one per palette kind, built on first use.
+#[derive(Debug)]
+pub(crate) struct ComputePipelines {
+    device: wgpu::Device,
+    layouts: [wgpu::PipelineLayout; 2],
+    /// Per palette kind: the pipeline, or why the device refused it.
+    built: [OnceLock<Result<wgpu::ComputePipeline, String>>; 2],
+}
+
+impl ComputePipelines {
+    /// Creates the pipeline layouts (palette, geometry, output); pipelines wait for first use.
+    pub fn new(ctx: &GpuContext, layouts: &GpuLayouts) -> Self {
+        let layouts = PaletteBinding::ALL.map(|binding| {
+            ctx.device
+                .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("dqview::Renderer::compute_layout"),
+                    bind_group_layouts: &[
+                        Some(layouts.palette(binding)),
+                        Some(&layouts.geometry_compute),
+                        Some(&layouts.compute_output),
+                    ],
+                    immediate_size: 0,
+                })
+        });
+        Self {
+            device: ctx.device.clone(),
+            layouts,
+            built: Default::default(),
+        }
+    }
+
+    /// The pipeline for palettes of kind `binding`, or the device's reason for refusing it.
+    pub fn get(&self, binding: PaletteBinding) -> Result<&wgpu::ComputePipeline, RenderError> {
+        let i = match binding {
+            PaletteBinding::Uniform => 0,
+            PaletteBinding::Storage => 1,
+        };
+        self.built[i]
+            .get_or_init(|| {
+                let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+                let module = self
+                    .device
+                    .create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some("dqview::Renderer::compute_shader"),
+                        source: wgpu::ShaderSource::Wgsl(compute_source(binding).into()),
+                    });
+                let pipeline =
+                    self.device
+                        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                            label: Some("dqview::Renderer::cs_skin"),
+                            layout: Some(&self.layouts[i]),
+                            module: &module,
+                            entry_point: Some("cs_skin"),
+                            compilation_options: wgpu::PipelineCompilationOptions::default(),
+                            cache: None,
+                        });
+                match pollster::block_on(scope.pop()) {
+                    None => Ok(pipeline),
+                    Some(e) => Err(e.to_string()),
+                }
+            })
+            .as_ref()
+            .map_err(|message| RenderError::Wgpu {
+                during: "dqview::Renderer::cs_skin",
+                message: message.clone(),
             })
     }
 }

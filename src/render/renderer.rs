@@ -4,13 +4,11 @@ use glam::{Mat4, Vec3};
 
 use super::debug_view::ViewParams;
 use super::gpu_data::GpuFrameUniforms;
-use super::layout::uniform_buffer;
-use super::material::{GpuMaterialBinding, material_layout};
-use super::mesh::GpuMesh;
-use super::palette::{GpuPalette, PaletteLayout};
-use super::pipelines::{PipelineKey, RenderVariant};
+use super::layout::GpuLayouts;
+use super::material::GpuMaterialBinding;
+use super::pipelines::{ComputePipelines, DrawKind, PipelineKey, RenderPipelines};
 use super::shaders::PaletteBinding;
-use super::{FrameBinding, GpuContext, RenderError};
+use super::{GpuContext, RenderError};
 use crate::scene::Material;
 use crate::skin::SkinningMode;
 
@@ -150,6 +148,8 @@ impl RenderSettings {
             fill_light: light(self.fill_direction, self.fill_intensity),
             base_color: [r, g, b, self.ambient],
             params: params.to_params(),
+            wire_color: [0.0; 4],
+            extra: params.to_extra(),
         }
     }
 }
@@ -204,81 +204,81 @@ impl Camera {
     }
 }
 
-/// Draws skinned meshes with vertex-shader skinning; owns every pipeline.
+/// Owns every skinning pipeline of one colour target (format, samples) and their layouts.
 #[derive(Debug)]
 pub struct Renderer {
     /// Size, samples, colours and lights.
     pub(super) settings: RenderSettings,
-    /// Group 1: frame uniforms.
-    pub(super) frame_layout: wgpu::BindGroupLayout,
-    /// Group 2: material uniforms, texture and sampler.
-    pub(super) material_layout: wgpu::BindGroupLayout,
+    layouts: GpuLayouts,
+    pipelines: RenderPipelines,
+    compute: ComputePipelines,
     /// White, factor 1: for meshes without a material.
-    pub(super) default_material: GpuMaterialBinding,
-    uniform: RenderVariant,
-    storage: RenderVariant,
+    default_material: GpuMaterialBinding,
 }
 
 impl Renderer {
-    /// Builds the layouts and shader modules, and the opaque shaded pipelines of the
-    /// uniform palette; the other pipelines are built on first use (see [`RenderVariant`]).
+    /// Builds the layouts, shader modules and the four opaque shaded pipelines of uniform
+    /// palettes (so a broken shader fails here, not mid-frame); the rest are built on first use.
     ///
-    /// Needs vertex-stage storage buffers (LBS matrices, big palettes).
+    /// Needs vertex-stage storage buffers (geometry, LBS matrices, big palettes).
     pub fn new(ctx: &GpuContext, settings: RenderSettings) -> Result<Self, RenderError> {
+        let renderer = Self::without_prebuild(ctx, settings)?;
+        ctx.scoped("dqview::Renderer::new (pipelines)", || {
+            for mode in SkinningMode::ALL {
+                renderer.pipelines.prebuild(PipelineKey {
+                    mode,
+                    binding: PaletteBinding::Uniform,
+                    kind: DrawKind::Shaded,
+                    preskinned: false,
+                });
+            }
+        })?;
+        Ok(renderer)
+    }
+
+    /// Like [`Renderer::new`] without building any pipeline yet (compute readback, exports).
+    pub fn without_prebuild(
+        ctx: &GpuContext,
+        settings: RenderSettings,
+    ) -> Result<Self, RenderError> {
         if !ctx.has_vertex_storage() {
             return Err(RenderError::MissingCapability {
                 what: "read storage buffers in vertex shaders (DownlevelFlags::VERTEX_STORAGE)",
             });
         }
-        ctx.scoped("dqview::Renderer::new", || {
-            let frame_layout =
-                ctx.device
-                    .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                        label: Some("dqview::Renderer::frame_layout"),
-                        entries: &[uniform_buffer(
-                            0,
-                            wgpu::ShaderStages::VERTEX_FRAGMENT,
-                            size_of::<GpuFrameUniforms>(),
-                        )],
-                    });
-            let material_layout = material_layout(ctx);
-            let layouts = [&frame_layout, &material_layout];
-            let uniform = RenderVariant::new(ctx, layouts, &settings, PaletteBinding::Uniform);
-            let storage = RenderVariant::new(ctx, layouts, &settings, PaletteBinding::Storage);
-            // Inside this error scope, so a broken (edited) shader fails here, not mid-frame.
-            for mode in SkinningMode::ALL {
-                uniform.prebuild(PipelineKey {
-                    mode,
-                    blend: false,
-                    debug: false,
-                });
-            }
-            (frame_layout, material_layout, uniform, storage)
-        })
-        .and_then(|(frame_layout, material_layout, uniform, storage)| {
-            let default_material =
-                GpuMaterialBinding::new(ctx, &material_layout, &Material::default(), None)?;
-            Ok(Self {
-                settings,
-                frame_layout,
-                material_layout,
-                default_material,
-                uniform,
-                storage,
-            })
+        let (layouts, pipelines, compute) = ctx.scoped("dqview::Renderer::new", || {
+            let layouts = GpuLayouts::new(ctx);
+            let pipelines = RenderPipelines::new(ctx, &layouts, settings);
+            let compute = ComputePipelines::new(ctx, &layouts);
+            (layouts, pipelines, compute)
+        })?;
+        let default_material =
+            GpuMaterialBinding::new(ctx, &layouts.material, &Material::default(), None)?;
+        Ok(Self {
+            settings,
+            layouts,
+            pipelines,
+            compute,
+            default_material,
         })
     }
 
-    /// The layout of bind group 2 (materials): make [`GpuMaterialBinding`]s with it.
+    /// The bind group layouts: make geometries, palette stores and materials with them.
+    #[must_use]
+    pub fn layouts(&self) -> &GpuLayouts {
+        &self.layouts
+    }
+
+    /// The layout of bind group 3 (materials): make [`GpuMaterialBinding`]s with it.
     #[must_use]
     pub fn material_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.material_layout
+        &self.layouts.material
     }
 
-    /// The layout of bind group 1 (per-view frame uniforms).
+    /// The layout of bind group 2 (per-view frame uniforms).
     #[must_use]
     pub fn frame_layout(&self) -> &wgpu::BindGroupLayout {
-        &self.frame_layout
+        &self.layouts.frame
     }
 
     /// The material used when a mesh has none: white, factor 1.
@@ -293,73 +293,16 @@ impl Renderer {
         &self.settings
     }
 
-    /// The palette layout of `binding`: make [`GpuPalette`]s for this renderer with it.
-    #[must_use]
-    pub fn palette_layout(&self, binding: PaletteBinding) -> &PaletteLayout {
-        match binding {
-            PaletteBinding::Uniform => &self.uniform.palette_layout,
-            PaletteBinding::Storage => &self.storage.palette_layout,
-        }
+    /// The render pipeline of `key`, built on first use; `None` (logged) when the device refused it.
+    pub(crate) fn pipeline(&self, key: PipelineKey) -> Option<wgpu::RenderPipeline> {
+        self.pipelines.get(key)
     }
 
-    /// Records one draw of `mesh` skinned by `palette` with `mode` and `material` into `pass`.
-    ///
-    /// A blending material gets the blend pipeline; draw those after the opaque ones.
-    pub fn draw(
+    /// The `cs_skin` pipeline for palettes of kind `binding`.
+    pub(crate) fn compute_pipeline(
         &self,
-        pass: &mut wgpu::RenderPass<'_>,
-        palette: &GpuPalette,
-        frame: &FrameBinding,
-        material: &GpuMaterialBinding,
-        mesh: &GpuMesh,
-        mode: SkinningMode,
-    ) {
-        self.draw_with_palette(
-            pass,
-            (palette.binding, &palette.bind_group),
-            frame,
-            material,
-            mesh,
-            mode,
-        );
-    }
-
-    /// [`Renderer::draw`] with a palette bind group of kind `binding` made with [`Renderer::palette_layout`].
-    pub fn draw_with_palette(
-        &self,
-        pass: &mut wgpu::RenderPass<'_>,
-        (binding, palette): (PaletteBinding, &wgpu::BindGroup),
-        frame: &FrameBinding,
-        material: &GpuMaterialBinding,
-        mesh: &GpuMesh,
-        mode: SkinningMode,
-    ) {
-        let variant = match binding {
-            PaletteBinding::Uniform => &self.uniform,
-            PaletteBinding::Storage => &self.storage,
-        };
-        let debug = frame.debug_view();
-        // Debug views draw every material opaque.
-        let key = PipelineKey {
-            mode,
-            blend: material.blend && !debug,
-            debug,
-        };
-        let Some(pipeline) = variant.get(key) else {
-            return;
-        };
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, palette, &[]);
-        pass.set_bind_group(1, &frame.bind_group, &[]);
-        pass.set_bind_group(2, &material.bind_group, &[]);
-        pass.set_vertex_buffer(0, mesh.vertices.slice(..));
-        pass.set_vertex_buffer(1, mesh.joints.slice(..));
-        pass.set_vertex_buffer(2, mesh.betas.slice(..));
-        pass.set_vertex_buffer(3, mesh.colors.slice(..));
-        if mode == SkinningMode::Cor {
-            pass.set_vertex_buffer(4, mesh.cor_centers.slice(..));
-        }
-        pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
-        pass.draw_indexed(0..mesh.index_count, 0, 0..1);
+        binding: PaletteBinding,
+    ) -> Result<&wgpu::ComputePipeline, RenderError> {
+        self.compute.get(binding)
     }
 }

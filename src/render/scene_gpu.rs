@@ -1,315 +1,576 @@
-//! A whole scene on the GPU: every mesh node's primitives, materials and joint palettes.
+//! A scene on the GPU: one geometry per drawn primitive, one palette store for every skin
+//! and instance, the materials. Every draw, crowd, readback and debug view goes through it.
+//!
+//! Drawing and the compute pass are in `scene_draw.rs`.
 
-use std::borrow::Cow;
+use std::cell::Cell;
 
-use glam::Mat4;
+use glam::{Mat4, Vec3};
 
-use super::material::{GpuMaterialBinding, in_draw_order};
-use super::mesh::GpuMesh;
-use super::palette::GpuPalette;
-use super::shaders::PaletteBinding;
-use super::{FrameBinding, GpuContext, RenderError, Renderer};
-use crate::anim::Pose;
-use crate::influences::Influences;
+use super::crowd::{SkinPath, grid_offsets, instance_time_s};
+use super::geometry::{GeometrySource, GpuGeometry};
+use super::gpu_data::{GpuComputeParams, WORKGROUP_SIZE};
+use super::layout::whole;
+use super::material::GpuMaterialBinding;
+use super::palette_store::{PaletteStore, SlotSpec};
+use super::{GpuContext, RenderError, Renderer};
+use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::scene::Scene;
 use crate::skin::{
-    JointPalette, MorphedVertices, SceneBetas, SkinMesh, SkinningMode, has_active_morphs,
-    morph_vertices,
+    JointPalette, SceneBetas, SceneCenters, SkinSkeleton, SkinningMode, rest_bounds,
 };
 
-/// Which palette a primitive is skinned by.
+/// How a scene is uploaded: instances, skinning path, tangents for readback.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PaletteSource {
-    /// The palette of skin `n`.
+pub struct SceneOptions {
+    /// Copies drawn (a crowd in a grid when above 1).
+    pub instances: usize,
+    /// Where skinned primitives are skinned when drawn.
+    pub path: SkinPath,
+    /// Whether the compute output holds tangents (readback of files with tangents).
+    pub tangents: bool,
+}
+
+impl Default for SceneOptions {
+    fn default() -> Self {
+        Self {
+            instances: 1,
+            path: SkinPath::Vertex,
+            tangents: false,
+        }
+    }
+}
+
+/// Where a palette slot's joints come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SlotSource {
+    /// The skinning matrices of skin `n`.
     Skin(usize),
-    /// The one-joint palette of mesh node `n` (a mesh without a skin moves rigidly).
+    /// The global matrix of mesh node `n` (a primitive without a skin moves rigidly).
     Node(usize),
+    /// A palette given directly ([`SceneGpu::from_mesh`]).
+    Given,
 }
 
-/// One primitive to draw.
+/// One primitive of one mesh node.
 #[derive(Debug)]
-struct DrawItem {
-    /// Mesh and primitive index in the scene (for per-vertex betas).
-    source: (usize, usize),
-    mesh: GpuMesh,
-    palette: PaletteSource,
+pub(super) struct DrawItem {
+    /// Mesh and primitive index in the scene.
+    pub source: (usize, usize),
+    /// The mesh node (whose morph weights apply).
+    pub node: usize,
+    /// Palette store slot.
+    pub slot: usize,
+    pub geometry: GpuGeometry,
     /// Index into `SceneGpu::materials`, `None` for the renderer's default.
-    material: Option<usize>,
-    /// The mesh node, whose morph weights apply.
-    node: usize,
-    /// Morph weights the vertex buffer holds (empty: the unmorphed bind pose).
-    morph_weights: Vec<f32>,
+    pub material: Option<usize>,
+    /// Group 2 of `cs_skin` (compute path, skinned items only).
+    pub compute_group: Option<wgpu::BindGroup>,
 }
 
-/// GPU buffers of a [`Scene`]: meshes uploaded once, palettes rewritten per pose.
+/// What [`SceneGpu::assemble`] puts together: draws, slots and their specs, the store, materials.
+type Parts = (
+    Vec<DrawItem>,
+    Vec<SlotSource>,
+    Vec<SlotSpec>,
+    PaletteStore,
+    Vec<GpuMaterialBinding>,
+);
+
+/// The compute path's parameters (mode, beta, bulge), shared by every dispatch of a pass.
+#[derive(Debug)]
+pub(super) struct ComputeParamsBuffer {
+    pub buffer: wgpu::Buffer,
+    /// Invocations per dispatch row (the device's workgroup limit times the workgroup size).
+    pub row_stride: u32,
+}
+
+/// GPU buffers of a [`Scene`] for `instances` copies: geometries uploaded once, palettes per pose.
 #[derive(Debug)]
 pub struct SceneGpu {
-    draws: Vec<DrawItem>,
-    skin_palettes: Vec<GpuPalette>,
-    /// (mesh node, its one-joint palette) for meshes drawn without a skin.
-    node_palettes: Vec<(usize, GpuPalette)>,
-    materials: Vec<GpuMaterialBinding>,
-    /// Scratch for skinning matrices and palettes, reused every update.
+    pub(super) items: Vec<DrawItem>,
+    slots: Vec<SlotSource>,
+    /// What each slot holds (to remake the store for another instance count).
+    specs: Vec<SlotSpec>,
+    pub(super) store: PaletteStore,
+    pub(super) materials: Vec<GpuMaterialBinding>,
+    pub(super) path: SkinPath,
+    /// World translation of each instance.
+    offsets: Vec<Vec3>,
+    /// Rest-pose size of one instance (the crowd grid's cell).
+    extent: Vec3,
+    /// Whether compute outputs hold tangents.
+    tangents: bool,
+    pub(super) compute: Option<ComputeParamsBuffer>,
+    /// The mode the last compute pass skinned in (its output is drawn in views of that mode).
+    pub(super) skinned_mode: Cell<Option<SkinningMode>>,
     matrices: Vec<Mat4>,
     palette: JointPalette,
-    /// Skinning matrices last uploaded, per skin palette then per node palette:
-    /// an unchanged pose uploads nothing.
-    uploaded: Vec<Vec<Mat4>>,
-    /// Palette writes so far (one per palette whose matrices changed).
-    palette_uploads: u64,
-    /// Scratch for morphed bind poses.
-    morphed: MorphedVertices,
+    pose: Option<Pose>,
 }
 
 impl SceneGpu {
-    /// Uploads every primitive of every mesh node, the materials and one palette per skin, at `pose`.
-    ///
-    /// Skinned primitives (node with a skin, primitive with influences) are
-    /// skinned on the GPU; other primitives get a one-joint palette holding
-    /// their node's global matrix, so every draw goes through the same pipelines.
+    /// Uploads every primitive of every mesh node, the materials and the palettes at `pose`.
     pub fn new(
         ctx: &GpuContext,
         renderer: &Renderer,
         scene: &Scene,
         pose: &Pose,
     ) -> Result<Self, RenderError> {
-        let materials = GpuMaterialBinding::for_scene(ctx, renderer.material_layout(), scene)?;
-        let mut out = Self {
-            draws: Vec::new(),
-            skin_palettes: Vec::new(),
-            node_palettes: Vec::new(),
-            materials,
-            matrices: Vec::new(),
-            palette: JointPalette::default(),
-            uploaded: Vec::new(),
-            palette_uploads: 0,
-            morphed: MorphedVertices::default(),
-        };
-        for skin in 0..scene.skins.len() {
-            pose.skinning_matrices(scene, skin, &mut out.matrices);
-            out.palette.rebuild(&out.matrices);
-            out.uploaded.push(out.matrices.clone());
-            let binding = PaletteBinding::for_joint_count(out.palette.len());
-            out.skin_palettes.push(GpuPalette::new(
-                ctx,
-                renderer.palette_layout(binding),
-                &out.palette,
-            )?);
-        }
-        let mut node_globals = Vec::new();
+        Self::with_options(ctx, renderer, scene, pose, &SceneOptions::default())
+    }
+
+    /// [`SceneGpu::new`] with `options.instances` copies in a grid on `options.path`.
+    ///
+    /// Skinned primitives (node with a skin, primitive with influences) are skinned on the
+    /// GPU; other primitives are moved by their node's global matrix (a one-joint slot),
+    /// so every draw goes through the same pipelines.
+    pub fn with_options(
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        scene: &Scene,
+        pose: &Pose,
+        options: &SceneOptions,
+    ) -> Result<Self, RenderError> {
+        let instances = options.instances.max(1);
+        let layouts = renderer.layouts();
+        let mut slots: Vec<SlotSource> = (0..scene.skins.len()).map(SlotSource::Skin).collect();
+        let mut items = Vec::new();
         for (node_index, node) in scene.nodes.iter().enumerate() {
-            let Some(mesh) = node.mesh.and_then(|m| scene.meshes.get(m)) else {
+            let Some(mesh_index) = node.mesh.filter(|&m| m < scene.meshes.len()) else {
                 continue;
             };
-            let mesh_index = node.mesh.unwrap_or(0);
-            for (prim_index, prim) in mesh.primitives.iter().enumerate() {
-                let skinned = node
-                    .skin
-                    .filter(|&s| s < scene.skins.len() && prim.influences.is_some());
-                let (influences, palette) = match (skinned, &prim.influences) {
-                    (Some(skin), Some(influences)) => {
-                        (Cow::Borrowed(influences), PaletteSource::Skin(skin))
-                    }
-                    _ => {
-                        let rigid_influences =
-                            Influences::from_rows(prim.positions.iter().map(|_| [(0u16, 1.0f32)]));
-                        if !out.node_palettes.iter().any(|(n, _)| *n == node_index) {
-                            let global = pose
-                                .global
-                                .get(node_index)
-                                .copied()
-                                .unwrap_or(Mat4::IDENTITY);
-                            out.palette.rebuild(&[global]);
-                            let gpu = GpuPalette::new(
-                                ctx,
-                                renderer.palette_layout(PaletteBinding::Uniform),
-                                &out.palette,
-                            )?;
-                            out.node_palettes.push((node_index, gpu));
-                            node_globals.push(global);
-                        }
-                        (
-                            Cow::Owned(rigid_influences),
-                            PaletteSource::Node(node_index),
-                        )
-                    }
+            for (prim_index, prim) in scene.meshes[mesh_index].primitives.iter().enumerate() {
+                let skin = node.skin.filter(|&s| s < scene.skins.len());
+                let (influences, slot) = match (skin, &prim.influences) {
+                    (Some(skin), Some(influences)) => (Some(influences), skin),
+                    _ => (None, slot_of(&mut slots, SlotSource::Node(node_index))),
                 };
-                let skin_mesh = SkinMesh {
+                let tangents = prim.tangents.as_deref().filter(|_| options.tangents);
+                let source = GeometrySource {
                     positions: &prim.positions,
                     normals: &prim.normals,
-                    tangents: &[],
-                    influences: &influences,
+                    tangents: tangents.unwrap_or(&[]),
+                    uvs: prim.uvs.as_deref(),
+                    colors: prim.colors.as_deref(),
+                    influences,
+                    morph_targets: &prim.morph_targets,
+                    indices: &prim.indices,
                 };
-                let mesh = GpuMesh::new(
-                    ctx,
-                    &skin_mesh,
-                    prim.uvs.as_deref(),
-                    prim.colors.as_deref(),
-                    &prim.indices,
-                )?;
-                let material = prim.material.filter(|&m| m < out.materials.len());
-                let mut item = DrawItem {
+                items.push(DrawItem {
                     source: (mesh_index, prim_index),
-                    mesh,
-                    palette,
-                    material,
                     node: node_index,
-                    morph_weights: Vec::new(),
-                };
-                item.write_morphs(ctx, scene, pose, &mut out.morphed);
-                out.draws.push(item);
+                    slot,
+                    geometry: GpuGeometry::new(ctx, layouts, &source)?,
+                    material: prim.material,
+                    compute_group: None,
+                });
             }
         }
-        out.uploaded
-            .extend(node_globals.into_iter().map(|g| vec![g]));
+        let specs: Vec<SlotSpec> = slots.iter().map(|&s| slot_spec(scene, pose, s)).collect();
+        let store = PaletteStore::new(ctx, layouts, &specs, instances)?;
+        let materials = GpuMaterialBinding::for_scene(ctx, renderer.material_layout(), scene)?;
+        for item in &mut items {
+            item.material = item.material.filter(|&m| m < materials.len());
+        }
+        let (min, max) = rest_bounds(scene).unwrap_or((Vec3::ZERO, Vec3::ZERO));
+        let parts = (items, slots, specs, store, materials);
+        let mut out = Self::assemble(ctx, renderer, parts, options)?;
+        out.extent = max - min;
+        out.offsets = grid_offsets(instances, out.extent);
+        out.update(ctx, scene, pose);
+        // Counted from here: the upload of the pose the scene was made at is part of making it.
+        out.store.reset_upload_count();
         Ok(out)
     }
 
-    /// Writes the palettes of `pose` into the existing buffers (no GPU allocation).
-    ///
-    /// Only palettes whose skinning matrices changed since their last upload are written.
-    /// Primitives whose morph weights changed get their morphed bind pose
-    /// (computed by [`crate::skin::morph_vertices`]) written into their vertex buffer.
-    pub fn update(&mut self, ctx: &GpuContext, scene: &Scene, pose: &Pose) {
-        for item in &mut self.draws {
-            item.write_morphs(ctx, scene, pose, &mut self.morphed);
-        }
-        let mut uploaded = self.uploaded.iter_mut();
-        for (skin, gpu) in self.skin_palettes.iter_mut().enumerate() {
-            pose.skinning_matrices(scene, skin, &mut self.matrices);
-            let Some(last) = uploaded.next() else { break };
-            if *last == self.matrices {
-                continue;
-            }
-            self.palette.rebuild(&self.matrices);
-            if gpu.write(&ctx.queue, &self.palette) {
-                last.clone_from(&self.matrices);
-                self.palette_uploads += 1;
-            }
-        }
-        for (node, gpu) in &mut self.node_palettes {
-            let global = pose.global.get(*node).copied().unwrap_or(Mat4::IDENTITY);
-            let Some(last) = uploaded.next() else { break };
-            if last.as_slice() == [global] {
-                continue;
-            }
-            self.palette.rebuild(&[global]);
-            if gpu.write(&ctx.queue, &self.palette) {
-                last.clear();
-                last.push(global);
-                self.palette_uploads += 1;
-            }
-        }
-    }
-
-    /// Palette buffer writes so far: one per palette whose pose changed in an [`SceneGpu::update`].
-    #[must_use]
-    pub fn palette_uploads(&self) -> u64 {
-        self.palette_uploads
-    }
-
-    /// Writes per-vertex hybrid betas (primitives without any get 1: the frame's beta alone).
-    pub fn set_betas(&self, ctx: &GpuContext, betas: &SceneBetas) {
-        for item in &self.draws {
-            item.mesh
-                .write_betas(&ctx.queue, betas.of(item.source.0, item.source.1));
-        }
-    }
-
-    /// Writes per-vertex centers of rotation for the CoR pipeline (primitives without any keep theirs).
-    pub fn set_cor_centers(&self, ctx: &GpuContext, centers: &crate::skin::SceneCenters) {
-        for item in &self.draws {
-            if matches!(item.palette, PaletteSource::Skin(_)) {
-                item.mesh
-                    .write_cor_centers(&ctx.queue, centers.of(item.source.0, item.source.1));
-            }
-        }
-    }
-
-    /// Records every primitive, skinned with `mode`, into `pass`.
-    ///
-    /// Opaque and alpha-masked primitives go first, then the alpha-blended ones
-    /// in scene order (they are not sorted by depth).
-    pub fn draw(
-        &self,
-        pass: &mut wgpu::RenderPass<'_>,
+    /// A one-primitive scene drawn by `palette` directly (tests, [`super::skin_mesh_gpu`]).
+    pub fn from_mesh(
+        ctx: &GpuContext,
         renderer: &Renderer,
-        frame: &FrameBinding,
-        mode: SkinningMode,
-    ) {
-        let order = in_draw_order(
-            &self.draws,
-            |i: &DrawItem| i.material,
-            &self.materials,
-            renderer.default_material(),
+        source: &GeometrySource<'_>,
+        palette: &JointPalette,
+        options: &SceneOptions,
+    ) -> Result<Self, RenderError> {
+        let layouts = renderer.layouts();
+        let geometry = GpuGeometry::new(ctx, layouts, source)?;
+        let spec = SlotSpec {
+            joints: palette.len(),
+            hinges: Vec::new(),
+        };
+        let store =
+            PaletteStore::new(ctx, layouts, std::slice::from_ref(&spec), options.instances)?;
+        let item = DrawItem {
+            source: (0, 0),
+            node: 0,
+            slot: 0,
+            geometry,
+            material: None,
+            compute_group: None,
+        };
+        let parts = (
+            vec![item],
+            vec![SlotSource::Given],
+            vec![spec],
+            store,
+            Vec::new(),
         );
-        for (item, material) in order {
-            let palette = match item.palette {
-                PaletteSource::Skin(s) => self.skin_palettes.get(s),
-                PaletteSource::Node(n) => self
-                    .node_palettes
-                    .iter()
-                    .find(|(node, _)| *node == n)
-                    .map(|(_, p)| p),
-            };
-            let Some(palette) = palette else { continue };
-            renderer.draw(pass, palette, frame, material, &item.mesh, mode);
+        let mut out = Self::assemble(ctx, renderer, parts, options)?;
+        for instance in 0..out.instances() {
+            out.store.set(0, instance, palette);
         }
+        out.store.upload(&ctx.queue);
+        Ok(out)
     }
 
-    /// Number of primitives drawn.
-    #[must_use]
-    pub fn draw_count(&self) -> usize {
-        self.draws.len()
+    /// A line list drawn by [`SceneGpu::draw_wire`] and never skinned (the ground grid):
+    /// segment endpoints in pairs, each with a linear RGBA colour.
+    pub fn lines(
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        points: &[Vec3],
+        colors: &[glam::Vec4],
+    ) -> Result<Self, RenderError> {
+        let source = GeometrySource {
+            positions: points,
+            colors: Some(colors),
+            ..GeometrySource::default()
+        };
+        let identity = JointPalette::from_matrices(&[Mat4::IDENTITY]);
+        let mut out = Self::from_mesh(ctx, renderer, &source, &identity, &SceneOptions::default())?;
+        let segments: Vec<u32> = (0..u32::try_from(points.len()).unwrap_or(0)).collect();
+        for item in &mut out.items {
+            item.geometry.set_edges(ctx, &segments);
+        }
+        Ok(out)
     }
-}
 
-impl DrawItem {
-    /// Rewrites the vertex buffer with the bind pose morphed by the pose's weights, when they changed.
-    ///
-    /// The morph runs on the CPU, in the reference function, rather than in the
-    /// render shaders: the pipelines and their bind groups stay as they are, no
-    /// vertex-stage storage buffers are needed, and the cost (one upload of the
-    /// primitive) is paid only on frames where a weight moved.
-    fn write_morphs(
+    /// Puts the parts together; the compute path gets its output buffers and bind groups.
+    fn assemble(
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        (items, slots, specs, store, materials): Parts,
+        options: &SceneOptions,
+    ) -> Result<Self, RenderError> {
+        let instances = store.instances();
+        let compute = match options.path {
+            SkinPath::Vertex => None,
+            SkinPath::Compute => {
+                let max_x = ctx.device.limits().max_compute_workgroups_per_dimension;
+                Some(ComputeParamsBuffer {
+                    buffer: ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("dqview::SceneGpu::compute_params"),
+                        size: size_of::<GpuComputeParams>() as u64,
+                        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    }),
+                    row_stride: max_x.max(1) * WORKGROUP_SIZE,
+                })
+            }
+        };
+        let mut out = Self {
+            items,
+            slots,
+            specs,
+            store,
+            materials,
+            path: options.path,
+            offsets: vec![Vec3::ZERO; instances],
+            extent: Vec3::ZERO,
+            tangents: options.tangents,
+            compute,
+            skinned_mode: Cell::new(None),
+            matrices: Vec::new(),
+            palette: JointPalette::default(),
+            pose: None,
+        };
+        out.make_outputs(ctx, renderer)?;
+        Ok(out)
+    }
+
+    /// On the compute path, (re)makes every skinned item's output for the instance count.
+    fn make_outputs(&mut self, ctx: &GpuContext, renderer: &Renderer) -> Result<(), RenderError> {
+        let Some(params) = &self.compute else {
+            return Ok(());
+        };
+        let layouts = renderer.layouts();
+        let instances = self.store.instances();
+        for item in self.items.iter_mut().filter(|i| !i.geometry.is_rigid()) {
+            let tangents = self.tangents && item.geometry.has_tangents();
+            item.geometry
+                .make_skinned(ctx, layouts, instances, tangents)?;
+            let Some((output, _)) = item.geometry.skinned() else {
+                continue;
+            };
+            let group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("dqview::SceneGpu::compute_output"),
+                layout: &layouts.compute_output,
+                entries: &[whole(0, &params.buffer), whole(1, output)],
+            });
+            item.compute_group = Some(group);
+        }
+        self.skinned_mode.set(None);
+        Ok(())
+    }
+
+    /// Draws `count` instances from now on: a new palette store (and compute outputs), the
+    /// geometries kept; every instance starts at `pose`.
+    pub fn set_instances(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        scene: &Scene,
+        pose: &Pose,
+        count: usize,
+    ) -> Result<(), RenderError> {
+        let count = count.max(1);
+        self.store = PaletteStore::new(ctx, renderer.layouts(), &self.specs, count)?;
+        self.offsets = grid_offsets(count, self.extent);
+        self.make_outputs(ctx, renderer)?;
+        self.update(ctx, scene, pose);
+        Ok(())
+    }
+
+    /// Poses every instance at `pose` (each moved to its grid cell) and uploads what changed:
+    /// palettes, and morph weights of primitives whose weights moved.
+    pub fn update(&mut self, ctx: &GpuContext, scene: &Scene, pose: &Pose) {
+        for instance in 0..self.instances() {
+            self.set_instance_pose(instance, scene, pose);
+        }
+        self.set_morph_weights(ctx, pose);
+        self.store.upload(&ctx.queue);
+    }
+
+    /// Poses instance i at its own time of `clip` (`time_s + i * duration / K`) with
+    /// `overrides` and uploads; morph weights follow instance 0 (shared by all instances).
+    pub fn update_crowd(
         &mut self,
         ctx: &GpuContext,
         scene: &Scene,
-        pose: &Pose,
-        morphed: &mut MorphedVertices,
+        clip: Option<usize>,
+        time_s: f32,
+        overrides: &JointOverrides,
     ) {
-        let Some(prim) = scene
-            .meshes
-            .get(self.source.0)
-            .and_then(|m| m.primitives.get(self.source.1))
-        else {
-            return;
-        };
-        if prim.morph_targets.is_empty() {
-            return;
+        let duration_s = clip
+            .and_then(|c| scene.animations.get(c))
+            .map_or(0.0, clip_duration_s);
+        let mut pose = self.pose.take().unwrap_or_else(|| Pose::rest(scene));
+        let instances = self.instances();
+        for instance in (0..instances).rev() {
+            let t = instance_time_s(instance, instances, time_s, duration_s);
+            pose.sample(scene, clip, t, overrides);
+            self.set_instance_pose(instance, scene, &pose);
         }
-        let weights = pose.morph_weights_of(self.node);
-        let active = has_active_morphs(&prim.morph_targets, weights);
-        // The buffer holds the plain bind pose when `morph_weights` is empty.
-        if (!active && self.morph_weights.is_empty()) || self.morph_weights == weights {
-            return;
+        self.set_morph_weights(ctx, &pose);
+        self.store.upload(&ctx.queue);
+        self.pose = Some(pose);
+    }
+
+    /// Stages `instance`'s palettes at `pose`, moved to its grid cell; call [`SceneGpu::upload`] after.
+    pub fn set_instance_pose(&mut self, instance: usize, scene: &Scene, pose: &Pose) {
+        let offset = Mat4::from_translation(self.offset(instance));
+        for (slot, &source) in self.slots.iter().enumerate() {
+            match source {
+                SlotSource::Skin(s) => pose.skinning_matrices(scene, s, &mut self.matrices),
+                SlotSource::Node(n) => {
+                    self.matrices.clear();
+                    self.matrices
+                        .push(pose.global.get(n).copied().unwrap_or(Mat4::IDENTITY));
+                }
+                SlotSource::Given => continue,
+            }
+            if instance > 0 || self.offsets.len() > 1 {
+                for m in &mut self.matrices {
+                    *m = offset * *m;
+                }
+            }
+            self.palette.rebuild(&self.matrices);
+            if !self.store.set(slot, instance, &self.palette) {
+                log::warn!(
+                    "palette slot {slot} no longer fits its buffers; it keeps its last pose"
+                );
+            }
         }
-        let (positions, normals) = if active {
-            morph_vertices(
-                &prim.positions,
-                &prim.normals,
-                &[],
-                &prim.morph_targets,
-                weights,
-                morphed,
-            );
-            self.morph_weights = weights.to_vec();
-            (&morphed.positions, &morphed.normals)
-        } else {
-            self.morph_weights.clear();
-            (&prim.positions, &prim.normals)
-        };
-        self.mesh
-            .write_vertices(&ctx.queue, positions, normals, prim.uvs.as_deref());
+    }
+
+    /// Stages `palette` for every instance of a [`SceneGpu::from_mesh`] scene and uploads it.
+    pub fn set_palette(&mut self, ctx: &GpuContext, palette: &JointPalette) -> bool {
+        let mut fits = true;
+        for instance in 0..self.instances() {
+            fits &= self.store.set(0, instance, palette);
+        }
+        self.store.upload(&ctx.queue);
+        fits
+    }
+
+    /// Uploads staged palettes if any changed.
+    pub fn upload(&mut self, ctx: &GpuContext) {
+        self.store.upload(&ctx.queue);
+    }
+
+    /// Writes each primitive's morph weights of `pose` (only those that changed reach the GPU).
+    fn set_morph_weights(&mut self, ctx: &GpuContext, pose: &Pose) {
+        for item in &mut self.items {
+            item.geometry
+                .set_morph_weights(&ctx.queue, pose.morph_weights_of(item.node));
+        }
+    }
+
+    /// Writes morph weights for a [`SceneGpu::from_mesh`] scene.
+    pub fn set_mesh_morph_weights(&mut self, ctx: &GpuContext, weights: &[f32]) {
+        for item in &mut self.items {
+            item.geometry.set_morph_weights(&ctx.queue, weights);
+        }
+    }
+
+    /// Writes per-vertex hybrid betas (primitives without any get 1: the beta scale alone).
+    pub fn set_betas(&mut self, ctx: &GpuContext, renderer: &Renderer, betas: &SceneBetas) {
+        for item in &mut self.items {
+            let b = betas.of(item.source.0, item.source.1);
+            item.geometry.set_betas(ctx, renderer.layouts(), b);
+        }
+    }
+
+    /// Writes per-vertex hybrid betas of a [`SceneGpu::from_mesh`] scene.
+    pub fn set_mesh_betas(&mut self, ctx: &GpuContext, renderer: &Renderer, betas: &[f32]) {
+        for item in &mut self.items {
+            item.geometry.set_betas(ctx, renderer.layouts(), betas);
+        }
+    }
+
+    /// Writes per-vertex centers of rotation (primitives without any rotate about themselves: LBS).
+    pub fn set_cor_centers(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        centers: &SceneCenters,
+    ) {
+        for item in self.items.iter_mut().filter(|i| !i.geometry.is_rigid()) {
+            let c = centers.of(item.source.0, item.source.1);
+            item.geometry.set_cor_centers(ctx, renderer.layouts(), c);
+        }
+    }
+
+    /// Writes centers of rotation of a [`SceneGpu::from_mesh`] scene.
+    pub fn set_mesh_cor_centers(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        centers: &[Vec3],
+    ) {
+        for item in &mut self.items {
+            item.geometry
+                .set_cor_centers(ctx, renderer.layouts(), centers);
+        }
+    }
+
+    /// Builds the edge lists the wireframe and ghost draw (once per primitive).
+    pub fn make_edges(&mut self, ctx: &GpuContext, scene: &Scene) {
+        for item in &mut self.items {
+            let indices = scene
+                .meshes
+                .get(item.source.0)
+                .and_then(|m| m.primitives.get(item.source.1))
+                .map_or(&[][..], |p| &p.indices[..]);
+            item.geometry.make_edges(ctx, indices);
+        }
+    }
+
+    /// Palette uploads so far: one per update in which some palette changed.
+    #[must_use]
+    pub fn palette_uploads(&self) -> u64 {
+        self.store.uploads()
+    }
+
+    /// Primitives drawn per instance.
+    #[must_use]
+    pub fn draw_count(&self) -> usize {
+        self.items.len()
+    }
+
+    /// (mesh, primitive) in the scene of draw `index`, and whether it is skinned (not rigid).
+    #[must_use]
+    pub fn primitive_source(&self, index: usize) -> Option<((usize, usize), bool)> {
+        self.items
+            .get(index)
+            .map(|i| (i.source, !i.geometry.is_rigid()))
+    }
+
+    /// The palette binding kind of the first slot (the first skin's), if there is a slot.
+    #[must_use]
+    pub fn palette_binding(&self) -> Option<super::PaletteBinding> {
+        self.store.bind_group(0).map(|(binding, _)| binding)
+    }
+
+    /// The mesh node of draw `index` (0 past the end).
+    #[must_use]
+    pub fn node_of(&self, index: usize) -> usize {
+        self.items.get(index).map_or(0, |i| i.node)
+    }
+
+    /// Instances drawn.
+    #[must_use]
+    pub fn instances(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// The skinning path this scene was uploaded for.
+    #[must_use]
+    pub fn path(&self) -> SkinPath {
+        self.path
+    }
+
+    /// World translation of `instance` (zero past the end).
+    #[must_use]
+    pub fn offset(&self, instance: usize) -> Vec3 {
+        self.offsets.get(instance).copied().unwrap_or(Vec3::ZERO)
+    }
+
+    /// The box holding every instance of the box `min..max` (one model's bounds).
+    #[must_use]
+    pub fn bounds(&self, min: Vec3, max: Vec3) -> (Vec3, Vec3) {
+        self.offsets.iter().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(a, b), o| (a.min(min + *o), b.max(max + *o)),
+        )
+    }
+}
+
+/// The slot index of `source`, added when new.
+fn slot_of(slots: &mut Vec<SlotSource>, source: SlotSource) -> usize {
+    slots.iter().position(|&s| s == source).unwrap_or_else(|| {
+        slots.push(source);
+        slots.len() - 1
+    })
+}
+
+/// The joint count and static bulge-fix data of a slot.
+fn slot_spec(scene: &Scene, pose: &Pose, source: SlotSource) -> SlotSpec {
+    match source {
+        SlotSource::Skin(s) => {
+            let mut matrices = Vec::new();
+            pose.skinning_matrices(scene, s, &mut matrices);
+            let skeleton = SkinSkeleton::of(scene, s);
+            let hinges = (0..matrices.len())
+                .map(|j| {
+                    let position = skeleton
+                        .bind_positions
+                        .get(j)
+                        .copied()
+                        .unwrap_or(Vec3::ZERO);
+                    let parent = skeleton.parents.get(j).copied().flatten();
+                    let bone = skeleton.directions.get(j).copied().flatten();
+                    (position, parent, bone)
+                })
+                .collect();
+            SlotSpec {
+                joints: matrices.len(),
+                hinges,
+            }
+        }
+        SlotSource::Node(_) | SlotSource::Given => SlotSpec {
+            joints: 1,
+            hinges: Vec::new(),
+        },
     }
 }

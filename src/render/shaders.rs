@@ -1,8 +1,9 @@
 //! WGSL sources, assembled from the files in `shaders/`.
 //!
-//! WGSL has no `#include`: a module is the concatenation of `dq.wgsl`,
-//! `palette.wgsl`, `skin.wgsl` and one entry-point file, so the compute pass and
-//! the vertex-shader pipelines run the very same skinning functions.
+//! WGSL has no `#include`: a module is the concatenation of the shared skinning files
+//! (`dq`, `palette`, `skin`, `cor`, `bulge`, `geometry`) and its entry-point files, so the
+//! compute pass and the vertex shaders run the very same functions. Every file is read
+//! through [`shader_text`], so an edited shader folder (`--shader-dir`) reaches every pipeline.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -10,25 +11,24 @@ use std::sync::RwLock;
 
 /// Dual quaternion helpers (`rotate_vector`, `dq_translation`, `dq_blend`).
 pub const DQ_WGSL: &str = include_str!("../../shaders/dq.wgsl");
-/// Joint palette bindings (group 0) and accessors.
+/// Joint palettes (group 0) and their accessors.
 pub const PALETTE_WGSL: &str = include_str!("../../shaders/palette.wgsl");
 /// Skinning functions (`skin_lbs`, `skin_dqs`, `skin_hybrid`, `skin_vertex`).
 pub const SKIN_WGSL: &str = include_str!("../../shaders/skin.wgsl");
 /// Center-of-rotation skinning (`skin_cor`, `quat_blend`).
 pub const COR_WGSL: &str = include_str!("../../shaders/cor.wgsl");
-/// The CoR vertex entry point `vs_main_cor` (vertex buffer 4: centers).
-pub const COR_RENDER_WGSL: &str = include_str!("../../shaders/cor_render.wgsl");
-/// Compute entry point `cs_skin` and its bind group 1.
-pub const SKIN_COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
-/// Compute entry point `cs_skin_draw` (positions and normals into a vertex buffer) and its group 1.
-pub const SKIN_CROWD_WGSL: &str = include_str!("../../shaders/skin_crowd.wgsl");
-/// Vertex entry point `vs_main_skinned` for vertices skinned by `cs_skin_draw`.
-pub const DRAW_SKINNED_WGSL: &str = include_str!("../../shaders/draw_skinned.wgsl");
-
-/// Vertex-shader skinning entry points (`vs_main_lbs`, `vs_main_dqs`, `vs_main_hybrid`), `fs_main`, bind group 1.
-pub const SKIN_RENDER_WGSL: &str = include_str!("../../shaders/skin_render.wgsl");
+/// DQS bulge compensation (`compensate_bulge`).
+pub const BULGE_WGSL: &str = include_str!("../../shaders/bulge.wgsl");
+/// Geometry (group 1): `fetch_vertex` and `skin_geometry_vertex`, the one skinning path.
+pub const GEOMETRY_WGSL: &str = include_str!("../../shaders/geometry.wgsl");
 /// Debug views of the render pipelines (weights, displacement, collapse, ...).
 pub const DEBUG_VIEWS_WGSL: &str = include_str!("../../shaders/debug_views.wgsl");
+/// Render entry points `vs_main`, `fs_main`, `fs_wire`, frame (group 2) and material (group 3).
+pub const DRAW_WGSL: &str = include_str!("../../shaders/draw.wgsl");
+/// The full-viewport fill (`vs_backdrop`, `fs_backdrop`).
+pub const BACKDROP_WGSL: &str = include_str!("../../shaders/backdrop.wgsl");
+/// Compute entry point `cs_skin` and its group 2.
+pub const SKIN_COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
 
 /// Most joints whose dual quaternions fit one 64 KiB uniform binding (32 bytes each).
 pub const MAX_UNIFORM_JOINTS: usize = 2048;
@@ -51,7 +51,7 @@ impl PaletteBinding {
     /// Both kinds.
     pub const ALL: [Self; 2] = [Self::Uniform, Self::Storage];
 
-    /// The kind a skin with `joint_count` joints needs.
+    /// The kind a slot of `joint_count` entries (joints times instances) needs.
     #[must_use]
     pub fn for_joint_count(joint_count: usize) -> Self {
         if joint_count <= MAX_UNIFORM_JOINTS {
@@ -123,17 +123,24 @@ pub fn palette_source(binding: PaletteBinding) -> Cow<'static, str> {
     }
 }
 
-/// A whole module: the shared skinning code followed by `entry_points`.
+/// A whole module: the shared skinning code (palette of kind `binding`, geometry) then `entry_points`.
 #[must_use]
-pub fn module_source(binding: PaletteBinding, entry_points: &str) -> String {
-    let palette = palette_source(binding);
-    let dq = shader_text("dq.wgsl", DQ_WGSL);
-    let skin = shader_text("skin.wgsl", SKIN_WGSL);
-    let cor = shader_text("cor.wgsl", COR_WGSL);
-    let mut s = String::with_capacity(
-        dq.len() + palette.len() + skin.len() + cor.len() + entry_points.len() + 5,
+pub fn module_source(binding: PaletteBinding, entry_points: &[(&str, &'static str)]) -> String {
+    let mut parts = vec![
+        shader_text("dq.wgsl", DQ_WGSL),
+        palette_source(binding),
+        shader_text("skin.wgsl", SKIN_WGSL),
+        shader_text("cor.wgsl", COR_WGSL),
+        shader_text("bulge.wgsl", BULGE_WGSL),
+        shader_text("geometry.wgsl", GEOMETRY_WGSL),
+    ];
+    parts.extend(
+        entry_points
+            .iter()
+            .map(|(name, text)| shader_text(name, text)),
     );
-    for part in [&dq, &palette, &skin, &cor, entry_points] {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+    for part in &parts {
         s.push_str(part);
         s.push('\n');
     }
@@ -143,52 +150,19 @@ pub fn module_source(binding: PaletteBinding, entry_points: &str) -> String {
 /// The compute skinning module (`cs_skin`).
 #[must_use]
 pub fn compute_source(binding: PaletteBinding) -> String {
-    module_source(
-        binding,
-        &shader_text("skin_compute.wgsl", SKIN_COMPUTE_WGSL),
-    )
+    module_source(binding, &[("skin_compute.wgsl", SKIN_COMPUTE_WGSL)])
 }
 
-/// The render module (vertex-shader skinning and shading).
+/// The render module: `vs_main`, `fs_main`, `fs_wire`.
 #[must_use]
 pub fn render_source(binding: PaletteBinding) -> String {
-    let debug_views = shader_text("debug_views.wgsl", DEBUG_VIEWS_WGSL);
-    let skin_render = shader_text("skin_render.wgsl", SKIN_RENDER_WGSL);
-    let cor_render = shader_text("cor_render.wgsl", COR_RENDER_WGSL);
     module_source(
         binding,
-        &format!(
-            "{debug_views}
-{skin_render}
-{cor_render}"
-        ),
+        &[
+            ("debug_views.wgsl", DEBUG_VIEWS_WGSL),
+            ("draw.wgsl", DRAW_WGSL),
+        ],
     )
-}
-
-/// The compute module that skins into vertex buffers (`cs_skin_draw`).
-#[must_use]
-pub fn crowd_compute_source(binding: PaletteBinding) -> String {
-    module_source(binding, SKIN_CROWD_WGSL)
-}
-
-/// The render module with `vs_main_skinned` added (plain draw of pre-skinned vertices).
-#[must_use]
-pub fn draw_skinned_source() -> String {
-    module_source(
-        PaletteBinding::Uniform,
-        &format!("{DEBUG_VIEWS_WGSL}\n{SKIN_RENDER_WGSL}\n{DRAW_SKINNED_WGSL}"),
-    )
-}
-
-/// The vertex entry point that skins with `mode`.
-#[must_use]
-pub fn vertex_entry_point(mode: crate::skin::SkinningMode) -> &'static str {
-    match mode {
-        crate::skin::SkinningMode::Lbs => "vs_main_lbs",
-        crate::skin::SkinningMode::Dqs => "vs_main_dqs",
-        crate::skin::SkinningMode::Hybrid => "vs_main_hybrid",
-        crate::skin::SkinningMode::Cor => "vs_main_cor",
-    }
 }
 
 /// Parses and validates WGSL `source` with naga alone (no adapter needed); panics with the error.
@@ -214,57 +188,30 @@ mod tests {
 
     use super::validate_wgsl as validate;
 
+    /// Entry point names of a validated module, sorted.
+    fn entry_points(module: &naga::Module) -> Vec<&str> {
+        let mut names: Vec<&str> = module
+            .entry_points
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
     #[test]
     fn shaders_validate_with_naga() {
         for binding in PaletteBinding::ALL {
             let name = format!("compute/{}", binding.name());
             let module = validate(&name, &compute_source(binding));
-            let entry: Vec<_> = module
-                .entry_points
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect();
-            assert_eq!(entry, ["cs_skin"], "{name}");
+            assert_eq!(entry_points(&module), ["cs_skin"], "{name}");
             let name = format!("render/{}", binding.name());
             let module = validate(&name, &render_source(binding));
-            let mut entry: Vec<_> = module
-                .entry_points
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect();
-            entry.sort_unstable();
             assert_eq!(
-                entry,
-                [
-                    "fs_main",
-                    "vs_main_cor",
-                    "vs_main_dqs",
-                    "vs_main_hybrid",
-                    "vs_main_lbs"
-                ],
+                entry_points(&module),
+                ["fs_main", "fs_wire", "vs_main"],
                 "{name}"
             );
-        }
-        for binding in PaletteBinding::ALL {
-            let name = format!("crowd/{}", binding.name());
-            let module = validate(&name, &crowd_compute_source(binding));
-            let entry: Vec<_> = module
-                .entry_points
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect();
-            assert_eq!(entry, ["cs_skin_draw"], "{name}");
-        }
-        let module = validate("draw_skinned", &draw_skinned_source());
-        assert!(
-            module
-                .entry_points
-                .iter()
-                .any(|e| e.name == "vs_main_skinned")
-        );
-        for mode in crate::skin::SkinningMode::ALL {
-            let entry = format!("fn {}(", vertex_entry_point(mode));
-            assert!(SKIN_RENDER_WGSL.contains(&entry) || COR_RENDER_WGSL.contains(&entry));
         }
     }
 

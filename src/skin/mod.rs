@@ -26,7 +26,10 @@ pub use fast::{PackedMesh, PackedPalette, skin_packed, skin_packed_hybrid};
 pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
 pub use morph::{MorphedVertices, effective_weight, has_active_morphs, morph_vertices};
 pub use palette::{GpuDualQuat, JointPalette};
-pub use posed::{PosePalettes, PosedPrimitive, bounds, rest_bounds, skin_scene, skin_scene_hybrid};
+pub use posed::{
+    PosePalettes, PosedPrimitive, bounds, pose_rigid_primitive, rest_bounds, skin_scene,
+    skin_scene_hybrid,
+};
 
 /// How joint transforms are blended per vertex.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

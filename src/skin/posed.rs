@@ -154,6 +154,19 @@ fn skin_scene_by<'b>(
     out
 }
 
+/// Primitive `prim` of mesh node `node` moved rigidly by the node's global matrix at `pose`
+/// (morphed first), as [`skin_scene`] poses primitives without a skin.
+#[must_use]
+pub fn pose_rigid_primitive(pose: &Pose, node: usize, prim: &Primitive) -> SkinnedVertices {
+    let mut morphed = MorphedVertices::default();
+    let (positions, normals, tangents) =
+        bind_vertices(prim, pose.morph_weights_of(node), &mut morphed);
+    let world = pose.global.get(node).copied().unwrap_or(Mat4::IDENTITY);
+    let mut out = SkinnedVertices::default();
+    rigid(world, positions, normals, tangents, &mut out);
+    out
+}
+
 /// A primitive's bind-pose vertices: its own, or morphed into `morphed` when a weight is non-zero.
 pub(crate) fn bind_vertices<'a>(
     prim: &'a Primitive,

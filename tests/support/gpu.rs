@@ -3,16 +3,31 @@
 use std::io::Write as _;
 use std::sync::OnceLock;
 
-use dqview::render::{ComputeSkinner, GpuContext, RenderError, RenderSettings, Renderer};
+use dqview::render::{
+    GpuContext, GpuSkinning, RenderError, RenderSettings, Renderer, SkinRun, skin_scene_gpu,
+};
+use dqview::skin::{PosedPrimitive, SkinningMode};
 
-/// The device, a compute skinner and a renderer with [`RenderSettings::TESTING`].
+/// The device and a renderer with [`RenderSettings::TESTING`] (its compute pass too).
 pub struct Gpu {
     /// Device and queue.
     pub ctx: GpuContext,
-    /// The compute skinning pass.
-    pub skinner: ComputeSkinner,
-    /// Offscreen renderer for image tests.
+    /// Pipelines for image tests and the compute pass.
     pub renderer: Renderer,
+}
+
+impl Gpu {
+    /// `scene` at `pose` skinned once by the compute pass in `mode` with hybrid beta `beta`.
+    pub fn skin_scene(
+        &self,
+        scene: &dqview::scene::Scene,
+        pose: &dqview::anim::Pose,
+        mode: SkinningMode,
+        beta: f32,
+    ) -> Result<Vec<PosedPrimitive>, RenderError> {
+        let skinning = GpuSkinning::new(SkinRun::new(mode, beta));
+        skin_scene_gpu(&self.ctx, &self.renderer, scene, pose, &skinning)
+    }
 }
 
 /// The shared GPU, or `None` after a loud skip message when there is no adapter.
@@ -23,14 +38,9 @@ pub fn gpu(test: &str) -> Option<&'static Gpu> {
     let result = GPU.get_or_init(|| {
         let ctx = GpuContext::headless()
             .map_err(|e| (matches!(e, RenderError::NoAdapter { .. }), e.to_string()))?;
-        let skinner = ComputeSkinner::new(&ctx).map_err(|e| (false, e.to_string()))?;
         let renderer =
             Renderer::new(&ctx, RenderSettings::TESTING).map_err(|e| (false, e.to_string()))?;
-        Ok(Gpu {
-            ctx,
-            skinner,
-            renderer,
-        })
+        Ok(Gpu { ctx, renderer })
     });
     match result {
         Ok(gpu) => Some(gpu),
