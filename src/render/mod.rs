@@ -58,7 +58,7 @@ pub use palette_store::{PaletteStore, SlotSpec};
 pub use pipelines::{DrawKind, PipelineKey};
 pub use readback::{GpuSkinning, MeshSkinning, skin_mesh_gpu, skin_scene_gpu};
 pub use renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, RenderSettings, Renderer};
-pub use scene_draw::SkinRun;
+pub use scene_draw::{SkinRun, gpu_skinned_vertices};
 pub use scene_gpu::{SceneGpu, SceneOptions};
 pub use shaders::{PaletteBinding, set_shader_dir, shader_dir};
 pub use views::View;

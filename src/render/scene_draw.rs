@@ -1,5 +1,7 @@
 //! Drawing a [`SceneGpu`] and running its compute pass: the frame code of every view.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use glam::{Vec3, Vec4};
 
 use super::crowd::SkinPath;
@@ -9,6 +11,16 @@ use super::pipelines::{DrawKind, PipelineKey};
 use super::scene_gpu::{DrawItem, SceneGpu};
 use super::{FrameBinding, GpuContext, RenderError, Renderer};
 use crate::skin::{Betas, SkinnedVertices, SkinningMode};
+
+/// Vertices (times instances) compute passes have been recorded to skin in this process.
+static GPU_SKINNED_VERTICES: AtomicU64 = AtomicU64::new(0);
+
+/// How many vertices (times instances) [`SceneGpu::encode_skinning`] has recorded for
+/// skinning in this process: lets a test check that a readback skins each vertex once.
+#[must_use]
+pub fn gpu_skinned_vertices() -> u64 {
+    GPU_SKINNED_VERTICES.load(Ordering::Relaxed)
+}
 
 /// What a compute pass skins with: mode, hybrid beta scale, bulge compensation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,6 +110,8 @@ impl SceneGpu {
             pass.set_bind_group(1, item.geometry.compute_group(), &[]);
             pass.set_bind_group(2, output, &[]);
             pass.dispatch_workgroups(x, y, instances);
+            let skinned = item.geometry.vertex_count() as u64 * u64::from(instances);
+            GPU_SKINNED_VERTICES.fetch_add(skinned, Ordering::Relaxed);
         }
         self.skinned_mode.set(Some(run.mode));
         Ok(())

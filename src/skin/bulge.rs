@@ -192,33 +192,30 @@ pub fn compensate_bulge(
     if out.is_finite() { out } else { skinned }
 }
 
-/// DQS with bulge compensation `amount` (see [`compensate_bulge`]) for every skinned primitive.
+/// DQS with bulge compensation `amount` (see [`compensate_bulge`]) for every skinned primitive;
+/// the rest distances are those of the morphed bind pose, which is what DQS skinned.
 #[must_use]
 pub fn skin_scene_dqs_compensated(
     scene: &Scene,
     pose: &crate::anim::Pose,
     amount: f32,
 ) -> Vec<super::PosedPrimitive> {
-    let mut posed = super::skin_scene(
-        scene,
-        pose,
-        super::SkinningMode::Dqs,
-        super::Betas::Uniform(1.0),
-    );
-    let mut matrices = Vec::new();
-    for p in posed.iter_mut() {
-        let Some((skin, prim, influences)) = p.skinned_source(scene) else {
-            continue;
+    let mut skeletons: Vec<Option<SkinSkeleton>> = vec![None; scene.skins.len()];
+    super::posed::skin_scene_with(scene, pose, |job, out| {
+        let dqs = super::SkinningMode::Dqs;
+        super::skin_vertices(job.palette, job.bind, dqs, super::Betas::Uniform(1.0), out);
+        let Some(slot) = skeletons.get_mut(job.skin) else {
+            return;
         };
-        let skeleton = SkinSkeleton::of(scene, skin);
-        pose.skinning_matrices(scene, skin, &mut matrices);
-        for (v, out) in p.vertices.positions.iter_mut().enumerate() {
-            if let Some(&bind) = prim.positions.get(v) {
-                *out = compensate_bulge(&skeleton, &matrices, influences.of(v), bind, *out, amount);
+        let skeleton = slot.get_or_insert_with(|| SkinSkeleton::of(scene, job.skin));
+        let matrices = &job.palette.matrices;
+        for (v, p) in out.positions.iter_mut().enumerate() {
+            if let Some(&bind) = job.bind.positions.get(v) {
+                let influences = job.bind.influences.of(v);
+                *p = compensate_bulge(skeleton, matrices, influences, bind, *p, amount);
             }
         }
-    }
-    posed
+    })
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::cor_precompute::{CorError, CorOptions, CorProgress, cor_centers};
 use super::cpu::{transform_normal, transform_tangent};
-use super::{JointPalette, PosedPrimitive, SkinMesh, SkinnedVertices, SkinningMode};
+use super::{JointPalette, PosedPrimitive, SkinMesh, SkinnedVertices};
 use crate::anim::Pose;
 use crate::dq::{blend_rotation, rotate_vector};
 use crate::influences::Influence;
@@ -85,6 +85,7 @@ pub fn skin_vertices_cor(
     out: &mut SkinnedVertices,
 ) {
     let n = mesh.positions.len();
+    super::cpu::count_cpu_skinned(n);
     out.positions.resize(n, Vec3::ZERO);
     out.normals.resize(n, Vec3::ZERO);
     out.tangents.resize(n, Vec4::ZERO);
@@ -204,38 +205,20 @@ impl SceneCenters {
     }
 }
 
-/// Poses every primitive like [`super::skin_scene`] in CoR mode, skinned ones about `centers`.
+/// Poses every primitive like [`super::skin_scene`] in CoR mode, skinned ones about `centers`:
+/// morphed first (the centers stay those of the rest mesh), then skinned once each.
 #[must_use]
 pub fn skin_scene_cor(scene: &Scene, pose: &Pose, centers: &SceneCenters) -> Vec<PosedPrimitive> {
-    // The LBS pass gives rigid primitives and the layout; skinned ones are redone about their centers.
-    let mut posed = super::skin_scene(scene, pose, SkinningMode::Lbs, super::Betas::Uniform(0.0));
-    let mut palettes = crate::skin::PosePalettes::default();
-    for p in posed.iter_mut() {
-        let Some((skin, prim, influences)) = p.skinned_source(scene) else {
-            continue;
-        };
-        let Some(palette) = palettes.get(scene, pose, skin) else {
-            continue;
-        };
-        let mesh = SkinMesh {
-            positions: &prim.positions,
-            normals: &prim.normals,
-            tangents: prim.tangents.as_deref().unwrap_or(&[]),
-            influences,
-        };
-        skin_vertices_cor(
-            palette,
-            &mesh,
-            centers.of(p.mesh, p.primitive),
-            &mut p.vertices,
-        );
-    }
-    posed
+    super::posed::skin_scene_with(scene, pose, |job, out| {
+        let c = centers.of(job.mesh, job.primitive);
+        skin_vertices_cor(job.palette, job.bind, c, out);
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skin::SkinningMode;
     use glam::Quat;
 
     fn palette() -> JointPalette {

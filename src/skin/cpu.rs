@@ -3,6 +3,8 @@
 use glam::{Mat3, Mat4, Vec3, Vec4};
 use rayon::prelude::*;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use super::{JointPalette, SkinningMode};
 use crate::dq::{DualQuat, blend};
 use crate::influences::{Influence, Influences};
@@ -84,6 +86,21 @@ pub struct SkinnedVertices {
     pub tangents: Vec<Vec4>,
 }
 
+/// Vertices the CPU reference functions have skinned in this process.
+static CPU_SKINNED_VERTICES: AtomicU64 = AtomicU64::new(0);
+
+/// How many vertices the CPU reference ([`skin_vertices`], `skin_vertices_cor`) has skinned
+/// in this process: lets a test check that a path (a GPU export) skins each vertex once.
+#[must_use]
+pub fn cpu_skinned_vertices() -> u64 {
+    CPU_SKINNED_VERTICES.load(Ordering::Relaxed)
+}
+
+/// Adds `n` to [`cpu_skinned_vertices`].
+pub(crate) fn count_cpu_skinned(n: usize) {
+    CPU_SKINNED_VERTICES.fetch_add(n as u64, Ordering::Relaxed);
+}
+
 /// Skins every vertex of `mesh` with `mode`, in parallel, into `out` (resized to fit).
 pub fn skin_vertices(
     palette: &JointPalette,
@@ -93,6 +110,7 @@ pub fn skin_vertices(
     out: &mut SkinnedVertices,
 ) {
     let n = mesh.positions.len();
+    count_cpu_skinned(n);
     let has_normals = mesh.has_normals();
     let has_tangents = mesh.has_tangents();
     // Always fill all three streams so the chunks line up; drop the ones the mesh lacks after.

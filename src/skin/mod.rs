@@ -21,7 +21,7 @@ pub use cor_cache::{CorSource, cor_cache_dir, cor_cache_key, cor_centers_cached}
 pub use cor_precompute::{
     CorError, CorMethod, CorOptions, CorProgress, SUBDIVIDE_WEIGHT_STEP, cor_centers,
 };
-pub use cpu::{Betas, SkinMesh, SkinnedVertices, skin_vertex, skin_vertices};
+pub use cpu::{Betas, SkinMesh, SkinnedVertices, cpu_skinned_vertices, skin_vertex, skin_vertices};
 pub use fast::{PackedMesh, PackedPalette, skin_packed, skin_packed_hybrid};
 pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
 pub use morph::{MorphedVertices, effective_weight, has_active_morphs, morph_vertices};

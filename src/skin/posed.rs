@@ -79,7 +79,9 @@ pub fn skin_scene(
     mode: SkinningMode,
     betas: Betas<'_>,
 ) -> Vec<PosedPrimitive> {
-    skin_scene_by(scene, pose, mode, |_, _| betas)
+    skin_scene_with(scene, pose, |job, out| {
+        skin_vertices(job.palette, job.bind, mode, betas, out);
+    })
 }
 
 /// Like [`skin_scene`], with per-vertex hybrid betas from `betas` scaled by `scale`.
@@ -91,17 +93,33 @@ pub fn skin_scene_hybrid(
     betas: &SceneBetas,
     scale: f32,
 ) -> Vec<PosedPrimitive> {
-    skin_scene_by(scene, pose, mode, |mesh, prim| {
-        Betas::Scaled(betas.of(mesh, prim), scale)
+    skin_scene_with(scene, pose, |job, out| {
+        let b = Betas::Scaled(betas.of(job.mesh, job.primitive), scale);
+        skin_vertices(job.palette, job.bind, mode, b, out);
     })
 }
 
-/// Poses every primitive, taking each primitive's betas from `betas_of(mesh, primitive)`.
-fn skin_scene_by<'b>(
+/// One skinned primitive to pose: which it is, its skin's palette and its (morphed) bind pose.
+pub(crate) struct SkinJob<'a> {
+    /// Skin index.
+    pub skin: usize,
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index within the mesh.
+    pub primitive: usize,
+    /// The skin's palette at the pose.
+    pub palette: &'a JointPalette,
+    /// Bind-space vertices, morphed by the node's weights, and influences.
+    pub bind: &'a SkinMesh<'a>,
+}
+
+/// Poses every primitive: skinned ones by `skin(job, out)`, once each; rigid ones by their
+/// node's matrix. Every scene-wide skinning function (LBS, DQS, hybrid, CoR, compensated
+/// DQS) is this with its own `skin`.
+pub(crate) fn skin_scene_with(
     scene: &Scene,
     pose: &Pose,
-    mode: SkinningMode,
-    betas_of: impl Fn(usize, usize) -> Betas<'b>,
+    mut skin: impl FnMut(&SkinJob<'_>, &mut SkinnedVertices),
 ) -> Vec<PosedPrimitive> {
     let mut out = Vec::new();
     let mut matrices = Vec::new();
@@ -124,19 +142,25 @@ fn skin_scene_by<'b>(
             let (positions, normals, tangents) =
                 bind_vertices(prim, pose.morph_weights_of(node_index), &mut morphed);
             match (node.skin, &prim.influences) {
-                (Some(skin), Some(influences)) if skin < scene.skins.len() => {
-                    let palette = palettes[skin].get_or_insert_with(|| {
-                        pose.skinning_matrices(scene, skin, &mut matrices);
+                (Some(skin_index), Some(influences)) if skin_index < scene.skins.len() => {
+                    let palette = palettes[skin_index].get_or_insert_with(|| {
+                        pose.skinning_matrices(scene, skin_index, &mut matrices);
                         JointPalette::from_matrices(&matrices)
                     });
-                    let skin_mesh = SkinMesh {
+                    let bind = SkinMesh {
                         positions,
                         normals,
                         tangents,
                         influences,
                     };
-                    let betas = betas_of(mesh_index, prim_index);
-                    skin_vertices(palette, &skin_mesh, mode, betas, &mut posed.vertices);
+                    let job = SkinJob {
+                        skin: skin_index,
+                        mesh: mesh_index,
+                        primitive: prim_index,
+                        palette,
+                        bind: &bind,
+                    };
+                    skin(&job, &mut posed.vertices);
                     posed.skinned = true;
                 }
                 _ => {

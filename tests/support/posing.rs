@@ -89,3 +89,20 @@ pub fn test_poses(
     }
     out
 }
+
+/// The CPU reference posing of `scene` in `mode`: about `centers` for CoR, with per-vertex
+/// `betas` (scale 1) for hybrid, else the uniform beta 1.
+pub fn cpu_posed(
+    scene: &dqview::scene::Scene,
+    pose: &dqview::anim::Pose,
+    mode: dqview::skin::SkinningMode,
+    betas: Option<&dqview::skin::SceneBetas>,
+    centers: Option<&dqview::skin::SceneCenters>,
+) -> Vec<PosedPrimitive> {
+    use dqview::skin::{Betas, SkinningMode, skin_scene, skin_scene_cor, skin_scene_hybrid};
+    match (mode, centers, betas) {
+        (SkinningMode::Cor, Some(c), _) => skin_scene_cor(scene, pose, c),
+        (_, _, Some(b)) => skin_scene_hybrid(scene, pose, mode, b, 1.0),
+        _ => skin_scene(scene, pose, mode, Betas::Uniform(1.0)),
+    }
+}
