@@ -201,7 +201,7 @@ impl Running {
                         let message = format!(
                             "Shader error in {}, drawing with the built-in shaders:\n{}",
                             dir.display(),
-                            crate::cli::error_message(&e)
+                            crate::report::error_message(&e)
                         );
                         (g?, Some(message))
                     }
@@ -232,7 +232,7 @@ impl Running {
             Err(e) if !scripted => {
                 // Interactive: show the error over the default rig instead of quitting.
                 let fallback = LoadedModel::open(ctx, &renderer, crate::model::DEFAULT_MODEL)?;
-                (fallback, Some(crate::cli::error_message(&e)))
+                (fallback, Some(crate::report::error_message(&e)))
             }
             Err(e) => return Err(e),
         };
@@ -248,6 +248,9 @@ impl Running {
         };
         state.error = error.or(shader_error);
         let resolved = options.pose.resolve(&model.scene)?;
+        if let Some(notice) = &resolved.notice {
+            eprintln!("dqview: {notice}");
+        }
         state.skinning.mode = resolved.mode;
         state.skinning.beta = resolved.beta;
         state.joints.overrides = resolved.overrides;
@@ -283,7 +286,7 @@ impl Running {
         running.adopt_model();
         let clip = resolved.clip.or_else(|| {
             // Interactive runs start playing the first clip.
-            (!scripted && options.pose.time == 0.0 && !running.state.clips.is_empty()).then_some(0)
+            (!scripted && !running.state.clips.is_empty()).then_some(0)
         });
         let duration = clip
             .and_then(|c| running.state.clips.get(c))
@@ -313,7 +316,7 @@ impl Running {
                 self.state.error = None;
                 self.adopt_model();
                 // The skinning method the file stores (FBX) is the mode it opens in.
-                if let Some(mode) = crate::cli::file_mode(&self.model.scene) {
+                if let Some(mode) = crate::pose_request::file_mode(&self.model.scene) {
                     self.state.skinning.mode = mode;
                 }
                 if let Some((_, duration)) = self.state.clips.first() {
@@ -324,7 +327,7 @@ impl Running {
                 self.reset_hybrid_flags();
                 self.restore_session(&spec);
             }
-            Err(e) => self.state.error = Some(crate::cli::error_message(&e)),
+            Err(e) => self.state.error = Some(crate::report::error_message(&e)),
         }
     }
 
