@@ -9,10 +9,13 @@
 //! - [`anim`]: clip sampling, poses, joint overrides.
 //! - [`skin`]: joint palettes and the CPU reference skinning.
 //! - [`analysis`]: volume and area ratios, joint regions, cross-sections, over clips.
+//! - [`pose_request`]: pose options (mode, clip, time, joint angles) checked against a scene.
 //! - [`render`]: GPU skinning on wgpu, checked against [`skin`].
 //! - [`ui`]: the viewer's panels and camera, egui only (no wgpu).
+//! - [`session`]: rig session files (camera, mode, clip, overrides), plain serde data.
+//! - [`report`]: errors as one line for the user, for the edges (`app`, `cli`, `main`).
 //! - [`app`]: the viewer window: winit, the wgpu surface, the frame loop.
-//! - [`cli`]: the command line.
+//! - [`cli`]: the command line; nothing imports it but `main`.
 
 pub mod analysis;
 pub mod anim;
@@ -22,7 +25,9 @@ pub mod cli;
 pub mod dq;
 pub mod influences;
 pub mod model;
+pub mod pose_request;
 pub mod render;
+pub mod report;
 pub mod scene;
 pub mod session;
 pub mod skin;

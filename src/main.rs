@@ -12,7 +12,7 @@ fn main() -> std::process::ExitCode {
     match dqview::cli::run(cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("dqview: {}", dqview::cli::error_message(&e));
+            eprintln!("dqview: {}", dqview::report::error_message(&e));
             std::process::ExitCode::FAILURE
         }
     }

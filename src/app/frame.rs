@@ -166,7 +166,7 @@ impl Running {
                 self.state.camera.frame(min, max);
             }
             Err(e) => {
-                self.state.error = Some(crate::cli::error_message(&e));
+                self.state.error = Some(crate::report::error_message(&e));
                 self.state.skinning.crowd = 1;
             }
         }

@@ -77,7 +77,7 @@ impl Graphics {
                 let message = format!(
                     "Shader error in {}, drawing with the built-in shaders:\n{}",
                     dir.display(),
-                    crate::cli::error_message(&e)
+                    crate::report::error_message(&e)
                 );
                 Ok((built_in?, Some(message)))
             }

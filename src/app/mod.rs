@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, anyhow};
 
-use crate::cli::PoseArgs;
+use crate::pose_request::PoseRequest;
 use crate::ui::ViewMode;
 
 /// What to open and, for scripted runs, what to do.
@@ -36,7 +36,7 @@ pub struct ViewerOptions {
     /// Shading (debug view) at start.
     pub shading: crate::render::DebugView,
     /// Mode, beta, clip, time and joint overrides at start.
-    pub pose: PoseArgs,
+    pub pose: PoseRequest,
     /// Write the window's last frame here as PNG.
     pub screenshot: Option<PathBuf>,
     /// Render this many frames, then close.

@@ -102,7 +102,7 @@ impl Running {
                 ),
                 Err(e) => format!(
                     "The GPU device was lost ({reason}) and could not be recreated: {}",
-                    crate::cli::error_message(&e)
+                    crate::report::error_message(&e)
                 ),
             });
             return;
@@ -116,7 +116,7 @@ impl Running {
                 Ok(()) => None,
                 Err(e) => Some(format!(
                     "Shader error, still drawing with the previous shaders:\n{}",
-                    crate::cli::error_message(&e)
+                    crate::report::error_message(&e)
                 )),
             };
         }

@@ -178,7 +178,7 @@ impl Running {
             Err(e) if !scripted => {
                 // Interactive: show the error over the default rig instead of quitting.
                 let fallback = LoadedModel::open(ctx, renderer, crate::model::DEFAULT_MODEL)?;
-                (fallback, Some(crate::cli::error_message(&e)))
+                (fallback, Some(crate::report::error_message(&e)))
             }
             Err(e) => return Err(e),
         };
@@ -195,6 +195,9 @@ impl Running {
         };
         state.error = error.or(shader_error);
         let resolved = options.pose.resolve(&model.scene)?;
+        if let Some(notice) = &resolved.notice {
+            eprintln!("dqview: {notice}");
+        }
         state.skinning.mode = resolved.mode;
         state.skinning.beta = resolved.beta;
         state.joints.overrides = resolved.overrides;
@@ -215,7 +218,7 @@ impl Running {
         running.adopt_model();
         let clip = resolved.clip.or_else(|| {
             // Interactive runs start playing the first clip.
-            (!scripted && options.pose.time == 0.0 && !running.state.clips.is_empty()).then_some(0)
+            (!scripted && !running.state.clips.is_empty()).then_some(0)
         });
         let duration = clip
             .and_then(|c| running.state.clips.get(c))
@@ -243,7 +246,7 @@ impl Running {
                 self.state.error = None;
                 self.adopt_model();
                 // The skinning method the file stores (FBX) is the mode it opens in.
-                if let Some(mode) = crate::cli::file_mode(&self.model.scene) {
+                if let Some(mode) = crate::pose_request::file_mode(&self.model.scene) {
                     self.state.skinning.mode = mode;
                 }
                 if let Some((_, duration)) = self.state.clips.first() {
@@ -254,7 +257,7 @@ impl Running {
                 self.reset_hybrid_flags();
                 self.restore_session(&spec);
             }
-            Err(e) => self.state.error = Some(crate::cli::error_message(&e)),
+            Err(e) => self.state.error = Some(crate::report::error_message(&e)),
         }
     }
 

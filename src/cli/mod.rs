@@ -18,7 +18,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::scene::LoadOptions;
 
 pub use cor_args::CorArgs;
-pub use pose_args::{PoseArgs, file_mode};
+pub use pose_args::PoseArgs;
 
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
 #[derive(Debug, Parser)]
@@ -340,7 +340,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 view,
                 panes,
                 shading,
-                pose: cli.pose,
+                pose: cli.pose.request(),
                 screenshot: cli.viewer.screenshot,
                 exit_after_frames: cli.viewer.exit_after_frames,
                 msaa: cli.viewer.msaa,
@@ -371,21 +371,4 @@ fn model_or_default(model: Option<String>) -> String {
 fn load(model: &str, args: &LoadArgs) -> Result<crate::scene::Scene> {
     crate::model::load_model_with(model, &args.to_options())
         .with_context(|| format!("cannot load {model}"))
-}
-
-/// One line for the user: the error and its causes, leaving out causes a message already quotes.
-#[must_use]
-pub fn error_message(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if line.contains(&text) {
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str(": ");
-        }
-        line.push_str(&text);
-    }
-    line
 }

@@ -9,7 +9,8 @@ mod blend;
 mod polar;
 
 pub use blend::{blend, blend_rotation};
-pub use polar::{MAX_MATRIX_ENTRY, RigidSplit, split_rigid};
+pub use polar::{MAX_MATRIX_ENTRY, RIGID_TOLERANCE, RigidSplit, split_rigid};
+pub(crate) use polar::{gram_and_det, is_rigid_gram};
 
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 

@@ -1,0 +1,390 @@
+//! Pose options as the user gives them (mode, beta, clip, time, joint angles), checked against a scene.
+//!
+//! Both the command line (`cli`, which parses the flags) and the viewer's start
+//! options (`app`) resolve a [`PoseRequest`] here, so the rules (what `--time`
+//! without `--clip` means, which names are valid) are written once.
+
+use thiserror::Error;
+
+use crate::anim::{JointOverrides, find_clip, find_node};
+use crate::scene::{Scene, SkinningMethod};
+use crate::skin::SkinningMode;
+
+/// How to pose a model: the pose options as given, before they are checked against a scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoseRequest {
+    /// Skinning mode name (`lbs`, `dqs`, `hybrid`, `cor`); `None`: the file's stored method, else DQS.
+    pub mode: Option<String>,
+    /// Hybrid blend factor: 0 is LBS, 1 is DQS.
+    pub beta: f32,
+    /// Clip name or index; `None`: the rest pose (or, with `time_s`, the model's only clip).
+    pub clip: Option<String>,
+    /// Time in the clip in seconds, when given; `None` means 0 and implies no clip.
+    pub time_s: Option<f32>,
+    /// Twists `JOINT=DEG` (joint name or node index), about the bone axis.
+    pub twist: Vec<String>,
+    /// Bends `JOINT=DEG`.
+    pub bend: Vec<String>,
+    /// Rolls `JOINT=DEG`.
+    pub roll: Vec<String>,
+}
+
+impl Default for PoseRequest {
+    fn default() -> Self {
+        Self {
+            mode: None,
+            beta: 0.5,
+            clip: None,
+            time_s: None,
+            twist: Vec::new(),
+            bend: Vec::new(),
+            roll: Vec::new(),
+        }
+    }
+}
+
+/// Pose options resolved against a scene.
+#[derive(Clone, Debug)]
+pub struct ResolvedPose {
+    /// Skinning mode.
+    pub mode: SkinningMode,
+    /// Whether hybrid betas come per vertex from the file (an FBX "blended" skin and no `--mode`).
+    pub file_betas: bool,
+    /// Hybrid beta in [0, 1].
+    pub beta: f32,
+    /// Clip index, if any.
+    pub clip: Option<usize>,
+    /// Time in seconds.
+    pub time_s: f32,
+    /// Joint angle overrides.
+    pub overrides: JointOverrides,
+    /// A choice made for the user that they should hear about (one line, for stderr), e.g. the
+    /// clip `--time` implied.
+    pub notice: Option<String>,
+}
+
+/// Why pose options do not fit a scene; each message lists the valid choices.
+#[derive(Debug, Error, PartialEq)]
+pub enum PoseError {
+    /// No skinning mode has this name.
+    #[error("unknown mode `{name}` (valid: {valid})")]
+    UnknownMode {
+        /// The name given.
+        name: String,
+        /// The valid names, comma separated.
+        valid: String,
+    },
+    /// Beta outside [0, 1] or not a number.
+    #[error("--beta must be a number from 0 to 1, got {0}")]
+    Beta(f32),
+    /// Time NaN or infinite.
+    #[error("--time must be a finite number of seconds, got {0}")]
+    Time(f32),
+    /// No clip has this name or index.
+    #[error("unknown clip `{clip}` (valid: {valid})")]
+    UnknownClip {
+        /// The name or index given.
+        clip: String,
+        /// The valid clips as `index: name`, comma separated.
+        valid: String,
+    },
+    /// A clip was named but the model has none.
+    #[error("unknown clip `{0}`: the model has no clips")]
+    NoClipNamed(String),
+    /// `--time` without `--clip` on a model with several clips.
+    #[error(
+        "--time without --clip: the model has {count} clips, pick one with --clip NAME|INDEX (valid: {valid})"
+    )]
+    TimeNeedsClip {
+        /// How many clips the model has.
+        count: usize,
+        /// The valid clips as `index: name`, comma separated.
+        valid: String,
+    },
+    /// `--time` without `--clip` on a model with no clips.
+    #[error("--time without --clip: the model has no clips, only its rest pose")]
+    TimeWithoutClips,
+    /// A joint angle not written `JOINT=DEG`.
+    #[error("expected JOINT=DEG, got `{0}`")]
+    JointAngleSyntax(String),
+    /// The degrees of a joint angle are not a finite number.
+    #[error("`{deg}` in `{spec}` is not a finite number of degrees")]
+    Degrees {
+        /// The degrees as written.
+        deg: String,
+        /// The whole `JOINT=DEG`.
+        spec: String,
+    },
+    /// No joint has this name or index.
+    #[error("unknown joint `{joint}` (valid: {valid})")]
+    UnknownJoint {
+        /// The name or index given.
+        joint: String,
+        /// The joint names, comma separated.
+        valid: String,
+    },
+}
+
+impl PoseRequest {
+    /// Checks every option against `scene`; errors list the valid choices.
+    ///
+    /// `time_s` without `clip` picks the model's only clip (and says so in
+    /// [`ResolvedPose::notice`]); with several clips or none it is an error,
+    /// never a silent rest pose.
+    pub fn resolve(&self, scene: &Scene) -> Result<ResolvedPose, PoseError> {
+        let (mode, file_betas) = match &self.mode {
+            Some(name) => {
+                let mode = SkinningMode::from_name(name).ok_or_else(|| PoseError::UnknownMode {
+                    name: name.clone(),
+                    valid: mode_names().join(", "),
+                })?;
+                (mode, false)
+            }
+            None => match file_mode(scene) {
+                Some(mode) => (mode, mode == SkinningMode::Hybrid),
+                None => (SkinningMode::Dqs, false),
+            },
+        };
+        if !self.beta.is_finite() || !(0.0..=1.0).contains(&self.beta) {
+            return Err(PoseError::Beta(self.beta));
+        }
+        let time_s = self.time_s.unwrap_or(0.0);
+        if !time_s.is_finite() {
+            return Err(PoseError::Time(time_s));
+        }
+        let (clip, notice) = self.clip_of(scene)?;
+        Ok(ResolvedPose {
+            mode,
+            file_betas,
+            beta: self.beta,
+            clip,
+            time_s,
+            overrides: self.overrides(scene)?,
+            notice,
+        })
+    }
+
+    /// The clip to sample, and a notice when `--time` chose it.
+    fn clip_of(&self, scene: &Scene) -> Result<(Option<usize>, Option<String>), PoseError> {
+        let clips = &scene.animations;
+        match (&self.clip, self.time_s) {
+            (Some(c), _) => match find_clip(scene, c) {
+                Some(index) => Ok((Some(index), None)),
+                None if clips.is_empty() => Err(PoseError::NoClipNamed(c.clone())),
+                None => Err(PoseError::UnknownClip {
+                    clip: c.clone(),
+                    valid: clip_list(scene),
+                }),
+            },
+            (None, None) => Ok((None, None)),
+            (None, Some(_)) => match clips.as_slice() {
+                [] => Err(PoseError::TimeWithoutClips),
+                [only] => Ok((
+                    Some(0),
+                    Some(format!(
+                        "--time without --clip: using the model's only clip 0 \"{}\"",
+                        only.name
+                    )),
+                )),
+                several => Err(PoseError::TimeNeedsClip {
+                    count: several.len(),
+                    valid: clip_list(scene),
+                }),
+            },
+        }
+    }
+
+    /// The twist, bend and roll overrides, summed per joint.
+    fn overrides(&self, scene: &Scene) -> Result<JointOverrides, PoseError> {
+        let mut overrides = JointOverrides::new();
+        for (list, kind) in [(&self.twist, 0), (&self.bend, 1), (&self.roll, 2)] {
+            for spec in list {
+                let (node, deg) = parse_joint_angle(scene, spec)?;
+                let mut a = overrides.get(node);
+                match kind {
+                    0 => a.twist_deg += deg,
+                    1 => a.bend_deg += deg,
+                    _ => a.roll_deg += deg,
+                }
+                overrides.set(node, a);
+            }
+        }
+        Ok(overrides)
+    }
+}
+
+/// The skinning mode the file asks for: that of its first skinned primitive with a stored method.
+#[must_use]
+pub fn file_mode(scene: &Scene) -> Option<SkinningMode> {
+    let method = scene
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .find_map(|p| p.influences.as_ref().and(p.skinning_method))?;
+    Some(match method {
+        SkinningMethod::Linear => SkinningMode::Lbs,
+        SkinningMethod::DualQuaternion => SkinningMode::Dqs,
+        SkinningMethod::Blended => SkinningMode::Hybrid,
+    })
+}
+
+/// The valid mode names.
+fn mode_names() -> Vec<&'static str> {
+    SkinningMode::ALL.iter().map(|m| m.name()).collect()
+}
+
+/// The model's clips as `index: name`, comma separated.
+fn clip_list(scene: &Scene) -> String {
+    let names: Vec<String> = scene
+        .animations
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("{i}: {}", a.name))
+        .collect();
+    names.join(", ")
+}
+
+/// Parses `JOINT=DEG` where JOINT is a joint name or node index.
+fn parse_joint_angle(scene: &Scene, spec: &str) -> Result<(usize, f32), PoseError> {
+    let (joint, deg) = spec
+        .rsplit_once('=')
+        .ok_or_else(|| PoseError::JointAngleSyntax(spec.to_string()))?;
+    let degrees: f32 = deg
+        .trim()
+        .parse()
+        .ok()
+        .filter(|d: &f32| d.is_finite())
+        .ok_or_else(|| PoseError::Degrees {
+            deg: deg.to_string(),
+            spec: spec.to_string(),
+        })?;
+    let node = find_node(scene, joint.trim()).ok_or_else(|| PoseError::UnknownJoint {
+        joint: joint.to_string(),
+        valid: joint_names(scene).join(", "),
+    })?;
+    Ok((node, degrees))
+}
+
+/// Names of every joint of every skin, in skin order, without repeats.
+fn joint_names(scene: &Scene) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for skin in &scene.skins {
+        for &j in &skin.joints {
+            if let Some(n) = scene.nodes.get(j)
+                && !names.contains(&n.name)
+            {
+                names.push(n.name.clone());
+            }
+        }
+    }
+    if names.is_empty() {
+        names.push("(the model has no joints)".into());
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::builtin_scene;
+
+    fn twist_with_clips(count: usize) -> Scene {
+        let mut scene = builtin_scene("twist").expect("builtin");
+        let clip = scene.animations.first().cloned().expect("twist has a clip");
+        scene.animations = (0..count)
+            .map(|i| crate::scene::Animation {
+                name: format!("take{i}"),
+                ..clip.clone()
+            })
+            .collect();
+        scene
+    }
+
+    fn at_time(time_s: f32) -> PoseRequest {
+        PoseRequest {
+            time_s: Some(time_s),
+            ..PoseRequest::default()
+        }
+    }
+
+    #[test]
+    fn time_without_clip_uses_the_only_clip_and_says_so() {
+        let pose = at_time(0.42)
+            .resolve(&twist_with_clips(1))
+            .expect("one clip");
+        assert_eq!((pose.clip, pose.time_s), (Some(0), 0.42));
+        assert_eq!(
+            pose.notice.as_deref(),
+            Some("--time without --clip: using the model's only clip 0 \"take0\"")
+        );
+        // An explicit 0 is a given time too.
+        assert_eq!(
+            at_time(0.0).resolve(&twist_with_clips(1)).expect("ok").clip,
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn time_without_clip_on_several_or_no_clips_is_an_error() {
+        let err = at_time(1.0)
+            .resolve(&twist_with_clips(3))
+            .expect_err("3 clips");
+        assert_eq!(
+            err.to_string(),
+            "--time without --clip: the model has 3 clips, pick one with --clip NAME|INDEX \
+             (valid: 0: take0, 1: take1, 2: take2)"
+        );
+        let err = at_time(1.0)
+            .resolve(&twist_with_clips(0))
+            .expect_err("no clips");
+        assert_eq!(err, PoseError::TimeWithoutClips);
+    }
+
+    #[test]
+    fn no_time_and_no_clip_is_the_rest_pose_and_a_named_clip_needs_no_notice() {
+        let scene = twist_with_clips(3);
+        let rest = PoseRequest::default().resolve(&scene).expect("rest");
+        assert_eq!((rest.clip, rest.time_s, rest.notice), (None, 0.0, None));
+        let named = PoseRequest {
+            clip: Some("take2".into()),
+            ..at_time(0.5)
+        };
+        let pose = named.resolve(&scene).expect("named clip");
+        assert_eq!((pose.clip, pose.notice), (Some(2), None));
+    }
+
+    #[test]
+    fn bad_options_list_the_valid_choices() {
+        let scene = twist_with_clips(1);
+        let bad = |r: PoseRequest| r.resolve(&scene).expect_err("bad").to_string();
+        let mode = PoseRequest {
+            mode: Some("nope".into()),
+            ..PoseRequest::default()
+        };
+        assert_eq!(
+            bad(mode),
+            "unknown mode `nope` (valid: lbs, dqs, hybrid, cor)"
+        );
+        let twist = PoseRequest {
+            twist: vec!["elbow=30".into()],
+            ..PoseRequest::default()
+        };
+        assert_eq!(bad(twist), "unknown joint `elbow` (valid: base, tip)");
+        assert_eq!(
+            bad(at_time(f32::NAN)),
+            "--time must be a finite number of seconds, got NaN"
+        );
+        // A joint by name and by node index: the angles add up.
+        let tip = crate::anim::find_node(&scene, "tip").expect("tip");
+        let summed = PoseRequest {
+            twist: vec!["tip=30".into(), format!("{tip}=15")],
+            bend: vec!["tip = -10".into()],
+            ..PoseRequest::default()
+        };
+        let angles = summed.resolve(&scene).expect("twists").overrides.get(tip);
+        assert_eq!(
+            (angles.twist_deg, angles.bend_deg, angles.roll_deg),
+            (45.0, -10.0, 0.0)
+        );
+    }
+}
