@@ -18,8 +18,7 @@ use dqview::render::{
 use dqview::scene::{Mesh, MorphTarget, Node, Primitive, Scene};
 use dqview::skin::{
     CorOptions, CorProgress, JointPalette, MorphedVertices, SceneBetas, SceneCenters, SkinMesh,
-    SkinnedVertices, SkinningMode, morph_vertices, rest_bounds, skin_scene_cor,
-    skin_vertices_cor,
+    SkinnedVertices, SkinningMode, morph_vertices, rest_bounds, skin_scene_cor, skin_vertices_cor,
 };
 use glam::{Vec3, Vec4};
 
@@ -191,7 +190,11 @@ fn cor_follows_morph_targets_in_export_gpu_export_and_the_viewer() {
     // Independently: morph the bind pose, then rotate every vertex about its center.
     let prim = &scene.meshes[0].primitives[0];
     let mut morphed = MorphedVertices::default();
-    let node = scene.nodes.iter().position(|n| n.mesh.is_some()).expect("mesh node");
+    let node = scene
+        .nodes
+        .iter()
+        .position(|n| n.mesh.is_some())
+        .expect("mesh node");
     let weights = pose.morph_weights_of(node).to_vec();
     assert_eq!(weights, [1.0], "the mesh node carries the default weight");
     morph_vertices(
@@ -242,7 +245,10 @@ fn cor_follows_morph_targets_in_export_gpu_export_and_the_viewer() {
             .zip(&expected.positions)
             .map(|(a, b)| a.distance(*b))
             .fold(0.0f32, f32::max);
-        assert!(worst < tolerance * 2.5, "{what}: CoR misses the morph by {worst}");
+        assert!(
+            worst < tolerance * 2.5,
+            "{what}: CoR misses the morph by {worst}"
+        );
     }
 
     // The viewer's CoR (vertex shader) against the export drawn as a static mesh.
@@ -250,10 +256,24 @@ fn cor_follows_morph_targets_in_export_gpu_export_and_the_viewer() {
     viewer_scene.set_cor_centers(&gpu.ctx, &gpu.renderer, &centers);
     let bounds = framing(&scene, &cpu);
     let params = ViewParams::shaded(1.0);
-    let viewer = render(gpu, &viewer_scene, SkinningMode::Cor, &params, bounds, Draw::Mesh);
+    let viewer = render(
+        gpu,
+        &viewer_scene,
+        SkinningMode::Cor,
+        &params,
+        bounds,
+        Draw::Mesh,
+    );
     let exported = static_scene(prim, &cpu[0].vertices);
     let export_gpu = upload(gpu, &exported, &Pose::rest(&exported), SkinPath::Vertex);
-    let export = render(gpu, &export_gpu, SkinningMode::Lbs, &params, bounds, Draw::Mesh);
+    let export = render(
+        gpu,
+        &export_gpu,
+        SkinningMode::Lbs,
+        &params,
+        bounds,
+        Draw::Mesh,
+    );
     let total = (viewer.width * viewer.height) as usize;
     let differ = differing(&viewer, &export, 10);
     assert!(
@@ -298,7 +318,13 @@ fn debug_views_match_on_the_plain_model_a_compute_crowd_and_compensated_dqs() {
     let pose = posed(&scene, 90.0, 0.0);
     let tip = dqview::anim::find_node(&scene, "tip").expect("tip");
     let mut overrides = JointOverrides::new();
-    overrides.set(tip, dqview::anim::JointAngles { twist_deg: 90.0, ..Default::default() });
+    overrides.set(
+        tip,
+        dqview::anim::JointAngles {
+            twist_deg: 90.0,
+            ..Default::default()
+        },
+    );
     let betas = SceneBetas::defaults(&scene, None, &overrides);
     let mut plain = upload(gpu, &scene, &pose, SkinPath::Vertex);
     let mut crowd = upload(gpu, &scene, &pose, SkinPath::Compute);
@@ -306,14 +332,20 @@ fn debug_views_match_on_the_plain_model_a_compute_crowd_and_compensated_dqs() {
     crowd.set_betas(&gpu.ctx, &gpu.renderer, &betas);
     let bounds = rest_bounds(&scene).expect("vertices");
     let diagonal = (bounds.1 - bounds.0).length();
-    for view in DebugView::ALL.into_iter().filter(|v| *v != DebugView::Shaded) {
+    for view in DebugView::ALL
+        .into_iter()
+        .filter(|v| *v != DebugView::Shaded)
+    {
         let params = ViewParams {
             view,
             diagonal,
             selected_joint: 1,
             ..ViewParams::shaded(0.7)
         };
-        let compensated = ViewParams { bulge: 1.0, ..params };
+        let compensated = ViewParams {
+            bulge: 1.0,
+            ..params
+        };
         let mode = SkinningMode::Dqs;
         let reference = render(gpu, &plain, mode, &params, bounds, Draw::Mesh);
         let colours: std::collections::BTreeSet<[u8; 3]> = reference
@@ -327,8 +359,14 @@ fn debug_views_match_on_the_plain_model_a_compute_crowd_and_compensated_dqs() {
         save(&reference, &format!("one_core_debug_{}", view.name()));
         let total = (reference.width * reference.height) as usize;
         for (what, img) in [
-            ("compute crowd", render(gpu, &crowd, mode, &params, bounds, Draw::Mesh)),
-            ("compensated DQS", render(gpu, &plain, mode, &compensated, bounds, Draw::Mesh)),
+            (
+                "compute crowd",
+                render(gpu, &crowd, mode, &params, bounds, Draw::Mesh),
+            ),
+            (
+                "compensated DQS",
+                render(gpu, &plain, mode, &compensated, bounds, Draw::Mesh),
+            ),
         ] {
             let differ = differing(&reference, &img, 8);
             assert!(
@@ -351,10 +389,20 @@ fn wire_and_ghost_follow_morphs_betas_and_cor() {
     // Per-vertex betas: all LBS at a 180-degree twist (the middle collapses), beta scale 1.
     let twist = load_model("builtin:twist").expect("builtin");
     let zeros = SceneBetas {
-        per_primitive: vec![vec![vec![0.0; twist.meshes[0].primitives[0].positions.len()]]],
+        per_primitive: vec![vec![vec![
+            0.0;
+            twist.meshes[0].primitives[0].positions.len()
+        ]]],
     };
     let pose = posed(&twist, 180.0, 0.0);
-    cases.push(("betas", twist.clone(), pose, SkinningMode::Hybrid, Some(zeros), None));
+    cases.push((
+        "betas",
+        twist.clone(),
+        pose,
+        SkinningMode::Hybrid,
+        Some(zeros),
+        None,
+    ));
     // CoR: centers far off the tube, so CoR is far from DQS.
     let far = SceneCenters {
         per_primitive: vec![vec![vec![
@@ -381,6 +429,9 @@ fn wire_and_ghost_follow_morphs_betas_and_cor() {
         save(&shaded, &format!("one_core_{what}_shaded"));
         save(&wire, &format!("one_core_{what}_wire"));
         let share = wire_on_mesh(&wire, &shaded, 1);
-        assert!(share > 0.98, "{what}: only {share} of the wire lies on the mesh");
+        assert!(
+            share > 0.98,
+            "{what}: only {share} of the wire lies on the mesh"
+        );
     }
 }
