@@ -97,8 +97,6 @@ pub struct SceneGpu {
     pub(super) path: SkinPath,
     /// World translation of each instance.
     offsets: Vec<Vec3>,
-    /// Rest-pose size of one instance (the crowd grid's cell).
-    extent: Vec3,
     /// Whether compute outputs hold tangents.
     tangents: bool,
     pub(super) compute: Option<ComputeParamsBuffer>,
@@ -173,11 +171,9 @@ impl SceneGpu {
         for item in &mut items {
             item.material = item.material.filter(|&m| m < materials.len());
         }
-        let (min, max) = rest_bounds(scene).unwrap_or((Vec3::ZERO, Vec3::ZERO));
         let parts = (items, slots, specs, store, materials);
         let mut out = Self::assemble(ctx, renderer, parts, options)?;
-        out.extent = max - min;
-        out.offsets = grid_offsets(instances, out.extent);
+        out.offsets = grid_offsets(instances, extent_of(scene, instances));
         out.update(ctx, scene, pose);
         // Counted from here: the upload of the pose the scene was made at is part of making it.
         out.store.reset_upload_count();
@@ -276,7 +272,6 @@ impl SceneGpu {
             materials,
             path: options.path,
             offsets: vec![Vec3::ZERO; instances],
-            extent: Vec3::ZERO,
             tangents: options.tangents,
             compute,
             skinned_mode: Cell::new(None),
@@ -325,7 +320,7 @@ impl SceneGpu {
     ) -> Result<(), RenderError> {
         let count = count.max(1);
         self.store = PaletteStore::new(ctx, renderer.layouts(), &self.specs, count)?;
-        self.offsets = grid_offsets(count, self.extent);
+        self.offsets = grid_offsets(count, extent_of(scene, count));
         self.make_outputs(ctx, renderer)?;
         self.update(ctx, scene, pose);
         Ok(())
@@ -534,6 +529,15 @@ impl SceneGpu {
             |(a, b), o| (a.min(min + *o), b.max(max + *o)),
         )
     }
+}
+
+/// The rest-pose size of one instance of `scene` (a crowd grid's cell); zero for one
+/// instance, where no grid is laid out (and no CPU posing is spent on it).
+fn extent_of(scene: &Scene, instances: usize) -> Vec3 {
+    if instances <= 1 {
+        return Vec3::ZERO;
+    }
+    rest_bounds(scene).map_or(Vec3::ZERO, |(min, max)| max - min)
 }
 
 /// The slot index of `source`, added when new.
