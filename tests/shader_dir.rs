@@ -155,12 +155,18 @@ fn edited_shaders_reach_every_pipeline() {
         ("compensated DQS", &plain, &bulge, false),
     ] {
         let share = magenta_share(&image(ctx, &renderer, gpu_scene, &scene, params, wire));
-        assert!(share > 0.95, "{what}: {share} of the pixels use the edited shader");
+        assert!(
+            share > 0.95,
+            "{what}: {share} of the pixels use the edited shader"
+        );
     }
     let mut edges = upload(SkinPath::Vertex);
     edges.make_edges(ctx, &scene);
     let share = magenta_share(&image(ctx, &renderer, &edges, &scene, &shaded, true));
-    assert!(share > 0.9, "wireframe: {share} of the pixels use the edited shader");
+    assert!(
+        share > 0.9,
+        "wireframe: {share} of the pixels use the edited shader"
+    );
     // The compute readback runs the edited skinning too.
     let skinning = GpuSkinning::new(SkinRun::new(SkinningMode::Dqs, 1.0));
     let moved = skin_scene_gpu(ctx, &renderer, &scene, &pose, &skinning).expect("readback");

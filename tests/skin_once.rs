@@ -54,6 +54,14 @@ fn cor_exports_skin_each_vertex_once() {
     };
     let on_gpu = skin_scene_gpu(&gpu.ctx, &gpu.renderer, &scene, &pose, &skinning).expect("GPU");
     assert_eq!(on_gpu.len(), cpu.len());
-    assert_eq!(cpu_skinned_vertices() - cpu_before, 0, "CPU skinning in a GPU export");
-    assert_eq!(gpu_skinned_vertices() - gpu_before, skinned, "GPU skinning passes");
+    assert_eq!(
+        cpu_skinned_vertices() - cpu_before,
+        0,
+        "CPU skinning in a GPU export"
+    );
+    assert_eq!(
+        gpu_skinned_vertices() - gpu_before,
+        skinned,
+        "GPU skinning passes"
+    );
 }

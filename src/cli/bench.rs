@@ -5,19 +5,18 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use serde_json::json;
 
+use super::bench_gpu::{GpuFigures, measure_gpu, skin_note};
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::builtin::generated_rig;
-use crate::render::{
-    FrameBinding, GpuContext, GpuTimer, OffscreenTarget, RenderSettings, Renderer, SceneGpu,
-    SceneOptions, SkinPath, SkinRun, View, ViewParams,
-};
+use crate::render::SkinPath;
 use crate::skin::{
     Betas, JointPalette, PackedMesh, PackedPalette, SkinMesh, SkinnedVertices, SkinningMode,
-    rest_bounds, skin_packed, skin_packed_hybrid, skin_vertices,
+    skin_packed, skin_packed_hybrid, skin_vertices,
 };
 
 /// The modes the GPU part measures (CoR runs on the CPU part only).
-const GPU_MODES: [SkinningMode; 3] = [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
+pub(super) const GPU_MODES: [SkinningMode; 3] =
+    [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
 
 /// Options of `dqview bench`.
 #[derive(Clone, Debug)]
@@ -42,7 +41,7 @@ pub struct BenchOptions {
 const MAX_INSTANCES: usize = 256;
 
 /// Medians of a list (0 when empty).
-fn median(mut v: Vec<f64>) -> f64 {
+pub(super) fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
@@ -84,109 +83,34 @@ pub fn run(
     let duration = clip
         .and_then(|c| scene.animations.get(c))
         .map_or(0.0, clip_duration_s);
+    let gpu = measure_gpu(options, &scene, skinned_vertices, started)?;
+    let cpu = measure_cpu(&scene, clip, duration);
+    print_report(options, &scene, skinned_vertices, &gpu, &cpu, as_json)
+}
+
+/// What the CPU part measured.
+struct CpuFigures {
+    /// Median palette build time per joint, nanoseconds.
+    palette_ns: f64,
+    /// Joints of the first skin.
+    joints: usize,
+    /// `packed` or `reference`: which path the CPU rates are of.
+    skin_path: &'static str,
+    /// Per mode of [`SkinningMode::ALL`]: the fast path's vertices per second.
+    rates: Vec<f64>,
+    /// Per mode: the reference's vertices per second.
+    reference_rates: Vec<f64>,
+}
+
+/// Palette building and CPU skinning (reference and packed), interleaved by mode.
+fn measure_cpu(scene: &crate::scene::Scene, clip: Option<usize>, duration: f32) -> CpuFigures {
     let none = JointOverrides::new();
-
-    // GPU: one renderer, one crowd of K instances (each its own palettes and clip time).
-    let (width, height) = options.size;
-    let ctx = GpuContext::headless()?;
-    let renderer = Renderer::new(
-        &ctx,
-        RenderSettings {
-            width,
-            height,
-            base_color: [1.0; 3],
-            ..RenderSettings::TESTING
-        },
-    )?;
-    let target = OffscreenTarget::new(&ctx, &renderer)?;
-    let scene_options = SceneOptions {
-        instances: options.instances,
-        path: options.path,
-        tangents: false,
-    };
-    let mut crowd =
-        SceneGpu::with_options(&ctx, &renderer, &scene, &Pose::rest(&scene), &scene_options)?;
-    let (min, max) = rest_bounds(&scene).unwrap_or((glam::Vec3::splat(-1.0), glam::Vec3::ONE));
-    let (min, max) = crowd.bounds(min, max);
-    let view = View::side_by_side(
-        width,
-        height,
-        &[SkinningMode::Lbs],
-        ViewParams::shaded(0.5),
-        [min, max],
-        crate::cli::render::CAMERA_DIRECTION,
-    )[0];
-    let frame = FrameBinding::new(&ctx, &renderer)?;
-    frame.write(
-        &ctx.queue,
-        &renderer
-            .settings()
-            .to_gpu_view(&view.camera, &ViewParams::shaded(0.5)),
-    );
-    // Software rasterisers are timed by the wall clock: lavapipe has TIMESTAMP_QUERY, but its
-    // end-of-compute-pass timestamp does not wait for the dispatches (0.02 ms measured for a
-    // 200,000-vertex pass that takes over 50 ms), so its pass times cannot be trusted.
-    let timer = if ctx.info.device_type == wgpu::DeviceType::Cpu {
-        None
-    } else {
-        GpuTimer::new(&ctx)?
-    };
-    let mut measure = Measure {
-        ctx: &ctx,
-        scene: &scene,
-        clip,
-        renderer: &renderer,
-        target: &target,
-        frame: &frame,
-        timer: timer.as_ref(),
-        overrides: JointOverrides::new(),
-        skin_cpu_s: Vec::new(),
-    };
-    measure.frame(&mut crowd, SkinningMode::Dqs, 0, Part::Frame)?;
-    let first_frame_ms = started.elapsed().as_secs_f64() * 1e3;
-
-    // Interleaved: LBS DQS hybrid LBS DQS hybrid ..., so drift hits every mode alike. CoR is
-    // measured on the CPU only: the crowd path has no per-vertex centers.
-    let mode_count = GPU_MODES.len();
-    let mut frame_ms = vec![Vec::new(); mode_count];
-    let mut skin_ms = vec![Vec::new(); mode_count];
-    let mut empty_ms = Vec::new();
-    let vertex_path = options.path == SkinPath::Vertex;
-    for f in 0..options.frames {
-        for (m, mode) in GPU_MODES.into_iter().enumerate() {
-            frame_ms[m].push(measure.frame(&mut crowd, mode, f, Part::Frame)?);
-            skin_ms[m].push(measure.frame(&mut crowd, mode, f, Part::Skinning)?);
-        }
-        if vertex_path {
-            empty_ms.push(measure.frame(&mut crowd, SkinningMode::Lbs, f, Part::EmptyPass)?);
-        }
-    }
-    // The vertex path cannot run skinning alone: a 1x1 viewport minus an empty pass.
-    let empty = median(empty_ms);
-    let total_vertices = (skinned_vertices * options.instances) as f64;
-    let gpu_modes: Vec<(f64, f64)> = (0..mode_count)
-        .map(|m| {
-            let skin = (median(skin_ms[m].clone()) - empty).max(1e-3);
-            (median(frame_ms[m].clone()), skin)
-        })
-        .collect();
-    // Per skinning run, all modes: CPU-seconds over the vertices skinned (software adapters only).
-    let skin_cpu_s = std::mem::take(&mut measure.skin_cpu_s);
-    let cpu_per_pass_s = skin_cpu_s.iter().sum::<f64>() / skin_cpu_s.len().max(1) as f64;
-    let vertices_per_cpu_s = (ctx.info.device_type == wgpu::DeviceType::Cpu
-        && cpu_per_pass_s > 0.0)
-        .then(|| (skinned_vertices * options.instances) as f64 / cpu_per_pass_s);
-    let skin_timing = if timer.is_some() {
-        "gpu_timestamps"
-    } else {
-        "wall"
-    };
-    let mut pose = Pose::rest(&scene);
+    let mut pose = Pose::rest(scene);
 
     // CPU: palette building and reference skinning, interleaved too.
     let mut matrices = Vec::new();
-    pose.sample(&scene, clip, duration * 0.5, &none);
-    pose.skinning_matrices(&scene, 0, &mut matrices);
+    pose.sample(scene, clip, duration * 0.5, &none);
+    pose.skinning_matrices(scene, 0, &mut matrices);
     let mut palette = JointPalette::default();
     let reps = (200_000 / matrices.len().max(1)).clamp(10, 100_000);
     let mut palette_ns = Vec::new();
@@ -246,220 +170,99 @@ pub fn run(
             skin_path = "packed";
         }
     }
-    let cpu_rates: Vec<f64> = cpu_rate.into_iter().map(median).collect();
-    let reference_rates: Vec<f64> = reference_rate.into_iter().map(median).collect();
+    CpuFigures {
+        palette_ns: median(palette_ns),
+        joints: matrices.len(),
+        skin_path,
+        rates: cpu_rate.into_iter().map(median).collect(),
+        reference_rates: reference_rate.into_iter().map(median).collect(),
+    }
+}
 
+/// Prints what both parts measured, as a table or (`as_json`) one JSON object.
+fn print_report(
+    options: &BenchOptions,
+    scene: &crate::scene::Scene,
+    skinned_vertices: usize,
+    gpu: &GpuFigures,
+    cpu: &CpuFigures,
+    as_json: bool,
+) -> Result<()> {
+    let (width, height) = options.size;
+    let total_vertices = (skinned_vertices * options.instances) as f64;
+    let g = &gpu.modes;
+    let (c, r) = (&cpu.rates, &cpu.reference_rates);
     let mode_json = |m: usize| {
-        let (frame, skin) = gpu_modes[m];
+        let (frame, skin) = g[m];
         json!({"frame_ms": frame, "skin_ms": skin, "vertices_per_s": total_vertices / (skin / 1e3)})
     };
     let report = json!({
-        "adapter": ctx.describe(),
+        "adapter": gpu.adapter,
         "model": scene.source,
         "vertices": skinned_vertices,
         "instances": options.instances,
         "size": [width, height],
         "frames": options.frames,
         "path": options.path.name(),
-        "skin_timing": skin_timing,
-        "palette_binding": crowd.palette_binding().map_or("none", |b| b.name()),
-        "palette_uploads": crowd.palette_uploads(),
-        "skin_vertices_per_cpu_s": vertices_per_cpu_s,
+        "skin_timing": if gpu.timestamps { "gpu_timestamps" } else { "wall" },
+        "palette_binding": gpu.palette_binding,
+        "palette_uploads": gpu.palette_uploads,
+        "skin_vertices_per_cpu_s": gpu.vertices_per_cpu_s,
         "modes": {"lbs": mode_json(0), "dqs": mode_json(1), "hybrid": mode_json(2)},
-        "dqs_over_lbs": {"frame": gpu_modes[1].0 / gpu_modes[0].0, "skin": gpu_modes[1].1 / gpu_modes[0].1},
+        "dqs_over_lbs": {"frame": g[1].0 / g[0].0, "skin": g[1].1 / g[0].1},
         "cpu": {
-            "palette_ns_per_joint": median(palette_ns),
-            "joints": matrices.len(),
-            "skin_path": skin_path,
-            "skin_vertices_per_s": {"lbs": cpu_rates[0], "dqs": cpu_rates[1], "hybrid": cpu_rates[2], "cor": cpu_rates[3]},
-            "reference_vertices_per_s": {"lbs": reference_rates[0], "dqs": reference_rates[1], "hybrid": reference_rates[2], "cor": reference_rates[3]},
+            "palette_ns_per_joint": cpu.palette_ns,
+            "joints": cpu.joints,
+            "skin_path": cpu.skin_path,
+            "skin_vertices_per_s": {"lbs": c[0], "dqs": c[1], "hybrid": c[2], "cor": c[3]},
+            "reference_vertices_per_s": {"lbs": r[0], "dqs": r[1], "hybrid": r[2], "cor": r[3]},
         },
-        "first_frame_ms": first_frame_ms,
+        "first_frame_ms": gpu.first_frame_ms,
     });
     if as_json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
-    println!("adapter     {}", ctx.describe());
+    println!("adapter     {}", gpu.adapter);
     println!(
         "model       {} ({skinned_vertices} skinned vertices, {} joints, {} instance(s), {width}x{height}, {} frames a mode)",
-        scene.source,
-        matrices.len(),
-        options.instances,
-        options.frames
+        scene.source, cpu.joints, options.instances, options.frames
     );
     println!(
         "{:<8} {:>10} {:>10} {:>16} {:>18} {:>18}",
         "mode", "frame ms", "skin ms", "GPU vertices/s", "CPU vertices/s", "CPU ref vertices/s"
     );
     for (m, mode) in SkinningMode::ALL.into_iter().enumerate() {
-        let gpu = gpu_modes.get(m).map_or_else(
+        let gpu_columns = g.get(m).map_or_else(
             || format!("{:>10} {:>10} {:>16}", "-", "-", "-"),
             |(frame, skin)| {
-                format!(
-                    "{frame:>10.3} {skin:>10.3} {:>16.3e}",
-                    total_vertices / (skin / 1e3)
-                )
+                let rate = total_vertices / (skin / 1e3);
+                format!("{frame:>10.3} {skin:>10.3} {rate:>16.3e}")
             },
         );
         println!(
-            "{:<8} {gpu} {:>18.3e} {:>18.3e}",
+            "{:<8} {gpu_columns} {:>18.3e} {:>18.3e}",
             mode.name(),
-            cpu_rates[m],
-            reference_rates[m]
+            c[m],
+            r[m]
         );
     }
     println!(
         "dqs/lbs     frame {:.3}, skinning {:.3}",
-        gpu_modes[1].0 / gpu_modes[0].0,
-        gpu_modes[1].1 / gpu_modes[0].1
+        g[1].0 / g[0].0,
+        g[1].1 / g[0].1
     );
+    println!("palette     {:.1} ns a joint", cpu.palette_ns);
+    println!("first frame {:.1} ms after start", gpu.first_frame_ms);
     println!(
-        "palette     {:.1} ns a joint",
-        median(
-            report["cpu"]["palette_ns_per_joint"]
-                .as_f64()
-                .map(|x| vec![x])
-                .unwrap_or_default()
-        )
+        "CPU vertices/s: the {} path (packed: structure of arrays, 4 influences, rigid palettes); CPU ref: the reference skin_vertices",
+        cpu.skin_path
     );
-    println!("first frame {first_frame_ms:.1} ms after start");
-    println!(
-        "CPU vertices/s: the {skin_path} path (packed: structure of arrays, 4 influences, rigid palettes); CPU ref: the reference skin_vertices"
-    );
-    println!("{}", skin_note(options.path, timer.is_some()));
-    if let Some(rate) = vertices_per_cpu_s {
+    println!("{}", skin_note(options.path, gpu.timestamps));
+    if let Some(rate) = gpu.vertices_per_cpu_s.filter(|_| gpu.software) {
         println!(
             "skinning   {rate:.3e} vertices per CPU-second of this process (all modes; load-independent on a software adapter)"
         );
     }
     Ok(())
-}
-
-/// Which part of a frame one measurement runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Part {
-    /// Pose, skinning and the draw at full size.
-    Frame,
-    /// The skinning alone: the compute pass, or (vertex path) the draws into a 1x1 viewport.
-    Skinning,
-    /// A render pass with no draws (subtracted from the vertex path's skinning).
-    EmptyPass,
-}
-
-/// What one measured frame needs.
-struct Measure<'a> {
-    ctx: &'a GpuContext,
-    scene: &'a crate::scene::Scene,
-    clip: Option<usize>,
-    renderer: &'a Renderer,
-    target: &'a OffscreenTarget,
-    frame: &'a FrameBinding,
-    timer: Option<&'a GpuTimer>,
-    overrides: JointOverrides,
-    /// Process CPU seconds of each [`Part::Skinning`] run (software rasterisers run in-process).
-    skin_cpu_s: Vec<f64>,
-}
-
-impl Measure<'_> {
-    /// Runs `part` of frame `frame_index` in `mode`; milliseconds (GPU time of the timed pass where
-    /// the device has timestamps and `part` is not the whole frame, else wall time around a waited submission).
-    fn frame(
-        &mut self,
-        crowd: &mut SceneGpu,
-        mode: SkinningMode,
-        frame_index: usize,
-        part: Part,
-    ) -> Result<f64> {
-        let frame_start = Instant::now();
-        crowd.update_crowd(
-            self.ctx,
-            self.scene,
-            self.clip,
-            frame_index as f32 / 30.0,
-            &self.overrides,
-        );
-        // A whole frame includes posing; a part is the GPU work alone.
-        let t0 = if part == Part::Frame {
-            frame_start
-        } else {
-            Instant::now()
-        };
-        let cpu0 = process_cpu_s();
-        let timer = self.timer.filter(|_| part != Part::Frame);
-        let compute = crowd.path() == SkinPath::Compute;
-        let mut encoder = self
-            .ctx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("dqview::bench"),
-            });
-        if compute && part != Part::EmptyPass {
-            let writes = timer.map(GpuTimer::compute_writes);
-            let run = SkinRun::new(mode, 0.5);
-            crowd.encode_skinning(self.ctx, &mut encoder, self.renderer, run, writes)?;
-        }
-        if !(compute && part == Part::Skinning) {
-            let writes = timer.filter(|_| !compute).map(GpuTimer::render_writes);
-            let mut pass = self
-                .target
-                .begin_pass_timed(&mut encoder, [0.0, 0.0, 0.0, 1.0], writes);
-            match part {
-                Part::Frame => crowd.draw(&mut pass, self.renderer, self.frame, mode),
-                Part::Skinning => {
-                    // One pixel: the vertex shader (skinning) runs, rasterisation nearly does not.
-                    pass.set_viewport(0.0, 0.0, 1.0, 1.0, 0.0, 1.0);
-                    crowd.draw(&mut pass, self.renderer, self.frame, mode);
-                }
-                Part::EmptyPass => {}
-            }
-        }
-        if let Some(timer) = timer {
-            timer.resolve(&mut encoder);
-        }
-        self.ctx.queue.submit([encoder.finish()]);
-        self.ctx
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| anyhow::anyhow!("GPU wait failed: {e}"))?;
-        let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
-        if part == Part::Skinning
-            && let (Some(a), Some(b)) = (cpu0, process_cpu_s())
-        {
-            self.skin_cpu_s.push(b - a);
-        }
-        match timer {
-            Some(timer) => Ok(timer.read_ms(self.ctx)?),
-            None => Ok(wall_ms),
-        }
-    }
-}
-
-/// The footnote saying how `skin ms` was measured.
-fn skin_note(path: SkinPath, timestamps: bool) -> String {
-    let how = if timestamps {
-        "GPU timestamps at the pass's start and end"
-    } else {
-        "wall time around a waited submission"
-    };
-    match path {
-        SkinPath::Compute => format!("skin ms: median time of the compute skinning pass ({how})"),
-        SkinPath::Vertex => format!(
-            "skin ms: median time of the same draws into a 1x1 viewport minus an empty pass ({how})"
-        ),
-    }
-}
-
-/// CPU seconds this process has used, all threads (Linux `/proc/self/stat`, 100 ticks a second).
-///
-/// On a software rasteriser the GPU work runs on this process's threads, so this
-/// measures it even when other processes hold the cores and stretch the wall time.
-fn process_cpu_s() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which may hold spaces) start at its closing parenthesis.
-    let rest = stat.get(stat.rfind(')')? + 2..)?;
-    let mut fields = rest.split(' ').skip(11);
-    let user: u64 = fields.next()?.parse().ok()?;
-    let system: u64 = fields.next()?.parse().ok()?;
-    Some((user + system) as f64 / 100.0)
 }

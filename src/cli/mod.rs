@@ -2,6 +2,7 @@
 
 mod analyze;
 mod bench;
+mod bench_gpu;
 mod cor_args;
 mod export;
 mod inspect;

@@ -21,6 +21,9 @@ use crate::skin::effective_weight;
 /// Items packed per chunk while filling a buffer.
 const CHUNK_ITEMS: usize = 16_384;
 
+/// Buffers at least this big are handed to the GPU (and their staging copy freed) at once.
+const FLUSH_BYTES: u64 = 16 << 20;
+
 /// What a geometry is made from: one primitive's bind pose and attributes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GeometrySource<'a> {
@@ -133,13 +136,10 @@ impl GpuGeometry {
                     push_morph_delta(source.morph_targets, n, i, out);
                 })?
             };
-            let indices = ctx
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("dqview::GpuGeometry::indices"),
-                    contents: at_least_4(bytemuck::cast_slice(source.indices)),
-                    usage: wgpu::BufferUsages::INDEX,
-                });
+            let index = wgpu::BufferUsages::INDEX;
+            let indices = filled(ctx, "indices", index, source.indices.len(), 1, |i, out| {
+                out.push(source.indices[i]);
+            })?;
             let params_buffer = ctx
                 .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -397,6 +397,12 @@ fn filled(
         }
     }
     buffer.unmap();
+    // The upload went through a staging copy as big as the buffer; hand it over now, so a big
+    // mesh never holds the staging copies of all its buffers at once.
+    if bytes >= FLUSH_BYTES {
+        ctx.queue.submit([]);
+        ctx.device.poll(wgpu::PollType::wait_indefinitely())?;
+    }
     Ok(buffer)
 }
 

@@ -1,0 +1,269 @@
+//! `dqview bench`, the GPU part: frames and skinning passes of a crowd, interleaved by mode.
+
+use std::time::Instant;
+
+use anyhow::Result;
+
+use super::bench::{BenchOptions, GPU_MODES, median};
+use crate::anim::{JointOverrides, Pose};
+use crate::render::{
+    FrameBinding, GpuContext, GpuTimer, OffscreenTarget, RenderSettings, Renderer, SceneGpu,
+    SceneOptions, SkinPath, SkinRun, View, ViewParams,
+};
+use crate::scene::Scene;
+use crate::skin::{SkinningMode, rest_bounds};
+
+/// What the GPU part measured.
+pub(super) struct GpuFigures {
+    /// The adapter, in words.
+    pub adapter: String,
+    /// Whether the adapter is a software rasterizer.
+    pub software: bool,
+    /// Per mode of [`GPU_MODES`]: median frame and skinning milliseconds.
+    pub modes: Vec<(f64, f64)>,
+    /// Process start to the first waited frame, milliseconds.
+    pub first_frame_ms: f64,
+    /// Skinning vertices per CPU-second of this process (software adapters only).
+    pub vertices_per_cpu_s: Option<f64>,
+    /// Whether pass times came from GPU timestamps.
+    pub timestamps: bool,
+    /// The first palette slot's binding kind.
+    pub palette_binding: &'static str,
+    /// Palette uploads over the run.
+    pub palette_uploads: u64,
+}
+
+/// Runs the GPU part on `scene`; every GPU object is gone when it returns, so the CPU part
+/// after it does not stack on the GPU copies.
+pub(super) fn measure_gpu(
+    options: &BenchOptions,
+    scene: &Scene,
+    skinned_vertices: usize,
+    started: Instant,
+) -> Result<GpuFigures> {
+    let (width, height) = options.size;
+    let ctx = GpuContext::headless()?;
+    let renderer = Renderer::new(
+        &ctx,
+        RenderSettings {
+            width,
+            height,
+            base_color: [1.0; 3],
+            ..RenderSettings::TESTING
+        },
+    )?;
+    let target = OffscreenTarget::new(&ctx, &renderer)?;
+    let scene_options = SceneOptions {
+        instances: options.instances,
+        path: options.path,
+        tangents: false,
+    };
+    let mut crowd =
+        SceneGpu::with_options(&ctx, &renderer, scene, &Pose::rest(scene), &scene_options)?;
+    let (min, max) = rest_bounds(scene).unwrap_or((glam::Vec3::splat(-1.0), glam::Vec3::ONE));
+    let (min, max) = crowd.bounds(min, max);
+    let params = ViewParams::shaded(0.5);
+    let view = View::side_by_side(
+        width,
+        height,
+        &[SkinningMode::Lbs],
+        params,
+        [min, max],
+        crate::cli::render::CAMERA_DIRECTION,
+    )[0];
+    let frame = FrameBinding::new(&ctx, &renderer)?;
+    let uniforms = renderer.settings().to_gpu_view(&view.camera, &params);
+    frame.write(&ctx.queue, &uniforms);
+    // Software rasterisers are timed by the wall clock: lavapipe has TIMESTAMP_QUERY, but its
+    // end-of-compute-pass timestamp does not wait for the dispatches (0.02 ms measured for a
+    // 200,000-vertex pass that takes over 50 ms), so its pass times cannot be trusted.
+    let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
+    let timer = if software { None } else { GpuTimer::new(&ctx)? };
+    let mut measure = Measure {
+        ctx: &ctx,
+        scene,
+        clip: (!scene.animations.is_empty()).then_some(0),
+        renderer: &renderer,
+        target: &target,
+        frame: &frame,
+        timer: timer.as_ref(),
+        overrides: JointOverrides::new(),
+        skin_cpu_s: Vec::new(),
+    };
+    measure.frame(&mut crowd, SkinningMode::Dqs, 0, Part::Frame)?;
+    let first_frame_ms = started.elapsed().as_secs_f64() * 1e3;
+    let modes = measure.interleaved(&mut crowd, options)?;
+    // Per skinning run, all modes: CPU-seconds over the vertices skinned (software adapters only).
+    let cpu_s = &measure.skin_cpu_s;
+    let cpu_per_pass_s = cpu_s.iter().sum::<f64>() / cpu_s.len().max(1) as f64;
+    let vertices_per_cpu_s = (software && cpu_per_pass_s > 0.0)
+        .then(|| (skinned_vertices * options.instances) as f64 / cpu_per_pass_s);
+    Ok(GpuFigures {
+        adapter: ctx.describe(),
+        software,
+        modes,
+        first_frame_ms,
+        vertices_per_cpu_s,
+        timestamps: timer.is_some(),
+        palette_binding: crowd.palette_binding().map_or("none", |b| b.name()),
+        palette_uploads: crowd.palette_uploads(),
+    })
+}
+
+/// Which part of a frame one measurement runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// Pose, skinning and the draw at full size.
+    Frame,
+    /// The skinning alone: the compute pass, or (vertex path) the draws into a 1x1 viewport.
+    Skinning,
+    /// A render pass with no draws (subtracted from the vertex path's skinning).
+    EmptyPass,
+}
+
+/// What one measured frame needs.
+struct Measure<'a> {
+    ctx: &'a GpuContext,
+    scene: &'a crate::scene::Scene,
+    clip: Option<usize>,
+    renderer: &'a Renderer,
+    target: &'a OffscreenTarget,
+    frame: &'a FrameBinding,
+    timer: Option<&'a GpuTimer>,
+    overrides: JointOverrides,
+    /// Process CPU seconds of each [`Part::Skinning`] run (software rasterisers run in-process).
+    skin_cpu_s: Vec<f64>,
+}
+
+impl Measure<'_> {
+    /// Frames and skinning passes interleaved L D H L D H ..., so drift hits every mode alike:
+    /// per mode, the median frame and skinning milliseconds.
+    fn interleaved(
+        &mut self,
+        crowd: &mut SceneGpu,
+        options: &BenchOptions,
+    ) -> Result<Vec<(f64, f64)>> {
+        let mode_count = GPU_MODES.len();
+        let mut frame_ms = vec![Vec::new(); mode_count];
+        let mut skin_ms = vec![Vec::new(); mode_count];
+        let mut empty_ms = Vec::new();
+        for f in 0..options.frames {
+            for (m, mode) in GPU_MODES.into_iter().enumerate() {
+                frame_ms[m].push(self.frame(crowd, mode, f, Part::Frame)?);
+                skin_ms[m].push(self.frame(crowd, mode, f, Part::Skinning)?);
+            }
+            if options.path == SkinPath::Vertex {
+                empty_ms.push(self.frame(crowd, SkinningMode::Lbs, f, Part::EmptyPass)?);
+            }
+        }
+        // The vertex path cannot run skinning alone: a 1x1 viewport minus an empty pass.
+        let empty = median(empty_ms);
+        Ok((0..mode_count)
+            .map(|m| {
+                let skin = (median(skin_ms[m].clone()) - empty).max(1e-3);
+                (median(frame_ms[m].clone()), skin)
+            })
+            .collect())
+    }
+
+    /// Runs `part` of frame `frame_index` in `mode`; milliseconds (GPU time of the timed pass where
+    /// the device has timestamps and `part` is not the whole frame, else wall time around a waited submission).
+    fn frame(
+        &mut self,
+        crowd: &mut SceneGpu,
+        mode: SkinningMode,
+        frame_index: usize,
+        part: Part,
+    ) -> Result<f64> {
+        let frame_start = Instant::now();
+        crowd.update_crowd(
+            self.ctx,
+            self.scene,
+            self.clip,
+            frame_index as f32 / 30.0,
+            &self.overrides,
+        );
+        // A whole frame includes posing; a part is the GPU work alone.
+        let t0 = if part == Part::Frame {
+            frame_start
+        } else {
+            Instant::now()
+        };
+        let cpu0 = process_cpu_s();
+        let timer = self.timer.filter(|_| part != Part::Frame);
+        let compute = crowd.path() == SkinPath::Compute;
+        let mut encoder = self
+            .ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("dqview::bench"),
+            });
+        if compute && part != Part::EmptyPass {
+            let writes = timer.map(GpuTimer::compute_writes);
+            let run = SkinRun::new(mode, 0.5);
+            crowd.encode_skinning(self.ctx, &mut encoder, self.renderer, run, writes)?;
+        }
+        if !(compute && part == Part::Skinning) {
+            let writes = timer.filter(|_| !compute).map(GpuTimer::render_writes);
+            let mut pass = self
+                .target
+                .begin_pass_timed(&mut encoder, [0.0, 0.0, 0.0, 1.0], writes);
+            match part {
+                Part::Frame => crowd.draw(&mut pass, self.renderer, self.frame, mode),
+                Part::Skinning => {
+                    // One pixel: the vertex shader (skinning) runs, rasterisation nearly does not.
+                    pass.set_viewport(0.0, 0.0, 1.0, 1.0, 0.0, 1.0);
+                    crowd.draw(&mut pass, self.renderer, self.frame, mode);
+                }
+                Part::EmptyPass => {}
+            }
+        }
+        if let Some(timer) = timer {
+            timer.resolve(&mut encoder);
+        }
+        self.ctx.queue.submit([encoder.finish()]);
+        self.ctx
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| anyhow::anyhow!("GPU wait failed: {e}"))?;
+        let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+        if part == Part::Skinning
+            && let (Some(a), Some(b)) = (cpu0, process_cpu_s())
+        {
+            self.skin_cpu_s.push(b - a);
+        }
+        match timer {
+            Some(timer) => Ok(timer.read_ms(self.ctx)?),
+            None => Ok(wall_ms),
+        }
+    }
+}
+
+/// The footnote saying how `skin ms` was measured.
+pub(super) fn skin_note(path: SkinPath, timestamps: bool) -> String {
+    let how = if timestamps {
+        "GPU timestamps at the pass's start and end"
+    } else {
+        "wall time around a waited submission"
+    };
+    match path {
+        SkinPath::Compute => format!("skin ms: median time of the compute skinning pass ({how})"),
+        SkinPath::Vertex => format!(
+            "skin ms: median time of the same draws into a 1x1 viewport minus an empty pass ({how})"
+        ),
+    }
+}
+
+/// CPU seconds this process has used, all threads (Linux `/proc/self/stat`, 100 ticks a second).
+///
+/// On a software rasteriser the GPU work runs on this process's threads, so this
+/// measures it even when other processes hold the cores and stretch the wall time.
+fn process_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) start at its closing parenthesis.
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    let mut fields = rest.split(' ').skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some((user + system) as f64 / 100.0)
+}
