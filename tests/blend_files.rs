@@ -10,8 +10,8 @@ use dqview::model::load_model;
 use serde_json::Value;
 use support::{dqview_in, scratch_dir, stderr_of};
 
-/// The JSON document of a .gltf or .glb file.
-fn json_of(path: &Path) -> Value {
+/// The JSON text of a .gltf or .glb file.
+fn json_text_of(path: &Path) -> String {
     let bytes = std::fs::read(path).expect("read");
     let json = if bytes.starts_with(b"glTF") {
         let len = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
@@ -19,7 +19,24 @@ fn json_of(path: &Path) -> Value {
     } else {
         bytes
     };
-    serde_json::from_slice(&json).expect("glTF JSON")
+    String::from_utf8(json).expect("UTF-8 JSON")
+}
+
+/// The JSON document of a .gltf or .glb file.
+fn json_of(path: &Path) -> Value {
+    serde_json::from_str(&json_text_of(path)).expect("glTF JSON")
+}
+
+/// Checks that every top-level member the blend does not touch is in the output with its exact text.
+fn assert_members_verbatim(input: &str, output: &str) {
+    let members: std::collections::HashMap<String, Box<serde_json::value::RawValue>> =
+        serde_json::from_str(input.trim_end()).expect("glTF JSON");
+    for (key, raw) in &members {
+        if ["meshes", "accessors", "bufferViews", "buffers"].contains(&key.as_str()) {
+            continue;
+        }
+        assert!(output.contains(raw.get()), "`{key}` was rewritten");
+    }
 }
 
 /// Checks that `output` is `input` plus, per primitive of `skinned`, one accessor, one view and
@@ -32,7 +49,7 @@ fn assert_only_additions(input: &Value, output: &Value, glb: bool) -> usize {
     for mesh in out["meshes"].as_array_mut().expect("meshes") {
         for prim in mesh["primitives"].as_array_mut().expect("primitives") {
             let attributes = prim["attributes"].as_object_mut().expect("attributes");
-            if let Some(a) = attributes.shift_remove("_DQS_BLEND") {
+            if let Some(a) = attributes.remove("_DQS_BLEND") {
                 let a = a.as_u64().expect("index") as usize;
                 assert!(a >= accessors, "the attribute points at a new accessor");
                 let accessor = &output["accessors"][a];
@@ -149,6 +166,7 @@ fn real_characters_get_the_attribute_and_nothing_else() {
             }
         }
         let added = assert_only_additions(&json_of(&input), &json_of(&out), glb);
+        assert_members_verbatim(&json_text_of(&input), &json_text_of(&out));
         assert_eq!(added, skinned, "{file}");
         assert!(skinned > 0, "{file}");
         if !glb {

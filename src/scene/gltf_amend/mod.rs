@@ -1,23 +1,27 @@
 //! Amending a glTF file in place: a `_DQS_BLEND` attribute per primitive, nothing else rewritten.
 //!
-//! The JSON is parsed as values in file order (serde_json's `preserve_order`) and
-//! written back with only these additions: per primitive one float SCALAR
+//! The JSON is read as raw text per member (`raw::RawObject`), so every value
+//! that is not changed is written back byte for byte, and written back with only
+//! these additions: per primitive one float SCALAR
 //! accessor (with `min`/`max`) and one buffer view, the primitive's `_DQS_BLEND`
 //! attribute pointing at it (an existing one is repointed; its old accessor stays,
 //! unused), and the bytes in one place: for a `.glb`, appended to the BIN chunk
 //! (buffer 0 grows); for a `.gltf`, a new buffer whose URI names a new `.bin`
-//! file beside the output. Numbers keep their values, not necessarily their
-//! spelling (`1.50` becomes `1.5`); everything else, unknown fields, extensions
-//! and extras included, is kept as is.
+//! file beside the output. Everything else, unknown fields, extensions and
+//! extras included, keeps its exact text; only the whitespace between the
+//! members of the objects and arrays on the path to a change is not kept.
 //! - `container`: the GLB chunks.
+//! - `raw`: objects and arrays of raw members.
 
 mod container;
+mod raw;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::SceneError;
 use super::gltf_load::external_reason;
 use container::{Glb, amend_err};
+use raw::{Raw, RawObject, parse_array, to_raw};
 
 /// The attribute dqview reads hybrid betas from.
 pub const DQS_BLEND_ATTRIBUTE: &str = "_DQS_BLEND";
@@ -85,22 +89,31 @@ pub fn amend_dqs_blend(
     values: &[BlendValues<'_>],
 ) -> Result<Amended, SceneError> {
     let (mut glb_parts, json_bytes) = split_container(input, target)?;
-    let mut root = parse_json(&json_bytes)?;
-    let file_primitives = file_primitive_indices_of(&root)?;
-    let blob = build_blob(&root, &file_primitives, values)?;
+    let json_bytes = json_bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(&json_bytes);
+    let text = std::str::from_utf8(json_bytes)
+        .map_err(|_| amend_err("the file's JSON is not UTF-8"))?
+        // GLB JSON chunks are padded with spaces (some writers use NULs).
+        .trim_end_matches([' ', '\0']);
+    // `view` is only read; `root` keeps every member's text for writing.
+    let view = parse_json(text.as_bytes())?;
+    let mut root = RawObject::parse(text, "the file's JSON")?;
+    let file_primitives = file_primitive_indices_of(&view)?;
+    let blob = build_blob(&view, &file_primitives, values)?;
     let mut out = Amended {
         file: Vec::new(),
         bin: None,
-        external_files: external_files(&root),
+        external_files: external_files(&view),
         replaced: Vec::new(),
     };
     let (buffer, base) = match (&mut glb_parts, target) {
-        (Some(parts), _) => glb_buffer(&mut root, parts, &blob.bytes)?,
+        (Some(parts), _) => glb_buffer(&view, &mut root, parts, &blob.bytes)?,
         (None, AmendTarget::Gltf { bin_name }) => {
             let index = push(
                 &mut root,
                 "buffers",
-                json!({ "byteLength": blob.bytes.len(), "uri": uri_encode(bin_name) }),
+                vec![json!({ "byteLength": blob.bytes.len(), "uri": uri_encode(bin_name) })],
             )?;
             out.bin = Some((bin_name.to_owned(), blob.bytes.clone()));
             (index, 0)
@@ -154,40 +167,42 @@ fn split_container(
 
 /// Adds a view, an accessor and the attribute per entry (bytes at `base` in buffer `buffer`); returns the repointed primitives.
 fn add_entries(
-    root: &mut Value,
+    root: &mut RawObject,
     entries: &[BlobEntry],
     buffer: usize,
     base: usize,
 ) -> Result<Vec<(usize, usize)>, SceneError> {
-    let mut replaced = Vec::new();
-    for entry in entries {
-        let view = push(
-            root,
-            "bufferViews",
+    let views: Vec<Value> = entries
+        .iter()
+        .map(|entry| {
             json!({
                 "buffer": buffer,
                 "byteOffset": base + entry.offset,
                 "byteLength": entry.count * 4,
                 "target": ARRAY_BUFFER,
-            }),
-        )?;
-        let accessor = push(
-            root,
-            "accessors",
+            })
+        })
+        .collect();
+    let first_view = push(root, "bufferViews", views)?;
+    let accessors: Vec<Value> = entries
+        .iter()
+        .enumerate()
+        .map(|(k, entry)| {
             json!({
-                "bufferView": view,
+                "bufferView": first_view + k,
                 "componentType": FLOAT,
                 "count": entry.count,
                 "type": "SCALAR",
                 "min": [entry.min],
                 "max": [entry.max],
-            }),
-        )?;
-        let attributes = attributes_mut(root, entry.mesh, entry.file_primitive)?;
-        if attributes
-            .insert(DQS_BLEND_ATTRIBUTE.into(), json!(accessor))
-            .is_some()
-        {
+            })
+        })
+        .collect();
+    let first_accessor = push(root, "accessors", accessors)?;
+    let mut replaced = Vec::new();
+    for (k, entry) in entries.iter().enumerate() {
+        let index = to_raw(&json!(first_accessor + k))?;
+        if set_attribute(root, entry.mesh, entry.file_primitive, index)? {
             replaced.push((entry.mesh, entry.file_primitive));
         }
     }
@@ -211,7 +226,12 @@ pub fn file_primitive_indices(input: &[u8]) -> Result<Vec<Vec<usize>>, SceneErro
 /// Parses the JSON text (a UTF-8 byte order mark is skipped) into an object.
 fn parse_json(bytes: &[u8]) -> Result<Value, SceneError> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    // GLB JSON chunks are padded with spaces, which JSON allows after the value.
+    // GLB JSON chunks are padded with spaces (some writers use NULs).
+    let end = bytes
+        .iter()
+        .rposition(|&b| b != b' ' && b != 0)
+        .map_or(0, |i| i + 1);
+    let bytes = bytes.get(..end).unwrap_or(bytes);
     let root: Value = serde_json::from_slice(bytes)
         .map_err(|e| amend_err(format!("the file's JSON does not parse: {e}")))?;
     if !root.is_object() {
@@ -327,21 +347,27 @@ fn position_count(root: &Value, mesh: usize, primitive: usize) -> Option<usize> 
 /// Puts `bytes` into a GLB: appended to the BIN chunk (buffer 0), else as a new data-URI buffer.
 ///
 /// Returns the buffer index and the byte offset the bytes start at.
-fn glb_buffer(root: &mut Value, glb: &mut Glb, bytes: &[u8]) -> Result<(usize, usize), SceneError> {
-    let buffer0 = root
-        .get_mut("buffers")
-        .and_then(Value::as_array_mut)
-        .and_then(|b| b.first_mut());
+fn glb_buffer(
+    view: &Value,
+    root: &mut RawObject,
+    glb: &mut Glb,
+    bytes: &[u8],
+) -> Result<(usize, usize), SceneError> {
+    let buffer0 = view.get("buffers").and_then(|b| b.get(0));
     match (&mut glb.bin, buffer0) {
         // The BIN chunk is buffer 0 when buffer 0 has no URI.
         (Some(bin), Some(buffer)) if buffer.get("uri").is_none() => {
             let base = bin.len().next_multiple_of(4);
             bin.resize(base, 0);
             bin.extend_from_slice(bytes);
-            let obj = buffer
-                .as_object_mut()
-                .ok_or_else(|| amend_err("buffer 0 is not an object"))?;
-            obj.insert("byteLength".into(), json!(bin.len()));
+            let mut buffers = root.array("buffers")?;
+            let first = buffers
+                .first_mut()
+                .ok_or_else(|| amend_err("the file has no buffer 0"))?;
+            let mut obj = RawObject::parse(first.get(), "buffer 0")?;
+            obj.set("byteLength", to_raw(&json!(bin.len()))?);
+            *first = obj.to_raw()?;
+            root.set("buffers", to_raw(&buffers)?);
             Ok((0, base))
         }
         // No BIN chunk to grow (every buffer is a URI): the bytes travel in the JSON.
@@ -353,44 +379,51 @@ fn glb_buffer(root: &mut Value, glb: &mut Glb, bytes: &[u8]) -> Result<(usize, u
             let index = push(
                 root,
                 "buffers",
-                json!({ "byteLength": bytes.len(), "uri": uri }),
+                vec![json!({ "byteLength": bytes.len(), "uri": uri })],
             )?;
             Ok((index, 0))
         }
     }
 }
 
-/// Appends `item` to the top-level array `key` (made when absent); returns its index.
-fn push(root: &mut Value, key: &str, item: Value) -> Result<usize, SceneError> {
-    let obj = root
-        .as_object_mut()
-        .ok_or_else(|| amend_err("the file's JSON is not an object"))?;
-    let array = obj
-        .entry(key)
-        .or_insert_with(|| Value::Array(Vec::new()))
-        .as_array_mut()
-        .ok_or_else(|| amend_err(format!("`{key}` is not an array")))?;
-    array.push(item);
-    Ok(array.len() - 1)
+/// Appends `items` to the top-level array `key` (made when absent); returns the index of the first.
+fn push(root: &mut RawObject, key: &str, items: Vec<Value>) -> Result<usize, SceneError> {
+    let mut array: Vec<Raw> = root.array(key)?;
+    let first = array.len();
+    for item in items {
+        array.push(to_raw(&item)?);
+    }
+    root.set(key, to_raw(&array)?);
+    Ok(first)
 }
 
-/// The `attributes` object of a file primitive.
-fn attributes_mut(
-    root: &mut Value,
+/// Sets `_DQS_BLEND` of a file primitive to `accessor`; returns whether it had one.
+fn set_attribute(
+    root: &mut RawObject,
     mesh: usize,
     primitive: usize,
-) -> Result<&mut Map<String, Value>, SceneError> {
-    root.get_mut("meshes")
-        .and_then(|m| m.get_mut(mesh))
-        .and_then(|m| m.get_mut("primitives"))
-        .and_then(|p| p.get_mut(primitive))
-        .and_then(|p| p.get_mut("attributes"))
-        .and_then(Value::as_object_mut)
-        .ok_or_else(|| {
-            amend_err(format!(
-                "mesh {mesh} primitive {primitive} has no attributes"
-            ))
-        })
+    accessor: Raw,
+) -> Result<bool, SceneError> {
+    let here = || format!("mesh {mesh} primitive {primitive}");
+    let missing = || amend_err(format!("{} does not exist", here()));
+    let mut meshes = root.array("meshes")?;
+    let mesh_raw = meshes.get_mut(mesh).ok_or_else(missing)?;
+    let mut mesh_obj = RawObject::parse(mesh_raw.get(), "a mesh")?;
+    let prims_raw = mesh_obj.get("primitives").ok_or_else(missing)?;
+    let mut prims = parse_array(prims_raw, "primitives")?;
+    let prim_raw = prims.get_mut(primitive).ok_or_else(missing)?;
+    let mut prim_obj = RawObject::parse(prim_raw.get(), "a primitive")?;
+    let attributes_raw = prim_obj
+        .get("attributes")
+        .ok_or_else(|| amend_err(format!("{} has no attributes", here())))?;
+    let mut attributes = RawObject::parse(attributes_raw.get(), "attributes")?;
+    let replaced = attributes.set(DQS_BLEND_ATTRIBUTE, accessor);
+    prim_obj.set("attributes", attributes.to_raw()?);
+    *prim_raw = prim_obj.to_raw()?;
+    mesh_obj.set("primitives", to_raw(&prims)?);
+    *mesh_raw = mesh_obj.to_raw()?;
+    root.set("meshes", to_raw(&meshes)?);
+    Ok(replaced)
 }
 
 /// Every buffer and image URI that is not a data URI.

@@ -59,16 +59,31 @@ fn geometry() -> Vec<u8> {
     bytes
 }
 
+/// The document's text with a member order and number spellings serde_json would not write.
+fn spelled(root: &Value) -> Vec<u8> {
+    let text = root.to_string();
+    let sorted = r#""attributes":{"JOINTS_0":1,"POSITION":0,"WEIGHTS_0":2}"#;
+    assert!(text.contains(sorted) && text.contains(r#""note":[1,2.5]"#));
+    text.replace(sorted, FILE_ATTRIBUTES)
+        .replace(r#""note":[1,2.5]"#, FILE_NOTE)
+        .into_bytes()
+}
+
+/// The skinned primitive's attributes as the test files spell them.
+const FILE_ATTRIBUTES: &str = r#""attributes":{"POSITION":0, "WEIGHTS_0":2,"JOINTS_0":1}"#;
+/// A member spelled the way a hand-written file might.
+const FILE_NOTE: &str = r#""note":[ 1, 2.50e0 ]"#;
+
 fn gltf_file() -> Vec<u8> {
     let uri = format!(
         "data:application/octet-stream;base64,{}",
         base64_encode(&geometry())
     );
-    serde_json::to_vec(&document(Some(uri), 102)).unwrap()
+    spelled(&document(Some(uri), 102))
 }
 
 fn glb_file() -> Vec<u8> {
-    let json = serde_json::to_vec(&document(None, 102)).unwrap();
+    let json = spelled(&document(None, 102));
     Glb {
         json,
         bin: Some(geometry()),
@@ -140,14 +155,20 @@ fn gltf_gains_a_buffer_a_view_an_accessor_and_the_attribute_only() {
         (accessor["min"][0].as_f64(), accessor["max"][0].as_f64()),
         (Some(0.0), Some(1.0))
     );
-    // Key order is the file's: the new attribute comes last.
-    let keys: Vec<&String> = prim["attributes"].as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["POSITION", "JOINTS_0", "WEIGHTS_0", "_DQS_BLEND"]);
+    // Key order is the file's, the new attribute last, and untouched values keep their text.
+    let text = String::from_utf8(out.file.clone()).unwrap();
+    assert!(
+        text.contains(r#""attributes":{"POSITION":0,"WEIGHTS_0":2,"JOINTS_0":1,"_DQS_BLEND":4}"#),
+        "{text}"
+    );
+    assert!(text.contains(FILE_NOTE), "{text}");
+    let nodes = serde_json::to_string(&document(None, 0)["nodes"]).unwrap();
+    assert!(text.contains(&format!(r#""nodes": {nodes}"#)), "{text}");
     // Without the additions the document is the input's.
     root["meshes"][0]["primitives"][1]["attributes"]
         .as_object_mut()
         .unwrap()
-        .shift_remove("_DQS_BLEND");
+        .remove("_DQS_BLEND");
     for key in ["buffers", "bufferViews", "accessors"] {
         drop_last(&mut root, key, 1);
     }
@@ -177,7 +198,7 @@ fn glb_grows_buffer_zero_and_loads_with_the_values() {
     root["meshes"][0]["primitives"][1]["attributes"]
         .as_object_mut()
         .unwrap()
-        .shift_remove("_DQS_BLEND");
+        .remove("_DQS_BLEND");
     for key in ["bufferViews", "accessors"] {
         drop_last(&mut root, key, 1);
     }
