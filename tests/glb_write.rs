@@ -42,6 +42,7 @@ fn kitchen_sink() -> Scene {
         ]),
         dqs_blend: Some(vec![0.0, 0.25, 0.5, 1.0]),
         skinning_method: None,
+        control_points: None,
         indices: vec![0, 1, 2, 2, 1, 3],
         influences: Some(influences),
         material: Some(1),

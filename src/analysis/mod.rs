@@ -21,8 +21,8 @@ use rayon::prelude::*;
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::scene::Scene;
 use crate::skin::{
-    Betas, SceneBetas, SceneCenters, SkinningMode, bounds, skin_scene, skin_scene_cor,
-    skin_scene_dqs_compensated, skin_scene_hybrid,
+    Betas, PosedPrimitive, SceneBetas, SceneCenters, SkinningMode, bounds, skin_scene,
+    skin_scene_cor, skin_scene_dqs_compensated, skin_scene_hybrid,
 };
 
 /// What to analyse: a clip (or the rest pose), how densely, with which overrides.
@@ -65,6 +65,9 @@ pub struct ModeReport {
     pub min_radius: Option<f32>,
     /// Largest bulge over all samples (see [`bulge()`]); `None` for rigs without hinge vertices.
     pub bulge: Option<f32>,
+    /// Largest distance of any vertex from its CoR position over all samples, over the rest
+    /// bounding-box diagonal (see [`max_vertex_distance`]); `None` without centers.
+    pub cor_distance: Option<f32>,
 }
 
 /// DQS with bulge compensation over all samples.
@@ -99,8 +102,20 @@ pub struct Analysis {
     pub max_displacement_time_s: f32,
 }
 
-/// One mode at one sample: whole ratio, region ratios, min radius, bulge.
-type ModeSample = (f64, Vec<(usize, f64)>, Option<f32>, Option<f32>);
+/// One mode at one sample.
+#[derive(Clone, Debug)]
+struct ModeSample {
+    /// Whole-mesh ratio to rest.
+    ratio: f64,
+    /// Per joint region: (node, ratio).
+    regions: Vec<(usize, f64)>,
+    /// Smallest radius about the focus joint.
+    radius: Option<f32>,
+    /// Bulge of the hinge vertices.
+    bulge: Option<f32>,
+    /// Largest distance from the CoR positions, in model units.
+    cor_distance: Option<f32>,
+}
 
 /// Per-sample results: per mode, LBS-DQS displacement, compensated DQS (ratio, bulge).
 type SampleResult = (Vec<ModeSample>, f32, Option<(f64, Option<f32>)>);
@@ -127,45 +142,9 @@ pub fn analyze(
     let results: Vec<SampleResult> = times_s
         .par_iter()
         .map(|&t| {
-            let mut pose = Pose::rest(scene);
-            pose.sample(scene, options.clip, t, &options.overrides);
-            let mut per_mode = Vec::with_capacity(modes_run.len());
-            let mut posed_lbs = Vec::new();
-            let mut displacement = 0.0f32;
-            for &mode in &modes_run {
-                let posed = match (mode, &options.cor_centers) {
-                    (SkinningMode::Cor, Some(centers)) => skin_scene_cor(scene, &pose, centers),
-                    _ => {
-                        skin_scene_hybrid(scene, &pose, mode, &options.hybrid, options.hybrid_scale)
-                    }
-                };
-                let (ratio, regions) = reference.ratios(scene, &posed);
-                let radius = options
-                    .focus_joint
-                    .and_then(|j| min_radius_about(scene, &pose, &posed, j));
-                let bulge = bulge(scene, &pose, &posed);
-                per_mode.push((ratio, regions, radius, bulge));
-                match mode {
-                    SkinningMode::Lbs => posed_lbs = posed,
-                    SkinningMode::Dqs => {
-                        for (a, b) in posed_lbs.iter().zip(&posed) {
-                            for (p, q) in a.vertices.positions.iter().zip(&b.vertices.positions) {
-                                displacement = displacement.max((*p - *q).length());
-                            }
-                        }
-                    }
-                    SkinningMode::Hybrid | SkinningMode::Cor => {}
-                }
-            }
-            let compensated = (options.bulge_compensation > 0.0).then(|| {
-                let posed = skin_scene_dqs_compensated(scene, &pose, options.bulge_compensation);
-                (
-                    reference.ratios(scene, &posed).0,
-                    bulge(scene, &pose, &posed),
-                )
-            });
+            let result = analyze_sample(scene, options, &reference, &modes_run, t);
             progress(done.fetch_add(1, Ordering::Relaxed) + 1, times_s.len());
-            (per_mode, displacement, compensated)
+            result
         })
         .collect();
     let dqs_compensated = (options.bulge_compensation > 0.0).then(|| {
@@ -180,7 +159,7 @@ pub fn analyze(
     let modes = modes_run
         .iter()
         .enumerate()
-        .map(|(m, &mode)| mode_report(scene, mode, m, &times_s, &results))
+        .map(|(m, &mode)| mode_report(scene, mode, m, &times_s, &results, diagonal))
         .collect();
     let (max_i, max_d) = results
         .iter()
@@ -196,6 +175,63 @@ pub fn analyze(
         max_lbs_dqs_displacement_relative: max_d / diagonal,
         max_displacement_time_s: times_s.get(max_i).copied().unwrap_or(0.0),
     }
+}
+
+/// Skins one sample time in every mode of `modes_run` and measures each.
+fn analyze_sample(
+    scene: &Scene,
+    options: &AnalyzeOptions,
+    reference: &RestReference,
+    modes_run: &[SkinningMode],
+    t: f32,
+) -> SampleResult {
+    let mut pose = Pose::rest(scene);
+    pose.sample(scene, options.clip, t, &options.overrides);
+    let posed_cor = options
+        .cor_centers
+        .as_ref()
+        .map(|centers| skin_scene_cor(scene, &pose, centers));
+    let mut per_mode = Vec::with_capacity(modes_run.len());
+    let mut posed_lbs = Vec::new();
+    let mut displacement = 0.0f32;
+    for &mode in modes_run {
+        let posed = match (mode, &posed_cor) {
+            (SkinningMode::Cor, Some(cor)) => cor.clone(),
+            _ => skin_scene_hybrid(scene, &pose, mode, &options.hybrid, options.hybrid_scale),
+        };
+        let cor_distance = posed_cor.as_ref().map(|c| max_vertex_distance(&posed, c));
+        let (ratio, regions) = reference.ratios(scene, &posed);
+        let radius = options
+            .focus_joint
+            .and_then(|j| min_radius_about(scene, &pose, &posed, j));
+        let bulge = bulge(scene, &pose, &posed);
+        per_mode.push(ModeSample {
+            ratio,
+            regions,
+            radius,
+            bulge,
+            cor_distance,
+        });
+        match mode {
+            SkinningMode::Lbs => posed_lbs = posed,
+            SkinningMode::Dqs => {
+                for (a, b) in posed_lbs.iter().zip(&posed) {
+                    for (p, q) in a.vertices.positions.iter().zip(&b.vertices.positions) {
+                        displacement = displacement.max((*p - *q).length());
+                    }
+                }
+            }
+            SkinningMode::Hybrid | SkinningMode::Cor => {}
+        }
+    }
+    let compensated = (options.bulge_compensation > 0.0).then(|| {
+        let posed = skin_scene_dqs_compensated(scene, &pose, options.bulge_compensation);
+        (
+            reference.ratios(scene, &posed).0,
+            bulge(scene, &pose, &posed),
+        )
+    });
+    (per_mode, displacement, compensated)
 }
 
 /// The sample times: evenly over the clip, both ends included; a single 0 without a clip.
@@ -220,8 +256,9 @@ fn mode_report(
     m: usize,
     times_s: &[f32],
     results: &[SampleResult],
+    diagonal: f32,
 ) -> ModeReport {
-    let ratios: Vec<f64> = results.iter().map(|r| r.0[m].0).collect();
+    let ratios: Vec<f64> = results.iter().map(|r| r.0[m].ratio).collect();
     let worst = ratios
         .iter()
         .enumerate()
@@ -233,7 +270,7 @@ fn mode_report(
     // Each region at its own worst sample, then the three worst regions.
     let mut regions: Vec<(usize, f64)> = Vec::new();
     for r in results {
-        for &(joint, ratio) in &r.0[m].1 {
+        for &(joint, ratio) in &r.0[m].regions {
             let off = ratio.max(1e-12).ln().abs();
             match regions.iter_mut().find(|(j, _)| *j == joint) {
                 Some(slot) if slot.1.max(1e-12).ln().abs() < off => slot.1 = ratio,
@@ -262,8 +299,16 @@ fn mode_report(
             )
         })
         .collect();
-    let min_radius = results.iter().filter_map(|r| r.0[m].2).reduce(f32::min);
-    let bulge = results.iter().filter_map(|r| r.0[m].3).reduce(f32::max);
+    let min_radius = results
+        .iter()
+        .filter_map(|r| r.0[m].radius)
+        .reduce(f32::min);
+    let bulge = results.iter().filter_map(|r| r.0[m].bulge).reduce(f32::max);
+    let cor_distance = results
+        .iter()
+        .filter_map(|r| r.0[m].cor_distance)
+        .reduce(f32::max)
+        .map(|d| d / diagonal);
     ModeReport {
         mode,
         min_ratio: ratios.iter().copied().fold(f64::INFINITY, f64::min),
@@ -273,5 +318,26 @@ fn mode_report(
         worst_joints,
         min_radius,
         bulge,
+        cor_distance,
     }
+}
+
+/// Largest distance between a vertex's positions in `a` and `b` (same primitives, same order), in model units.
+///
+/// Primitives are paired by node, mesh and primitive index; unpaired ones are skipped.
+#[must_use]
+pub fn max_vertex_distance(a: &[PosedPrimitive], b: &[PosedPrimitive]) -> f32 {
+    let mut max = 0.0f32;
+    for pa in a {
+        let Some(pb) = b
+            .iter()
+            .find(|pb| (pb.node, pb.mesh, pb.primitive) == (pa.node, pa.mesh, pa.primitive))
+        else {
+            continue;
+        };
+        for (p, q) in pa.vertices.positions.iter().zip(&pb.vertices.positions) {
+            max = max.max((*p - *q).length());
+        }
+    }
+    max
 }

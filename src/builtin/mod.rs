@@ -110,6 +110,7 @@ fn assemble(spec: RigSpec<'_>) -> Scene {
     let primitive = Primitive {
         dqs_blend: None,
         skinning_method: None,
+        control_points: None,
         positions: tube.positions,
         normals: tube.normals,
         tangents: None,

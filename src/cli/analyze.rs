@@ -67,6 +67,7 @@ pub fn run(
                     "worst_joints": joints,
                     "min_radius": m.min_radius,
                     "bulge": m.bulge,
+                    "cor_distance": m.cor_distance,
                     "ratios": m.ratios,
                 }),
             )
@@ -77,6 +78,7 @@ pub fn run(
         "measure": what,
         "times": analysis.times_s,
         "modes": modes,
+        "hybrid_betas": hybrid_betas(&scene),
         "dqs_compensated": analysis.dqs_compensated.as_ref().map(|c| json!({
             "amount": c.amount,
             "min_volume_ratio": c.min_ratio,
@@ -110,6 +112,10 @@ pub fn run(
             Some(b) => format!("{radius}, bulge {b:.4}"),
             None => radius,
         };
+        let radius = match m.cor_distance {
+            Some(d) => format!("{radius}, cor distance {d:.5}"),
+            None => radius,
+        };
         println!(
             "{:<11} {what} ratio {:.4} .. {:.4}, worst at {:.3} s{radius}; worst joints: {}",
             m.mode.name(),
@@ -119,6 +125,7 @@ pub fn run(
             joints.join(", ")
         );
     }
+    println!("hybrid      betas: {}", hybrid_betas(&scene));
     if let Some(c) = &analysis.dqs_compensated {
         let bulge = c.bulge.map_or(String::new(), |b| format!(", bulge {b:.4}"));
         println!(
@@ -133,4 +140,25 @@ pub fn run(
         analysis.max_displacement_time_s
     );
     Ok(())
+}
+
+/// Where the hybrid's betas come from: the file's `_DQS_BLEND` (or FBX DQ weights), joint flags, or both.
+fn hybrid_betas(scene: &crate::scene::Scene) -> String {
+    let skinned: Vec<&crate::scene::Primitive> = scene
+        .nodes
+        .iter()
+        .filter(|n| n.skin.is_some())
+        .filter_map(|n| scene.meshes.get(n.mesh?))
+        .flat_map(|m| &m.primitives)
+        .filter(|p| p.influences.is_some())
+        .collect();
+    let from_file = skinned.iter().filter(|p| p.dqs_blend.is_some()).count();
+    match from_file {
+        0 => String::from("joint flags"),
+        n if n == skinned.len() => String::from("file _DQS_BLEND"),
+        n => format!(
+            "file _DQS_BLEND on {n} of {} skinned primitives, joint flags elsewhere",
+            skinned.len()
+        ),
+    }
 }

@@ -1,6 +1,7 @@
 //! Options of CoR skinning and DQS bulge compensation, and the precompute with terminal progress.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
@@ -90,6 +91,11 @@ impl CorArgs {
 
     /// Centers of rotation of every skinned primitive, from the cache or computed with progress on stderr.
     pub fn centers(&self, scene: &Scene) -> Result<SceneCenters> {
+        self.centers_cancellable(scene, &AtomicBool::new(false))
+    }
+
+    /// Like [`CorArgs::centers`]; setting `cancel` stops the precompute (an error) within 0.1 s.
+    pub fn centers_cancellable(&self, scene: &Scene, cancel: &AtomicBool) -> Result<SceneCenters> {
         let options = self.options()?;
         let progress = CorProgress::new();
         let start = Instant::now();
@@ -105,6 +111,9 @@ impl CorArgs {
             let mut shown = false;
             while !worker.is_finished() {
                 std::thread::sleep(Duration::from_millis(100));
+                if cancel.load(Ordering::Relaxed) {
+                    progress.cancel();
+                }
                 if terminal || start.elapsed() > SLOW {
                     let (done, total) = progress.counts();
                     let _ = write!(

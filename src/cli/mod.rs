@@ -3,6 +3,8 @@
 mod analyze;
 mod bench;
 mod bench_gpu;
+mod blend;
+mod blend_write;
 mod cor_args;
 mod export;
 mod inspect;
@@ -18,6 +20,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::scene::LoadOptions;
 
+pub use blend::BlendArgs;
 pub use cor_args::CorArgs;
 pub use pose_args::PoseArgs;
 
@@ -177,6 +180,9 @@ pub enum Command {
         #[command(flatten)]
         load: LoadArgs,
     },
+    /// Fit per-vertex DQS blend weights that bring the hybrid closest to CoR over a clip, all
+    /// clips and/or joint sweeps, and write them into the file as `_DQS_BLEND` (or as JSON).
+    Blend(BlendArgs),
     /// Write a built-in rig (twist, elbow, arm) as a .glb file.
     Builtin {
         /// Rig name: twist, elbow or arm.
@@ -298,6 +304,7 @@ pub fn run(cli: Cli) -> Result<()> {
             };
             bench::run(&options, json, started, &load)
         }
+        Some(Command::Blend(args)) => blend::run(&args),
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
             std::fs::write(&out, bytes)

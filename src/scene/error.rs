@@ -28,6 +28,9 @@ pub enum SceneError {
     /// The scene cannot be written as GLB (dangling index, mismatched lengths, too many joints, ...).
     #[error("cannot write GLB: {0}")]
     Write(String),
+    /// A glTF file cannot be amended (container or vertex counts disagree, broken JSON, ...).
+    #[error("cannot amend the glTF file: {0}")]
+    Amend(String),
     /// The GLB header's total length does not fit the bytes given (truncated or corrupt file).
     #[error("GLB header declares {declared} bytes but {actual} bytes were given")]
     GlbLength {

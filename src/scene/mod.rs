@@ -1,11 +1,13 @@
 //! dqview's own scene model: nodes, skinned meshes, skins, materials and keyframes.
 //!
 //! Loaders (glTF, built-in rigs) convert into these types once, at load time;
-//! nothing downstream sees the gltf crate. [`write_glb`] goes the other way.
+//! nothing downstream sees the gltf crate. [`write_glb`] goes the other way;
+//! [`amend_dqs_blend`] adds a `_DQS_BLEND` attribute to a glTF file without rewriting the rest.
 
 mod error;
 mod fbx_load;
 mod glb_write;
+mod gltf_amend;
 mod gltf_load;
 mod options;
 mod source_info;
@@ -13,6 +15,10 @@ mod source_info;
 pub use error::SceneError;
 pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
 pub use glb_write::{MAX_SKIN_JOINTS, glb_container, write_glb};
+pub use gltf_amend::{
+    AmendTarget, Amended, BlendValues, DQS_BLEND_ATTRIBUTE, ExternalFile, amend_dqs_blend,
+    file_primitive_indices,
+};
 pub use gltf_load::{load_gltf_path, load_gltf_path_with, load_gltf_slice, load_gltf_slice_with};
 pub use options::LoadOptions;
 pub use source_info::{SkinningMethod, SourceInfo};
@@ -158,6 +164,8 @@ pub struct Primitive {
     pub dqs_blend: Option<Vec<f32>>,
     /// The skinning method the file stored for this mesh (FBX); `None` for glTF.
     pub skinning_method: Option<SkinningMethod>,
+    /// FBX: the mesh control point each vertex came from (see the FBX loader); `None` for glTF.
+    pub control_points: Option<Vec<u32>>,
     /// Joint influences, for primitives of skinned meshes with JOINTS_n/WEIGHTS_n.
     pub influences: Option<Influences>,
     /// Material index.

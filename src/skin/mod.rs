@@ -2,6 +2,8 @@
 //!
 //! [`skin_vertices`] defines correct output; the GPU shaders are checked against it.
 
+mod blend_fit;
+mod blend_smooth;
 mod bulge;
 mod cor;
 mod cor_cache;
@@ -15,6 +17,11 @@ mod palette;
 mod posed;
 mod rigid_split;
 
+pub use blend_fit::{
+    BlendFit, FitError, FitOptions, FitPose, JointSweep, NEGLIGIBLE_GAP_RELATIVE, SweepKind,
+    beta_terms, fit_beta, fit_blend,
+};
+pub use blend_smooth::smooth_betas;
 pub use bulge::{HingeAxis, SkinSkeleton, compensate_bulge, skin_scene_dqs_compensated};
 pub use cor::{SceneCenters, skin_scene_cor, skin_vertex_cor, skin_vertices_cor};
 pub use cor_cache::{CorSource, cor_cache_dir, cor_cache_key, cor_centers_cached};

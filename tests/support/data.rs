@@ -29,6 +29,56 @@ pub fn data_dir(var: &str, test: &str) -> Option<PathBuf> {
     }
 }
 
+/// The real characters folder (`DQVIEW_CHARACTERS`: RobotExpressive.glb, Adventurer.gltf), or `None` after a skip message.
+pub fn characters_dir(test: &str) -> Option<PathBuf> {
+    data_dir("DQVIEW_CHARACTERS", test)
+}
+
+/// The folder `npm install gltf-validator` ran in (`DQVIEW_GLTF_VALIDATOR`), or `None` after a skip message.
+///
+/// `.ci/run` installs the validator and sets the variable; with
+/// `DQVIEW_REQUIRE_DATA` a missing or empty folder fails the test.
+pub fn gltf_validator(test: &str) -> Option<PathBuf> {
+    let dir = data_dir("DQVIEW_GLTF_VALIDATOR", test)?;
+    let package = dir.join("node_modules/gltf-validator/package.json");
+    assert!(
+        package.is_file(),
+        "{test}: DQVIEW_GLTF_VALIDATOR={} has no node_modules/gltf-validator",
+        dir.display()
+    );
+    Some(dir)
+}
+
+/// What the Khronos glTF-Validator says about one file.
+#[derive(Debug, serde::Deserialize)]
+pub struct ValidatorReport {
+    /// Number of errors.
+    pub errors: u64,
+    /// Number of warnings.
+    pub warnings: u64,
+    /// Each error as `CODE at POINTER: message`.
+    pub messages: Vec<String>,
+}
+
+/// Runs `tests/support/validate.mjs` (node) with the validator in `validator` on `file`.
+pub fn validate_gltf(validator: &std::path::Path, file: &std::path::Path) -> ValidatorReport {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/validate.mjs");
+    let out = std::process::Command::new("node")
+        .arg(&script)
+        .arg(validator)
+        .arg(file)
+        .output()
+        .expect("run node (the glTF-Validator needs Node.js)");
+    assert!(
+        out.status.success(),
+        "validate.mjs {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("validate.mjs prints one JSON object")
+}
+
 /// Positions of each `o` group of an OBJ file, in file order.
 pub fn obj_groups(text: &str) -> Vec<(String, Vec<glam::Vec3>)> {
     let mut groups: Vec<(String, Vec<glam::Vec3>)> = Vec::new();

@@ -63,6 +63,11 @@ impl GltfDoc {
         self.accessors.len() - 1
     }
 
+    /// Buffer 0's bytes so far.
+    pub fn bin(&self) -> &[u8] {
+        &self.bin
+    }
+
     /// Float accessor of `ty` elements of `n` components.
     pub fn f32s(&mut self, values: &[f32], ty: &str, n: usize) -> usize {
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();

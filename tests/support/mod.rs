@@ -3,6 +3,7 @@
 //! Each test crate uses a different subset, hence the blanket `dead_code` allowance.
 #![allow(dead_code)]
 
+mod cli;
 mod data;
 pub mod fbx_shapes;
 mod gltf_build;
@@ -11,6 +12,8 @@ mod posing;
 mod scenes;
 mod xvfb;
 
+#[allow(unused_imports)]
+pub use cli::*;
 #[allow(unused_imports)]
 pub use data::*;
 #[allow(unused_imports)]

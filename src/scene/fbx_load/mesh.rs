@@ -232,6 +232,7 @@ fn build_primitive(
                 .collect()
         }),
         indices,
+        control_points: Some(control_point.iter().map(|&cp| cp as u32).collect()),
         ..Primitive::default()
     };
     Ok((prim, control_point))

@@ -273,6 +273,7 @@ fn load_primitive(
         material,
         morph_targets,
         skinning_method: None,
+        control_points: None,
     };
     Ok(Some((primitive, joint_uses)))
 }

@@ -28,6 +28,7 @@ mod topology;
 mod uv_transform;
 
 pub(super) use normals::smooth_normals;
+pub(super) use source::{external_reason, percent_decode};
 pub(super) use texture::decode_rgba8;
 
 #[cfg(test)]

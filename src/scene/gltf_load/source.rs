@@ -173,7 +173,7 @@ impl std::fmt::Display for UriError {
 /// `data:` URIs stay inside. Any other scheme (`file:`, `http:`, a Windows drive
 /// letter), an absolute path, or a `..` that climbs above the folder is outside.
 /// Percent escapes are decoded first, so `%2e%2e` is a `..` too.
-pub(super) fn external_reason(uri: &str) -> Option<&'static str> {
+pub(in crate::scene) fn external_reason(uri: &str) -> Option<&'static str> {
     if uri.starts_with("data:") {
         return None;
     }
@@ -266,7 +266,7 @@ pub(super) fn read_file_limited(path: &Path, max_bytes: u64) -> Result<Vec<u8>, 
 }
 
 /// Decodes `%XX` escapes of a relative URI; the result must be UTF-8.
-fn percent_decode(uri: &str) -> Result<String, String> {
+pub(in crate::scene) fn percent_decode(uri: &str) -> Result<String, String> {
     let bytes = uri.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -1,0 +1,309 @@
+//! `dqview blend`: fit per-vertex DQS blend weights to CoR skinning and write them into the file.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::{Result, anyhow, bail};
+
+use super::blend_write::{InputKind, OutKind, write_output};
+use super::{CorArgs, LoadArgs};
+use crate::anim::{find_clip, find_node};
+use crate::scene::Scene;
+use crate::skin::{BlendFit, FitError, FitOptions, FitPose, JointSweep, SweepKind, fit_blend};
+
+/// Set by the Ctrl+C handler; the fit and the CoR precompute stop when they see it.
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// Most samples per clip or sweep.
+const MAX_SAMPLES: usize = 100_000;
+/// Most smoothing iterations.
+const MAX_SMOOTH: usize = 10_000;
+
+/// Options of `dqview blend`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct BlendArgs {
+    /// A .gltf/.glb/.fbx path or builtin:NAME.
+    #[arg(value_name = "MODEL")]
+    pub model: String,
+    /// Output: .glb or .gltf (the input amended; FBX and built-in rigs: a .glb of the whole rig),
+    /// or .json (the map alone).
+    #[arg(long, value_name = "OUT.glb|OUT.gltf|OUT.json")]
+    pub out: PathBuf,
+    /// Clip to sample (name or index), or `all` for every clip.
+    #[arg(long, value_name = "NAME|INDEX|all")]
+    pub clip: Option<String>,
+    /// Samples per clip and per sweep, both ends included.
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    pub samples: usize,
+    /// Twist sweep of a joint on the rest pose, in degrees: JOINT=FROM:TO; repeatable.
+    #[arg(long, value_name = "JOINT=FROM:TO")]
+    pub sweep: Vec<String>,
+    /// Bend sweep of a joint on the rest pose, in degrees: JOINT=FROM:TO; repeatable.
+    #[arg(long, value_name = "JOINT=FROM:TO")]
+    pub bend_sweep: Vec<String>,
+    /// Iterations of neighbour averaging over the mesh edges after the fit.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub smooth: usize,
+    /// Output format: gltf (the default for .glb/.gltf) or json (the map alone; --out must end in .json).
+    #[arg(long, value_name = "gltf|json")]
+    pub format: Option<String>,
+    /// CoR precompute options (`--bulge-compensation` does not apply).
+    #[command(flatten)]
+    pub cor: CorArgs,
+    /// Load limits and URI policy.
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+/// Fits the map over the poses `args` names and writes it to `args.out`.
+pub fn run(args: &BlendArgs) -> Result<()> {
+    install_cancel_handler();
+    let out_kind = OutKind::of(&args.out, args.format.as_deref())?;
+    if args.samples == 0 || args.samples > MAX_SAMPLES {
+        bail!(
+            "--samples must be from 1 to {MAX_SAMPLES}, got {}",
+            args.samples
+        );
+    }
+    if args.smooth > MAX_SMOOTH {
+        bail!(
+            "--smooth must be from 0 to {MAX_SMOOTH}, got {}",
+            args.smooth
+        );
+    }
+    if args.cor.bulge_amount()? != 0.0 {
+        bail!("--bulge-compensation has no effect on blend (the fit targets CoR); drop it");
+    }
+    if args.clip.is_none() && args.sweep.is_empty() && args.bend_sweep.is_empty() {
+        bail!(
+            "no poses to fit over: give --clip NAME|INDEX|all and/or --sweep / --bend-sweep JOINT=FROM:TO"
+        );
+    }
+    out_kind.check_input(InputKind::of(&args.model))?;
+    let scene = super::load(&args.model, &args.load)?;
+    let poses = fit_poses(&scene, args)?;
+    if !has_skinned_primitive(&scene) {
+        bail!(
+            "{} has no skinned primitives (no node with a skin draws a mesh with JOINTS_0/WEIGHTS_0): nothing to fit",
+            args.model
+        );
+    }
+    let centers = args.cor.centers_cancellable(&scene, &CANCEL).map_err(|e| {
+        if CANCEL.load(Ordering::Relaxed) {
+            anyhow!("cancelled: no file written")
+        } else {
+            e
+        }
+    })?;
+    let started = Instant::now();
+    let fit = fit_with_progress(&scene, &centers, &poses, args.smooth)?;
+    let fit_s = started.elapsed().as_secs_f64();
+    let report = write_output(&scene, args, out_kind, &fit, &CANCEL)?;
+    print_summary(args, &fit, fit_s, &report);
+    Ok(())
+}
+
+/// Installs the Ctrl+C handler once per process (a second install, e.g. in tests, is a no-op).
+fn install_cancel_handler() {
+    if let Err(e) = ctrlc::set_handler(|| {
+        CANCEL.store(true, Ordering::Relaxed);
+        let _ = writeln!(std::io::stderr(), "\ncancelling: no file will be written");
+    }) {
+        log::debug!("Ctrl+C handler not installed: {e}");
+    }
+}
+
+/// Runs the fit with a progress line on a terminal.
+fn fit_with_progress(
+    scene: &Scene,
+    centers: &crate::skin::SceneCenters,
+    poses: &[FitPose],
+    smooth: usize,
+) -> Result<BlendFit> {
+    let terminal = std::io::stderr().is_terminal();
+    let progress = |done: usize, total: usize| {
+        if terminal {
+            let mut err = std::io::stderr();
+            let _ = write!(err, "\rfitting: {done}/{total} poses");
+            if done == total {
+                let _ = writeln!(err);
+            }
+        }
+    };
+    let options = FitOptions {
+        smooth_iterations: smooth,
+    };
+    fit_blend(scene, centers, poses, &options, &progress, &CANCEL).map_err(|e| match e {
+        FitError::Cancelled => anyhow!("cancelled: no file written"),
+        other => anyhow!("{other}"),
+    })
+}
+
+/// The poses of `--clip` and the sweeps, in that order.
+fn fit_poses(scene: &Scene, args: &BlendArgs) -> Result<Vec<FitPose>> {
+    let mut poses = Vec::new();
+    if let Some(clip) = &args.clip {
+        for c in clip_indices(scene, clip)? {
+            poses.extend(FitPose::clip_samples(scene, c, args.samples));
+        }
+    }
+    for (list, kind, flag) in [
+        (&args.sweep, SweepKind::Twist, "--sweep"),
+        (&args.bend_sweep, SweepKind::Bend, "--bend-sweep"),
+    ] {
+        for spec in list {
+            let sweep = parse_sweep(scene, spec, kind, flag)?;
+            poses.extend(FitPose::sweep_samples(&sweep, args.samples));
+        }
+    }
+    Ok(poses)
+}
+
+/// The clips `--clip` names: one by name or index, or every clip for `all`.
+fn clip_indices(scene: &Scene, clip: &str) -> Result<Vec<usize>> {
+    let names = || -> String {
+        let list: Vec<String> = scene
+            .animations
+            .iter()
+            .enumerate()
+            .map(|(i, a)| format!("{i}: {}", a.name))
+            .collect();
+        list.join(", ")
+    };
+    if scene.animations.is_empty() {
+        bail!("--clip {clip}: the model has no clips (use --sweep or --bend-sweep)");
+    }
+    // A clip really named `all` wins over the keyword.
+    if let Some(c) = scene.animations.iter().position(|a| a.name == clip) {
+        return Ok(vec![c]);
+    }
+    if clip.eq_ignore_ascii_case("all") {
+        return Ok((0..scene.animations.len()).collect());
+    }
+    let c = find_clip(scene, clip)
+        .ok_or_else(|| anyhow!("unknown clip `{clip}` (valid: all, {})", names()))?;
+    Ok(vec![c])
+}
+
+/// Parses `JOINT=FROM:TO` (degrees) into a sweep of a joint of some skin.
+pub(super) fn parse_sweep(
+    scene: &Scene,
+    spec: &str,
+    kind: SweepKind,
+    flag: &str,
+) -> Result<JointSweep> {
+    let (joint, range) = spec
+        .rsplit_once('=')
+        .ok_or_else(|| anyhow!("{flag} expects JOINT=FROM:TO (degrees), got `{spec}`"))?;
+    let (from, to) = range.split_once(':').ok_or_else(|| {
+        anyhow!("{flag} `{spec}`: the range must be FROM:TO in degrees, e.g. 0:180")
+    })?;
+    let degrees = |text: &str| -> Result<f32> {
+        text.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|d| d.is_finite())
+            .ok_or_else(|| anyhow!("{flag} `{spec}`: `{text}` is not a finite number of degrees"))
+    };
+    let (from_deg, to_deg) = (degrees(from)?, degrees(to)?);
+    if from_deg == to_deg {
+        bail!("{flag} `{spec}`: FROM and TO are equal, so nothing is swept");
+    }
+    let joints = joint_nodes(scene);
+    let node = find_node(scene, joint.trim())
+        .filter(|n| joints.contains(n))
+        .ok_or_else(|| {
+            let names: Vec<&str> = joints
+                .iter()
+                .filter_map(|&j| scene.nodes.get(j).map(|n| n.name.as_str()))
+                .collect();
+            if names.is_empty() {
+                anyhow!("{flag}: unknown joint `{joint}`: the model has no joints")
+            } else {
+                anyhow!(
+                    "{flag}: unknown joint `{joint}` (valid: {})",
+                    names.join(", ")
+                )
+            }
+        })?;
+    Ok(JointSweep {
+        node,
+        kind,
+        from_deg,
+        to_deg,
+    })
+}
+
+/// Node indices of every joint of every skin, in skin order, without repeats.
+fn joint_nodes(scene: &Scene) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for &j in scene.skins.iter().flat_map(|s| &s.joints) {
+        if !out.contains(&j) {
+            out.push(j);
+        }
+    }
+    out
+}
+
+/// Whether some node with a skin draws a primitive with influences.
+fn has_skinned_primitive(scene: &Scene) -> bool {
+    scene.nodes.iter().any(|n| {
+        let (Some(m), Some(s)) = (n.mesh, n.skin) else {
+            return false;
+        };
+        s < scene.skins.len()
+            && scene
+                .meshes
+                .get(m)
+                .is_some_and(|mesh| mesh.primitives.iter().any(|p| p.influences.is_some()))
+    })
+}
+
+/// What was written, for the summary.
+pub(super) struct WriteReport {
+    /// Files written, the main one first.
+    pub files: Vec<PathBuf>,
+    /// Notes for the user (what a GLB from FBX lacks, repointed attributes, ...).
+    pub notes: Vec<String>,
+}
+
+/// Prints what was fitted and written.
+fn print_summary(args: &BlendArgs, fit: &BlendFit, fit_s: f64, report: &WriteReport) {
+    let all: Vec<f32> = fit
+        .betas
+        .per_primitive
+        .iter()
+        .flatten()
+        .flatten()
+        .copied()
+        .collect();
+    let primitives = fit
+        .betas
+        .per_primitive
+        .iter()
+        .flatten()
+        .filter(|p| !p.is_empty())
+        .count();
+    let mean = all.iter().map(|&b| f64::from(b)).sum::<f64>() / all.len().max(1) as f64;
+    let lbs = all.iter().filter(|&&b| b == 0.0).count();
+    let dqs = all.iter().filter(|&&b| b == 1.0).count();
+    let files: Vec<String> = report
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect();
+    println!("wrote       {}", files.join(", "));
+    println!(
+        "fitted      {} vertices in {primitives} skinned primitives over {} poses in {fit_s:.2} s (smooth {})",
+        fit.vertices, fit.poses, args.smooth
+    );
+    println!(
+        "beta        mean {mean:.3}; {lbs} vertices at 0 (LBS), {dqs} at 1 (DQS), {} where LBS and DQS agree (0.5 before smoothing)",
+        fit.degenerate_vertices
+    );
+    for note in &report.notes {
+        println!("note        {note}");
+    }
+}

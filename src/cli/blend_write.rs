@@ -1,0 +1,450 @@
+//! Writing `dqview blend`'s map: the amended glTF, a GLB of the whole rig, or JSON.
+//!
+//! Every file is first written to a temporary file in its own folder and renamed
+//! into place only when all of them are complete and no Ctrl+C came, so a
+//! cancelled or failed run leaves no partial file.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::{Value, json};
+
+use super::blend::{BlendArgs, WriteReport};
+use crate::scene::{
+    AmendTarget, BlendValues, DQS_BLEND_ATTRIBUTE, ExternalFile, Scene, amend_dqs_blend,
+    file_primitive_indices, write_glb,
+};
+use crate::skin::{BlendFit, NEGLIGIBLE_GAP_RELATIVE};
+
+/// What the model is, as far as writing goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum InputKind {
+    /// `builtin:NAME`.
+    Builtin,
+    /// An FBX file.
+    Fbx,
+    /// A binary glTF file.
+    Glb,
+    /// A glTF JSON file.
+    Gltf,
+}
+
+impl InputKind {
+    /// The kind of `model`: by the `builtin:` prefix, the `.fbx` extension, else the file's first bytes.
+    pub(super) fn of(model: &str) -> Self {
+        if model.starts_with("builtin:") {
+            return Self::Builtin;
+        }
+        let path = Path::new(model);
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if ext == "fbx" {
+            return Self::Fbx;
+        }
+        let mut magic = [0u8; 4];
+        let read = std::fs::File::open(path).and_then(|mut f| {
+            use std::io::Read;
+            f.read_exact(&mut magic)
+        });
+        match read {
+            Ok(()) if &magic == b"glTF" => Self::Glb,
+            Ok(()) => Self::Gltf,
+            Err(_) if ext == "glb" => Self::Glb,
+            Err(_) => Self::Gltf,
+        }
+    }
+}
+
+/// What `--out` (and `--format`) ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OutKind {
+    /// The map alone as JSON.
+    Json,
+    /// A `.glb`.
+    Glb,
+    /// A `.gltf`.
+    Gltf,
+}
+
+impl OutKind {
+    /// The output kind from the extension of `out`, checked against `--format`.
+    pub(super) fn of(out: &Path, format: Option<&str>) -> Result<Self> {
+        let ext = out
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let kind = match ext.as_str() {
+            "json" => Self::Json,
+            "glb" => Self::Glb,
+            "gltf" => Self::Gltf,
+            _ => bail!(
+                "--out must end in .glb, .gltf or .json, got {}",
+                out.display()
+            ),
+        };
+        match format.map(str::to_ascii_lowercase).as_deref() {
+            None => {}
+            Some("json") if kind != Self::Json => {
+                bail!(
+                    "--format json writes the map as JSON: --out must end in .json, got {}",
+                    out.display()
+                )
+            }
+            Some("gltf") if kind == Self::Json => {
+                bail!("--format gltf writes a .glb or .gltf: --out ends in .json")
+            }
+            Some("json" | "gltf") => {}
+            Some(other) => bail!("unknown --format `{other}` (valid: gltf, json)"),
+        }
+        Ok(kind)
+    }
+
+    /// Refuses combinations that cannot be written (the amend keeps the input's container).
+    pub(super) fn check_input(self, input: InputKind) -> Result<()> {
+        match (self, input) {
+            (Self::Gltf, InputKind::Glb) => bail!(
+                "the input is a .glb: blend amends it, so --out must end in .glb (or .json for the map alone)"
+            ),
+            (Self::Glb, InputKind::Gltf) => bail!(
+                "the input is a .gltf: blend amends it, so --out must end in .gltf (or .json for the map alone)"
+            ),
+            (Self::Gltf, InputKind::Fbx | InputKind::Builtin) => bail!(
+                "{} input is written as a .glb of the whole rig with the map: use --out FILE.glb, or --out FILE.json for the map alone",
+                if input == InputKind::Fbx {
+                    "an FBX"
+                } else {
+                    "a built-in rig"
+                }
+            ),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Writes the fitted map as `kind` says, all files or none.
+pub(super) fn write_output(
+    scene: &Scene,
+    args: &BlendArgs,
+    kind: OutKind,
+    fit: &BlendFit,
+    cancel: &AtomicBool,
+) -> Result<WriteReport> {
+    let mut staged = Vec::new();
+    let mut notes = Vec::new();
+    let input = InputKind::of(&args.model);
+    match (kind, input) {
+        (OutKind::Json, _) => {
+            let map = map_json(scene, args, fit, input)?;
+            let mut text = serde_json::to_vec_pretty(&map)?;
+            text.push(b'\n');
+            staged.push(Staged::write(&args.out, &text)?);
+        }
+        (_, InputKind::Builtin | InputKind::Fbx) => {
+            let mut rig = scene.clone();
+            for (m, prims) in fit.betas.per_primitive.iter().enumerate() {
+                for (p, betas) in prims.iter().enumerate() {
+                    if let Some(prim) = rig.meshes.get_mut(m).and_then(|x| x.primitives.get_mut(p))
+                        && !betas.is_empty()
+                    {
+                        prim.dqs_blend = Some(betas.clone());
+                    }
+                }
+            }
+            let bytes = write_glb(&rig).context("cannot write the rig as GLB")?;
+            if input == InputKind::Fbx {
+                notes.push(fbx_note(scene));
+            }
+            staged.push(Staged::write(&args.out, &bytes)?);
+        }
+        (_, InputKind::Glb | InputKind::Gltf) => {
+            amend(args, kind, fit, &mut staged, &mut notes)?;
+        }
+    }
+    commit(staged, cancel, notes)
+}
+
+/// What a GLB written from an FBX file does not carry.
+fn fbx_note(scene: &Scene) -> String {
+    let info = &scene.source_info;
+    format!(
+        "the GLB is the rig as dqview loaded the FBX: its units and axes are kept (1 unit = {} m, {}), not converted to glTF's metres and +Y up; \
+         cameras, lights, constraints, in-between shapes, texture sets other than the base colour's and the FBX SkinningType are not in it (the map is `{DQS_BLEND_ATTRIBUTE}`)",
+        info.unit_meters,
+        info.axes_text()
+    )
+}
+
+/// Amends the input glTF or GLB: the main file, a `.bin` for `.gltf`, copies of its external files.
+fn amend(
+    args: &BlendArgs,
+    kind: OutKind,
+    fit: &BlendFit,
+    staged: &mut Vec<Staged>,
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let in_path = Path::new(&args.model);
+    let input = std::fs::read(in_path).with_context(|| format!("cannot read {}", args.model))?;
+    let values: Vec<BlendValues<'_>> = fit
+        .betas
+        .per_primitive
+        .iter()
+        .enumerate()
+        .flat_map(|(m, prims)| {
+            prims
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| !b.is_empty())
+                .map(move |(p, b)| BlendValues {
+                    mesh: m,
+                    primitive: p,
+                    values: b,
+                })
+        })
+        .collect();
+    let out_dir = folder_of(&args.out);
+    let stem = args
+        .out
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| anyhow!("--out {} has no UTF-8 file name", args.out.display()))?;
+    let mut attempt = 0;
+    let amended = loop {
+        let bin_name = match attempt {
+            0 => format!("{stem}.dqs_blend.bin"),
+            n => format!("{stem}.dqs_blend.{n}.bin"),
+        };
+        let target = match kind {
+            OutKind::Glb => AmendTarget::Glb,
+            _ => AmendTarget::Gltf {
+                bin_name: &bin_name,
+            },
+        };
+        let amended = amend_dqs_blend(&input, target, &values)?;
+        // The input may already use that name (blend run on its own output): pick another.
+        let taken = amended
+            .external_files
+            .iter()
+            .any(|f| f.relative_path.as_deref() == Some(bin_name.as_str()));
+        if kind == OutKind::Glb || !taken || attempt >= 1000 {
+            break amended;
+        }
+        attempt += 1;
+    };
+    if let Some((name, bytes)) = &amended.bin {
+        staged.push(Staged::write(&args.out.with_file_name(name), bytes)?);
+    }
+    copy_external_files(
+        &folder_of(in_path),
+        &out_dir,
+        &amended.external_files,
+        staged,
+        notes,
+    )?;
+    for (m, p) in &amended.replaced {
+        notes.push(format!(
+            "mesh {m} primitive {p} had a `{DQS_BLEND_ATTRIBUTE}` attribute: it now points at the new accessor (the old one stays in the file, unused)"
+        ));
+    }
+    staged.push(Staged::write(&args.out, &amended.file)?);
+    Ok(())
+}
+
+/// The folder a file is in (`.` for a bare name).
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Copies the files the input's URIs name next to the output, when it goes to another folder.
+///
+/// Relative URIs resolve against the output's folder, so a `.gltf` written
+/// elsewhere needs its buffers and images there too; the JSON keeps its URIs.
+/// Identical files already there are left alone; a different one is an error,
+/// as is a URI that climbs out of the input's folder.
+fn copy_external_files(
+    in_dir: &Path,
+    out_dir: &Path,
+    files: &[ExternalFile],
+    staged: &mut Vec<Staged>,
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if files.is_empty() || same(in_dir, out_dir) {
+        return Ok(());
+    }
+    let mut copied = 0;
+    for file in files {
+        let Some(relative) = &file.relative_path else {
+            if file.uri.starts_with('/') || file.uri.contains(':') {
+                continue; // Absolute: resolves from anywhere.
+            }
+            bail!(
+                "{} names `{}`, outside the input's folder, which would not resolve from {}: write the output into the input's folder",
+                file.owner,
+                file.uri,
+                out_dir.display()
+            );
+        };
+        let from = in_dir.join(relative);
+        let to = out_dir.join(relative);
+        let bytes =
+            std::fs::read(&from).with_context(|| format!("cannot read {}", from.display()))?;
+        match std::fs::read(&to) {
+            Ok(existing) if existing == bytes => continue,
+            Ok(_) => bail!(
+                "{} names `{}`, and {} already exists with other content; not overwritten",
+                file.owner,
+                file.uri,
+                to.display()
+            ),
+            Err(_) => {}
+        }
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        staged.push(Staged::write(&to, &bytes)?);
+        copied += 1;
+    }
+    if copied > 0 {
+        notes.push(format!(
+            "copied {copied} file(s) the input's URIs name into {}, so the output's relative URIs resolve",
+            out_dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// The map alone: per skinned primitive, one beta per vertex in the file's order (and per FBX control point).
+fn map_json(scene: &Scene, args: &BlendArgs, fit: &BlendFit, input: InputKind) -> Result<Value> {
+    let file_prims = match input {
+        InputKind::Glb | InputKind::Gltf => {
+            let bytes = std::fs::read(&args.model)
+                .with_context(|| format!("cannot read {}", args.model))?;
+            Some(file_primitive_indices(&bytes)?)
+        }
+        InputKind::Fbx | InputKind::Builtin => None,
+    };
+    let mut meshes = Vec::new();
+    for (m, prims) in fit.betas.per_primitive.iter().enumerate() {
+        let Some(mesh) = scene.meshes.get(m) else {
+            continue;
+        };
+        let mut primitives = Vec::new();
+        for (p, betas) in prims.iter().enumerate().filter(|(_, b)| !b.is_empty()) {
+            let mut entry = json!({ "primitive": p });
+            if let Some(f) = file_prims.as_ref().and_then(|f| f.get(m)?.get(p)) {
+                entry["file_primitive"] = json!(f);
+            }
+            entry["vertices"] = json!(betas.len());
+            entry["betas"] = json!(betas);
+            primitives.push(entry);
+        }
+        if primitives.is_empty() {
+            continue;
+        }
+        let mut entry = json!({ "mesh": m, "name": mesh.name, "primitives": primitives });
+        if let Some(points) = control_point_betas(scene, m, prims) {
+            entry["control_points"] = json!(points);
+        }
+        meshes.push(entry);
+    }
+    Ok(json!({
+        "dqview_blend_map": 1,
+        "source": args.model,
+        "attribute": DQS_BLEND_ATTRIBUTE,
+        "formula": "beta = clamp(sum_t (q - l) . (c - l) / sum_t |q - l|^2, 0, 1); l, q, c: LBS, DQS, CoR positions at pose t",
+        "negligible_gap_relative": NEGLIGIBLE_GAP_RELATIVE,
+        "poses": fit.poses,
+        "smooth_iterations": args.smooth,
+        "meshes": meshes,
+    }))
+}
+
+/// FBX: per control point of mesh `m`, the mean beta of its vertices (`None` where no vertex has one).
+fn control_point_betas(scene: &Scene, m: usize, prims: &[Vec<f32>]) -> Option<Vec<Option<f32>>> {
+    let mesh = scene.meshes.get(m)?;
+    let mut sums: Vec<(f64, u32)> = Vec::new();
+    let mut any = false;
+    for (prim, betas) in mesh.primitives.iter().zip(prims) {
+        let Some(points) = &prim.control_points else {
+            continue;
+        };
+        any = true;
+        for (&cp, &b) in points.iter().zip(betas) {
+            let cp = cp as usize;
+            if sums.len() <= cp {
+                sums.resize(cp + 1, (0.0, 0));
+            }
+            sums[cp].0 += f64::from(b);
+            sums[cp].1 += 1;
+        }
+    }
+    any.then(|| {
+        sums.iter()
+            .map(|&(s, n)| (n > 0).then(|| (s / f64::from(n)) as f32))
+            .collect()
+    })
+}
+
+/// A file written under a temporary name in its destination's folder, renamed by [`commit`].
+struct Staged {
+    temp: PathBuf,
+    dest: PathBuf,
+    done: bool,
+}
+
+impl Staged {
+    /// Writes `bytes` to `.NAME.PID.tmp` beside `dest`.
+    fn write(dest: &Path, bytes: &[u8]) -> Result<Self> {
+        let name = dest
+            .file_name()
+            .ok_or_else(|| anyhow!("{} is not a file name", dest.display()))?;
+        let temp = folder_of(dest).join(format!(
+            ".{}.{}.tmp",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        let staged = Self {
+            temp,
+            dest: dest.to_path_buf(),
+            done: false,
+        };
+        std::fs::write(&staged.temp, bytes)
+            .with_context(|| format!("cannot write {}", dest.display()))?;
+        Ok(staged)
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Renames every staged file into place (the last one, the main file, last), unless `cancel` is set.
+fn commit(mut staged: Vec<Staged>, cancel: &AtomicBool, notes: Vec<String>) -> Result<WriteReport> {
+    if cancel.load(Ordering::Relaxed) {
+        bail!("cancelled: no file written");
+    }
+    for s in &mut staged {
+        std::fs::rename(&s.temp, &s.dest)
+            .with_context(|| format!("cannot write {}", s.dest.display()))?;
+        s.done = true;
+    }
+    let mut files: Vec<PathBuf> = staged.iter().map(|s| s.dest.clone()).collect();
+    files.rotate_right(1);
+    Ok(WriteReport { files, notes })
+}

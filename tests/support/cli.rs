@@ -1,0 +1,26 @@
+//! Running the dqview binary from tests.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the dqview binary with `args`, its CoR cache in `cache`.
+pub fn dqview_in(args: &[&str], cache: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dqview"))
+        .args(args)
+        .env("DQVIEW_CACHE_DIR", cache)
+        .output()
+        .expect("run dqview")
+}
+
+/// A command's stderr as text.
+pub fn stderr_of(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh, empty folder `NAME` under the target's test folder.
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
