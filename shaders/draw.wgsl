@@ -48,8 +48,6 @@ const ALPHA_BLEND: u32 = 2u;
 @group(3) @binding(1) var base_color_texture: texture_2d<f32>;
 @group(3) @binding(2) var base_color_sampler: sampler;
 
-// The skinning mode of the pipeline (SKIN_MODE_*).
-override SKIN_MODE: u32 = 1u;
 // False in the pipelines for the shaded view: the debug scalar (a second skinning) is then
 // compiled out. A software rasterizer runs both sides of a uniform branch, so a runtime
 // check alone does not save that work.
@@ -90,7 +88,7 @@ fn vs_main(@builtin(vertex_index) index: u32, @builtin(instance_index) instance:
     if PRESKINNED {
         s = read_skinned(instance, index);
     } else {
-        s = skin_geometry_vertex(v, index, SKIN_MODE, frame.params.x, frame.extra.x);
+        s = skin_geometry_vertex(v, index, frame.params.x, frame.extra.x);
     }
     var clip = frame.clip_from_world * vec4<f32>(s.position, 1.0);
     // Wires are pulled slightly towards the eye so they win the depth test against their faces.

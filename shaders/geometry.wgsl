@@ -170,26 +170,26 @@ fn vertex_center(index: u32, position: vec3<f32>) -> vec3<f32> {
     return position;
 }
 
-// Whether the primitive is moved by one matrix (joint 0 of its slot) rather than skinned.
-fn geometry_is_rigid() -> bool {
-    return geometry.influence_words == 0u;
-}
-
 // The hybrid beta of vertex `index`: its own beta times `beta_scale`, in [0, 1].
 fn hybrid_beta(index: u32, beta_scale: f32) -> f32 {
     return clamp(vertex_beta(index) * beta_scale, 0.0, 1.0);
 }
 
-// Skins vertex `v` (number `index`) in `mode`: the one skinning entry of every pipeline.
+// The skinning mode of the pipeline (SKIN_MODE_*). A constant, not a uniform: a software
+// rasterizer runs every side of a uniform branch, so each pipeline compiles its mode alone.
+override SKIN_MODE: u32 = 1u;
+// True in DQS pipelines with bulge compensation on (compiled out of the others, likewise).
+override BULGE: bool = false;
+
+// Skins vertex `v` (number `index`) in the pipeline's mode: the one skinning entry of every
+// pipeline, the vertex shaders and the compute pass alike.
 //
 // Hybrid scales each vertex's beta by `beta_scale`; DQS pulls bulging vertices back by
-// `bulge` (0 off, 1 all the way); CoR rotates about the vertex's center. Rigid
-// primitives are moved by their node's matrix whatever the mode, as on the CPU.
-fn skin_geometry_vertex(v: SkinInput, index: u32, mode: u32, beta_scale: f32, bulge: f32) -> Skinned {
-    if geometry_is_rigid() {
-        return skin_vertex(v, SKIN_MODE_LBS, 0.0);
-    }
-    switch mode {
+// `bulge` (0 off, 1 all the way) in BULGE pipelines; CoR rotates about the vertex's center.
+// A rigid primitive's vertices have one influence, joint 0 of its slot at weight 1, which
+// every mode turns into that joint's matrix.
+fn skin_geometry_vertex(v: SkinInput, index: u32, beta_scale: f32, bulge: f32) -> Skinned {
+    switch SKIN_MODE {
         case SKIN_MODE_COR: {
             return skin_cor(v, vertex_center(index, v.position));
         }
@@ -198,7 +198,8 @@ fn skin_geometry_vertex(v: SkinInput, index: u32, mode: u32, beta_scale: f32, bu
         }
         case SKIN_MODE_DQS: {
             var s = skin_vertex(v, SKIN_MODE_DQS, 1.0);
-            if bulge > 0.0 {
+            // `BULGE` alone as the condition crashes lavapipe (Mesa 22.3) at draw time.
+            if BULGE && bulge > 0.0 {
                 s.position = compensate_bulge(v, s.position, bulge);
             }
             return s;

@@ -7,15 +7,15 @@
 // same module: the vertex shaders' very path.
 
 // Mirrors `GpuComputeParams`.
+// The mode and bulge fix are the pipeline's override constants (SKIN_MODE, BULGE).
 struct ComputeParams {
-    // SKIN_MODE_*.
-    mode: u32,
     // Hybrid beta scale (times each vertex's beta; 1 where the geometry has none).
     beta_scale: f32,
     // DQS bulge compensation in [0, 1].
     bulge: f32,
     // Invocations per dispatch row: meshes past 65535 workgroups use a 2D dispatch.
     row_stride: u32,
+    pad: u32,
 }
 
 @group(2) @binding(0) var<uniform> params: ComputeParams;
@@ -32,7 +32,7 @@ fn cs_skin(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let instance = id.z;
     select_instance(instance);
-    let s = skin_geometry_vertex(fetch_vertex(index), index, params.mode, params.beta_scale, params.bulge);
+    let s = skin_geometry_vertex(fetch_vertex(index), index, params.beta_scale, params.bulge);
     let words = geometry.skinned_words;
     let o = (instance * geometry.vertex_count + index) * words;
     skinned_out[o] = s.position.x;

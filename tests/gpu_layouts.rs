@@ -164,7 +164,7 @@ fn layouts_match_the_wgsl() {
             &layout!(
                 GpuComputeParams,
                 "ComputeParams",
-                [mode, beta_scale, bulge, row_stride]
+                [beta_scale, bulge, row_stride, pad]
             ),
         );
         check(

@@ -435,3 +435,53 @@ fn wire_and_ghost_follow_morphs_betas_and_cor() {
         );
     }
 }
+
+#[test]
+fn bulge_compensation_in_wgsl_matches_the_cpu() {
+    let Some(gpu) = gpu("bulge_compensation_in_wgsl_matches_the_cpu") else {
+        return;
+    };
+    for (name, joint, bend_deg) in [("elbow", "lower", 80.0), ("arm", "elbow", 100.0)] {
+        let scene = load_model(&format!("builtin:{name}")).expect("builtin");
+        let node = dqview::anim::find_node(&scene, joint).expect("joint");
+        let mut overrides = JointOverrides::new();
+        let angles = dqview::anim::JointAngles {
+            bend_deg,
+            ..Default::default()
+        };
+        overrides.set(node, angles);
+        let mut pose = Pose::rest(&scene);
+        pose.sample(&scene, None, 0.0, &overrides);
+        let (lo, hi) = rest_bounds(&scene).expect("vertices");
+        let diagonal = (hi - lo).length();
+        let plain = dqview::skin::skin_scene(
+            &scene,
+            &pose,
+            SkinningMode::Dqs,
+            dqview::skin::Betas::Uniform(1.0),
+        );
+        for amount in [0.5, 1.0] {
+            let cpu = dqview::skin::skin_scene_dqs_compensated(&scene, &pose, amount);
+            let run = SkinRun {
+                bulge: amount,
+                ..SkinRun::new(SkinningMode::Dqs, 1.0)
+            };
+            let skinning = GpuSkinning::new(run);
+            let on_gpu =
+                skin_scene_gpu(&gpu.ctx, &gpu.renderer, &scene, &pose, &skinning).expect("GPU");
+            let worst = support::assert_posed_match(&format!("{name} {amount}"), &cpu, &on_gpu);
+            let moved = cpu[0]
+                .vertices
+                .positions
+                .iter()
+                .zip(&plain[0].vertices.positions)
+                .map(|(a, b)| a.distance(*b))
+                .fold(0.0f32, f32::max);
+            assert!(
+                moved > 0.002 * diagonal,
+                "{name}: compensation {amount} moves the bulge ({moved})"
+            );
+            assert!(worst < 1e-5, "{name} {amount}: {worst}");
+        }
+    }
+}

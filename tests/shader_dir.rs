@@ -117,8 +117,8 @@ fn edited_shaders_reach_every_pipeline() {
             ),
             (
                 "geometry.wgsl",
-                "fn skin_geometry_vertex(v: SkinInput, index: u32, mode: u32, beta_scale: f32, bulge: f32) -> Skinned {",
-                "fn skin_geometry_vertex(v: SkinInput, index: u32, mode: u32, beta_scale: f32, bulge: f32) -> Skinned {\n    var s = skin_geometry_vertex_as_built(v, index, mode, beta_scale, bulge);\n    s.position.y += 5.0;\n    return s;\n}\n\nfn skin_geometry_vertex_as_built(v: SkinInput, index: u32, mode: u32, beta_scale: f32, bulge: f32) -> Skinned {",
+                "fn skin_geometry_vertex(v: SkinInput, index: u32, beta_scale: f32, bulge: f32) -> Skinned {",
+                "fn skin_geometry_vertex(v: SkinInput, index: u32, beta_scale: f32, bulge: f32) -> Skinned {\n    var s = skin_geometry_vertex_as_built(v, index, beta_scale, bulge);\n    s.position.y += 5.0;\n    return s;\n}\n\nfn skin_geometry_vertex_as_built(v: SkinInput, index: u32, beta_scale: f32, bulge: f32) -> Skinned {",
             ),
         ],
     );

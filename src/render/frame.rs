@@ -38,6 +38,8 @@ pub struct FrameBinding {
     pub bind_group: wgpu::BindGroup,
     /// Whether the last uniforms written select a debug view (picks the pipeline variant).
     debug_view: Cell<bool>,
+    /// Whether the last uniforms written turn DQS bulge compensation on (likewise).
+    bulge: Cell<bool>,
 }
 
 impl FrameBinding {
@@ -62,6 +64,7 @@ impl FrameBinding {
                 buffer,
                 bind_group,
                 debug_view: Cell::new(false),
+                bulge: Cell::new(false),
             }
         })
     }
@@ -69,7 +72,14 @@ impl FrameBinding {
     /// Writes new uniforms into the existing buffer.
     pub fn write(&self, queue: &wgpu::Queue, uniforms: &GpuFrameUniforms) {
         self.debug_view.set(uniforms.params[3] != 0.0);
+        self.bulge.set(uniforms.extra[0] > 0.0);
         queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(uniforms));
+    }
+
+    /// Whether the uniforms last written turn DQS bulge compensation on.
+    #[must_use]
+    pub fn bulge(&self) -> bool {
+        self.bulge.get()
     }
 
     /// Whether the uniforms last written select a debug view rather than plain shading.

@@ -154,14 +154,14 @@ impl Default for GpuGeometryParams {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct GpuComputeParams {
-    /// `GPU_MODE_*`.
-    pub mode: u32,
     /// Hybrid beta scale in [0, 1].
     pub beta_scale: f32,
     /// DQS bulge compensation in [0, 1].
     pub bulge: f32,
     /// Invocations per dispatch row (2D dispatch for very large meshes).
     pub row_stride: u32,
+    /// Padding to 16 bytes.
+    pub pad: u32,
 }
 
 /// Per-view uniforms of the render pipelines: WGSL `FrameUniforms` in `shaders/draw.wgsl`.

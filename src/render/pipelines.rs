@@ -43,14 +43,17 @@ pub struct PipelineKey {
     pub kind: DrawKind,
     /// Positions come from the compute pass's output (`PRESKINNED`).
     pub preskinned: bool,
+    /// DQS with bulge compensation compiled in (`BULGE`).
+    pub bulge: bool,
 }
 
 impl PipelineKey {
     /// The wgpu label of the pipeline.
     fn label(self) -> String {
         let pre = if self.preskinned { "_preskinned" } else { "" };
+        let bulge = if self.bulge { "_bulge" } else { "" };
         format!(
-            "dqview::Renderer::rp_{}_{}_{:?}{pre}",
+            "dqview::Renderer::rp_{}_{}_{:?}{pre}{bulge}",
             self.mode.name(),
             self.binding.name(),
             self.kind
@@ -141,6 +144,7 @@ impl RenderPipelines {
                 f64::from(u8::from(key.kind == DrawKind::Debug)),
             ),
             ("PRESKINNED", f64::from(u8::from(key.preskinned))),
+            ("BULGE", f64::from(u8::from(key.bulge))),
         ];
         let options = wgpu::PipelineCompilationOptions {
             constants: &constants,
@@ -198,13 +202,15 @@ impl RenderPipelines {
     }
 }
 
-/// The `cs_skin` pipelines, one per palette kind, built on first use.
+/// The `cs_skin` pipelines, one per palette kind, mode and bulge fix, built on first use.
 #[derive(Debug)]
 pub(crate) struct ComputePipelines {
     device: wgpu::Device,
     layouts: [wgpu::PipelineLayout; 2],
-    /// Per palette kind: the pipeline, or why the device refused it.
-    built: [OnceLock<Result<wgpu::ComputePipeline, String>>; 2],
+    /// Per palette kind: the module (validated once).
+    modules: [OnceLock<wgpu::ShaderModule>; 2],
+    /// Built pipelines, or why the device refused one.
+    built: Mutex<HashMap<(PaletteBinding, SkinningMode, bool), Result<wgpu::ComputePipeline, String>>>,
 }
 
 impl ComputePipelines {
@@ -225,44 +231,59 @@ impl ComputePipelines {
         Self {
             device: ctx.device.clone(),
             layouts,
-            built: Default::default(),
+            modules: Default::default(),
+            built: Mutex::new(HashMap::new()),
         }
     }
 
-    /// The pipeline for palettes of kind `binding`, or the device's reason for refusing it.
-    pub fn get(&self, binding: PaletteBinding) -> Result<&wgpu::ComputePipeline, RenderError> {
+    /// The pipeline for palettes of kind `binding` skinning in `mode` (with the bulge fix when
+    /// `bulge`), or the device's reason for refusing it.
+    pub fn get(
+        &self,
+        binding: PaletteBinding,
+        mode: SkinningMode,
+        bulge: bool,
+    ) -> Result<wgpu::ComputePipeline, RenderError> {
         let i = match binding {
             PaletteBinding::Uniform => 0,
             PaletteBinding::Storage => 1,
         };
-        self.built[i]
-            .get_or_init(|| {
-                let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-                let module = self
-                    .device
+        let refused = |message: String| RenderError::Wgpu {
+            during: "dqview::Renderer::cs_skin",
+            message,
+        };
+        let mut built = self.built.lock().map_err(|e| refused(e.to_string()))?;
+        let entry = built.entry((binding, mode, bulge)).or_insert_with(|| {
+            let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+            let module = self.modules[i].get_or_init(|| {
+                self.device
                     .create_shader_module(wgpu::ShaderModuleDescriptor {
                         label: Some("dqview::Renderer::compute_shader"),
                         source: wgpu::ShaderSource::Wgsl(compute_source(binding).into()),
-                    });
-                let pipeline =
-                    self.device
-                        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                            label: Some("dqview::Renderer::cs_skin"),
-                            layout: Some(&self.layouts[i]),
-                            module: &module,
-                            entry_point: Some("cs_skin"),
-                            compilation_options: wgpu::PipelineCompilationOptions::default(),
-                            cache: None,
-                        });
-                match pollster::block_on(scope.pop()) {
-                    None => Ok(pipeline),
-                    Some(e) => Err(e.to_string()),
-                }
-            })
-            .as_ref()
-            .map_err(|message| RenderError::Wgpu {
-                during: "dqview::Renderer::cs_skin",
-                message: message.clone(),
-            })
+                    })
+            });
+            let constants = [
+                ("SKIN_MODE", f64::from(gpu_mode(mode))),
+                ("BULGE", f64::from(u8::from(bulge))),
+            ];
+            let pipeline = self
+                .device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("dqview::Renderer::cs_skin"),
+                    layout: Some(&self.layouts[i]),
+                    module,
+                    entry_point: Some("cs_skin"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    cache: None,
+                });
+            match pollster::block_on(scope.pop()) {
+                None => Ok(pipeline),
+                Some(e) => Err(e.to_string()),
+            }
+        });
+        entry.clone().map_err(refused)
     }
 }

@@ -230,6 +230,7 @@ impl Renderer {
                     binding: PaletteBinding::Uniform,
                     kind: DrawKind::Shaded,
                     preskinned: false,
+                    bulge: false,
                 });
             }
         })?;
@@ -298,11 +299,13 @@ impl Renderer {
         self.pipelines.get(key)
     }
 
-    /// The `cs_skin` pipeline for palettes of kind `binding`.
+    /// The `cs_skin` pipeline for palettes of kind `binding` in `mode` (bulge fix on: `bulge`).
     pub(crate) fn compute_pipeline(
         &self,
         binding: PaletteBinding,
-    ) -> Result<&wgpu::ComputePipeline, RenderError> {
-        self.compute.get(binding)
+        mode: SkinningMode,
+        bulge: bool,
+    ) -> Result<wgpu::ComputePipeline, RenderError> {
+        self.compute.get(binding, mode, bulge)
     }
 }

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use glam::{Vec3, Vec4};
 
 use super::crowd::SkinPath;
-use super::gpu_data::{GpuComputeParams, WORKGROUP_SIZE, gpu_mode};
+use super::gpu_data::{GpuComputeParams, WORKGROUP_SIZE};
 use super::material::in_draw_order;
 use super::pipelines::{DrawKind, PipelineKey};
 use super::scene_gpu::{DrawItem, SceneGpu};
@@ -47,14 +47,19 @@ impl SkinRun {
     /// The parameters `cs_skin` reads; beta clamped (NaN as DQS) and bulge clamped (NaN as off) as on the CPU.
     fn to_gpu(self, row_stride: u32) -> GpuComputeParams {
         GpuComputeParams {
-            mode: gpu_mode(self.mode),
             beta_scale: Betas::Uniform(self.beta).of(0),
-            bulge: if self.bulge.is_finite() {
-                self.bulge.clamp(0.0, 1.0)
-            } else {
-                0.0
-            },
+            bulge: self.bulge_amount(),
             row_stride,
+            pad: 0,
+        }
+    }
+
+    /// The bulge compensation clamped to [0, 1], NaN as off.
+    fn bulge_amount(self) -> f32 {
+        if self.bulge.is_finite() {
+            self.bulge.clamp(0.0, 1.0)
+        } else {
+            0.0
         }
     }
 }
@@ -105,7 +110,8 @@ impl SceneGpu {
             if x == 0 {
                 continue;
             }
-            pass.set_pipeline(renderer.compute_pipeline(binding)?);
+            let bulge = run.mode == SkinningMode::Dqs && run.bulge_amount() > 0.0;
+            pass.set_pipeline(&renderer.compute_pipeline(binding, run.mode, bulge)?);
             pass.set_bind_group(0, palette, &[]);
             pass.set_bind_group(1, item.geometry.compute_group(), &[]);
             pass.set_bind_group(2, output, &[]);
@@ -199,6 +205,7 @@ impl SceneGpu {
             binding,
             kind,
             preskinned,
+            bulge: mode == SkinningMode::Dqs && !preskinned && frame.bulge(),
         };
         let Some(pipeline) = renderer.pipeline(key) else {
             return;
@@ -274,7 +281,7 @@ mod tests {
             bulge: 7.0,
         }
         .to_gpu(64);
-        assert_eq!((p.mode, p.beta_scale, p.bulge), (2, 1.0, 1.0));
+        assert_eq!((p.beta_scale, p.bulge), (1.0, 1.0));
         let p = SkinRun {
             bulge: f32::NAN,
             ..SkinRun::new(SkinningMode::Dqs, -1.0)
