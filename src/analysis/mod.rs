@@ -4,6 +4,7 @@ mod bulge;
 mod flip;
 mod measure;
 mod metrics;
+mod region;
 mod series;
 
 pub use bulge::bulge;
@@ -12,6 +13,7 @@ pub use flip::{
 };
 pub use measure::{area, is_closed, signed_volume};
 pub use metrics::{Measure, RestReference, min_radius_about};
+pub use region::{REGION_WEIGHT, joint_region_bounds};
 pub use series::{RatioSeries, SeriesAxis, SeriesRequest, ratio_series, series_x};
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::screenshot::copy_texture;
 use super::viewer::Running;
@@ -63,6 +63,12 @@ impl Running {
             let (min, max) = self.model.drawn_bounds();
             self.state.camera.frame(min, max);
         }
+        if let Some(node) = self.state.requests.frame_joint.take() {
+            match self.model.joint_region(node) {
+                Some((min, max)) => self.state.camera.frame(min, max),
+                None => self.state.error = Some("that joint moves no vertex".into()),
+            }
+        }
         let p = &self.state.playback;
         self.model.pose_at(
             &self.gpu.ctx,
@@ -74,7 +80,12 @@ impl Running {
             self.model.gpu.make_edges(&self.gpu.ctx, &self.model.scene);
         }
         self.state.morphs.update_weights(&self.model.pose);
-        let result = self.draw(&ui, screenshot);
+        let saved = self.files.pending_save.take();
+        let images: Vec<&Path> = screenshot.into_iter().chain(saved.as_deref()).collect();
+        let result = self.draw(&ui, &images);
+        if let (Some(path), Ok(())) = (&saved, &result) {
+            log::info!("saved {}", path.display());
+        }
         for id in &ui.textures.free {
             self.egui.renderer.free_texture(id);
         }
@@ -86,7 +97,13 @@ impl Running {
 
     /// Runs egui: shortcuts, the left panel and the viewport overlays.
     fn run_ui(&mut self) -> UiFrame {
-        let raw = self.egui.state.take_egui_input(&self.gpu.window);
+        let mut raw = self.egui.state.take_egui_input(&self.gpu.window);
+        let frame = self.stats.frames;
+        let scripted = self.script.events(frame, &self.state, &self.model.scene);
+        match scripted {
+            Ok(events) => raw.events.extend(events),
+            Err(e) => self.state.error = Some(format!("UI script, frame {frame}: {e:#}")),
+        }
         let skeleton = self
             .model
             .skeleton(self.state.trees.get(self.state.joints.skin));
@@ -137,6 +154,18 @@ impl Running {
         self.egui
             .state
             .handle_platform_output(&self.gpu.window, output.platform_output);
+        let window = [self.gpu.config.width, self.gpu.config.height];
+        let after = self.script.after_ui(
+            frame,
+            &self.egui.ctx,
+            &self.state,
+            &self.model.scene,
+            window,
+        );
+        match after {
+            Ok(save) => self.files.pending_save = save.or(self.files.pending_save.take()),
+            Err(e) => self.state.error = Some(format!("UI script, frame {frame}: {e:#}")),
+        }
         let primitives = self
             .egui
             .ctx
@@ -173,7 +202,7 @@ impl Running {
     }
 
     /// Uploads UI textures and, when the window has an area, draws and presents.
-    fn draw(&mut self, ui: &UiFrame, screenshot: Option<&Path>) -> Result<()> {
+    fn draw(&mut self, ui: &UiFrame, images: &[&Path]) -> Result<()> {
         let ctx = &self.gpu.ctx;
         // Texture updates must reach the renderer even on skipped frames.
         for (id, deltas) in &ui.textures.set {
@@ -209,13 +238,14 @@ impl Running {
             .create_view(&wgpu::TextureViewDescriptor::default());
         self.encode(&mut encoder, &target, ui, timed);
         // Without COPY_SRC on the swapchain, draw the same frame again into a copyable twin.
-        let twin = (screenshot.is_some() && !self.gpu.copy_src).then(|| self.twin_texture());
+        let twin = (!images.is_empty() && !self.gpu.copy_src).then(|| self.twin_texture());
         if let Some(twin) = &twin {
             let view = twin.create_view(&wgpu::TextureViewDescriptor::default());
             self.encode(&mut encoder, &view, ui, false);
         }
         let ctx = &self.gpu.ctx;
-        let copy = screenshot
+        let copy = images
+            .first()
             .map(|_| copy_texture(ctx, &mut encoder, twin.as_ref().unwrap_or(&frame.texture)));
         if timed && let Some(timer) = &self.stats.timer {
             timer.resolve(&mut encoder);
@@ -225,8 +255,12 @@ impl Running {
         if timed && let Some(timer) = &self.stats.timer {
             timer.after_submit();
         }
-        if let (Some(copy), Some(path)) = (copy, screenshot) {
-            copy.write_png(ctx, path)?;
+        if let (Some(copy), Some(first)) = (copy, images.first()) {
+            copy.write_png(ctx, first)?;
+            for path in &images[1..] {
+                std::fs::copy(first, path)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
         }
         self.gpu.window.pre_present_notify();
         ctx.queue.present(frame);

@@ -15,6 +15,7 @@ mod screenshot;
 mod session;
 mod surface;
 mod timing;
+mod ui_script;
 mod viewer;
 
 use std::path::PathBuf;
@@ -52,13 +53,17 @@ pub struct ViewerOptions {
     /// Read the session from this file at start and save it there at exit
     /// (instead of the per-model session in the user's config directory).
     pub session: Option<PathBuf>,
+    /// Scripted input and dumps for tests (see `ui_script`).
+    pub ui_script: Option<PathBuf>,
+    /// The window's inner size at start, in logical pixels (default 1280 x 720).
+    pub window_size: Option<(u32, u32)>,
 }
 
 impl ViewerOptions {
     /// Whether this is a scripted run (deterministic: no autoplay, errors end the run).
     #[must_use]
     pub fn is_scripted(&self) -> bool {
-        self.screenshot.is_some() || self.exit_after_frames.is_some()
+        self.screenshot.is_some() || self.exit_after_frames.is_some() || self.ui_script.is_some()
     }
 }
 

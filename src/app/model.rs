@@ -104,6 +104,13 @@ impl LoadedModel {
         Ok(true)
     }
 
+    /// The box around the region joint `node` moves at the current pose (its vertices weighted
+    /// above 5%, posed, plus a tenth of margin); `None` when it moves no vertex.
+    #[must_use]
+    pub fn joint_region(&self, node: usize) -> Option<(Vec3, Vec3)> {
+        crate::analysis::joint_region_bounds(&self.scene, &self.pose, node)
+    }
+
     /// The box every drawn instance fits in.
     #[must_use]
     pub fn drawn_bounds(&self) -> (Vec3, Vec3) {

@@ -1,4 +1,4 @@
-//! The native "open model" dialog, run without blocking the frame loop.
+//! The native file dialogs ("open model", "save image"), run without blocking the frame loop.
 
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
@@ -8,13 +8,13 @@ use winit::window::Window;
 /// File types the dialog offers.
 const EXTENSIONS: &[&str] = &["glb", "gltf", "fbx"];
 
-/// An open dialog in flight: the window keeps drawing while the user picks.
+/// A file dialog in flight: the window keeps drawing while the user picks.
 pub(super) struct OpenDialog {
     picked: Receiver<Option<PathBuf>>,
 }
 
 impl OpenDialog {
-    /// Shows the dialog over `window`; the answer arrives through [`OpenDialog::poll`].
+    /// Shows the open dialog over `window`; the answer arrives through [`OpenDialog::poll`].
     ///
     /// rfd recommends creating dialogs on the main thread and awaiting them elsewhere.
     pub fn show(window: &Window) -> Self {
@@ -24,6 +24,24 @@ impl OpenDialog {
             .add_filter("All files", &["*"])
             .set_parent(window)
             .pick_file();
+        Self::awaiting(pending)
+    }
+
+    /// Shows the save-image dialog over `window`, offering `suggested` as the file name.
+    pub fn show_save(window: &Window, suggested: &str) -> Self {
+        let pending = rfd::AsyncFileDialog::new()
+            .set_title("Save image")
+            .add_filter("PNG image", &["png"])
+            .set_file_name(suggested)
+            .set_parent(window)
+            .save_file();
+        Self::awaiting(pending)
+    }
+
+    /// Waits for `pending` on a thread; the answer arrives through [`OpenDialog::poll`].
+    fn awaiting(
+        pending: impl std::future::Future<Output = Option<rfd::FileHandle>> + Send + 'static,
+    ) -> Self {
         let (send, picked) = channel();
         let spawned = std::thread::Builder::new()
             .name("dqview-open-dialog".into())

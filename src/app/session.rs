@@ -200,10 +200,14 @@ impl SessionHooks {
     }
 }
 
-/// The files the viewer opens models and sessions from: the open dialog and the session hooks.
+/// The files the viewer reads and writes: models, saved images and sessions.
 pub(super) struct ModelFiles {
     /// The open-file dialog, while it is up.
     pub dialog: Option<super::open_dialog::OpenDialog>,
+    /// The save-image dialog, while it is up.
+    pub save_dialog: Option<super::open_dialog::OpenDialog>,
+    /// Where the next frame is saved as a PNG (Save image, or a script's `save`).
+    pub pending_save: Option<PathBuf>,
     /// Where the session is read from and saved to.
     pub sessions: SessionHooks,
 }
@@ -213,6 +217,8 @@ impl ModelFiles {
     pub fn new(options: &ViewerOptions) -> Self {
         Self {
             dialog: None,
+            save_dialog: None,
+            pending_save: None,
             sessions: SessionHooks::new(options),
         }
     }

@@ -19,6 +19,7 @@ use super::recovery::FaultHooks;
 use super::session::ModelFiles;
 use super::surface::WindowGpu;
 use super::timing::FrameStats;
+use super::ui_script::{ScriptHooks, UiScript};
 use crate::ui::{OrbitCamera, ViewerState};
 
 /// The application: options, and once the window exists, everything running in it.
@@ -46,8 +47,10 @@ pub struct Running {
     pub(super) stats: FrameStats,
     /// Watching edited shaders and the device-loss test hook.
     pub(super) faults: FaultHooks,
-    /// The open dialog and the session files.
+    /// The open and save dialogs and the session files.
     pub(super) files: ModelFiles,
+    /// Scripted input (`--ui-script`) and the widgets laid out last frame.
+    pub(super) script: ScriptHooks,
 }
 
 impl Viewer {
@@ -141,6 +144,7 @@ impl ApplicationHandler for Viewer {
                         running.open_path(&path);
                     }
                 }
+                running.ask_where_to_save();
                 // Keep drawing while visible: the status line measures and clips play.
                 if running.gpu.visible {
                     running.gpu.window.request_redraw();
@@ -160,7 +164,10 @@ impl Running {
     fn start(event_loop: &ActiveEventLoop, options: &ViewerOptions) -> Result<Self> {
         let attributes = Window::default_attributes()
             .with_title("dqview")
-            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
+            .with_inner_size(winit::dpi::LogicalSize::new(
+                f64::from(options.window_size.map_or(1280, |s| s.0)),
+                f64::from(options.window_size.map_or(720, |s| s.1)),
+            ));
         let window = Arc::new(
             event_loop
                 .create_window(attributes)
@@ -204,6 +211,11 @@ impl Running {
         // A joint given an angle on the command line starts selected: its flip strip and twist plot show.
         state.joints.selected = state.joints.overrides.angles.keys().next().copied();
         let stats = FrameStats::new(&ctx.device, &ctx.queue);
+        let script = options
+            .ui_script
+            .as_deref()
+            .map(UiScript::load)
+            .transpose()?;
         let mut running = Self {
             inspector: Inspector::new(model.scene.clone()),
             model,
@@ -211,6 +223,7 @@ impl Running {
             stats,
             faults: FaultHooks::new(options),
             files: ModelFiles::new(options),
+            script: ScriptHooks::new(script),
             graphics,
             egui,
             gpu,
@@ -258,6 +271,24 @@ impl Running {
                 self.restore_session(&spec);
             }
             Err(e) => self.state.error = Some(crate::report::error_message(&e)),
+        }
+    }
+
+    /// Shows the save-image dialog when the panel asked, and queues the frame it names.
+    fn ask_where_to_save(&mut self) {
+        let files = &mut self.files;
+        if std::mem::take(&mut self.state.requests.save_image) && files.save_dialog.is_none() {
+            let stem = std::path::Path::new(&self.model.scene.source)
+                .file_stem()
+                .map_or_else(|| "dqview".to_owned(), |s| s.to_string_lossy().into_owned());
+            let suggested = format!("{stem}.png");
+            files.save_dialog = Some(OpenDialog::show_save(&self.gpu.window, &suggested));
+        }
+        if let Some(answer) = files.save_dialog.as_ref().and_then(OpenDialog::poll) {
+            files.save_dialog = None;
+            if let Some(path) = answer {
+                files.pending_save = Some(path.with_extension("png"));
+            }
         }
     }
 

@@ -76,6 +76,12 @@ pub struct ViewerArgs {
     /// Without MODEL, opens the model the session names.
     #[arg(long, value_name = "FILE.json")]
     pub session: Option<PathBuf>,
+    /// The window's size at start, in logical pixels (default 1280x720).
+    #[arg(long, value_name = "WxH", value_parser = parse_window_size)]
+    pub window_size: Option<(u32, u32)>,
+    /// Scripted clicks, keys, text and dumps at given frames (JSON; for tests and bug reports).
+    #[arg(long, value_name = "FILE.json", hide = true)]
+    pub ui_script: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -356,8 +362,23 @@ pub fn run(cli: Cli) -> Result<()> {
                 shader_dir: cli.viewer.shader_dir,
                 lose_device_at_frame: cli.viewer.lose_device_at_frame,
                 session: cli.viewer.session,
+                ui_script: cli.viewer.ui_script,
+                window_size: cli.viewer.window_size,
             })
         }
+    }
+}
+
+/// `--window-size`: `WIDTHxHEIGHT`, each from 320 to 8192.
+fn parse_window_size(text: &str) -> Result<(u32, u32), String> {
+    let parsed = text
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)));
+    match parsed {
+        Some((w, h)) if (320..=8192).contains(&w) && (240..=8192).contains(&h) => Ok((w, h)),
+        _ => Err(format!(
+            "expected WIDTHxHEIGHT with a width from 320 and a height from 240 to 8192, got `{text}`"
+        )),
     }
 }
 

@@ -133,8 +133,15 @@ pub struct JointsState {
     pub overrides: JointOverrides,
     /// Joints (nodes) whose subtrees are folded away in the tree.
     pub collapsed: std::collections::BTreeSet<usize>,
+    /// The tree's search text (case-insensitive substring of joint names).
+    pub search: String,
+    /// Which search match Enter picks (an index into the matches).
+    pub search_cursor: usize,
+    /// Scroll the tree to the selected joint and unfold its ancestors (after a viewport pick).
+    pub reveal_selected: bool,
+    /// Frames spent revealing: scrolling settles over a frame or two as the layout moves.
+    pub reveal_frames: u8,
 }
-
 /// Per-joint DQS flags of every skin, as the joint tree edits them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HybridState {
@@ -159,14 +166,17 @@ pub fn pick_joint(joints: &[(usize, Vec2)], cursor: Vec2, radius: f32) -> Option
         .map(|(node, _)| node)
 }
 
-/// The Joints section: skin choice, tree with DQS flags, sliders (with the flip strip
-/// under the twist) for the selected joint, resets.
+/// The Joints section: skin choice, the selected joint's sliders first (so a small window
+/// shows them without scrolling), the search field, the tree with DQS flags, resets.
+///
+/// Double-clicking a row (or the frame button) asks `app` to frame that joint (`frame_joint`).
 pub fn joints_ui(
     ui: &mut egui::Ui,
     state: &mut JointsState,
     trees: &[JointTree],
     hybrid: &mut HybridState,
     flips: Option<&TwistFlips>,
+    frame_joint: &mut Option<usize>,
 ) {
     if trees.is_empty() {
         ui.label("no skins");
@@ -185,11 +195,174 @@ pub fn joints_ui(
     let Some(tree) = trees.get(state.skin) else {
         return;
     };
-    egui::ScrollArea::vertical()
+    selected_joint_ui(ui, state, tree, flips, frame_joint);
+    search_ui(ui, state, tree);
+    tree_ui(ui, state, tree, hybrid, frame_joint);
+    ui.horizontal(|ui| {
+        ui.label("DQS flags:");
+        if ui.small_button("defaults").clicked() {
+            hybrid.reset_defaults = true;
+        }
+        for (label, value) in [("none", false), ("all", true)] {
+            if ui.small_button(label).clicked()
+                && let Some(f) = hybrid.flags.get_mut(state.skin)
+            {
+                f.dqs.iter_mut().for_each(|d| *d = value);
+                hybrid.revision += 1;
+            }
+        }
+    });
+}
+
+/// The selected joint's name, frame and mirror buttons, twist (with the flip strip), bend
+/// and roll sliders and resets; a hint when nothing is selected.
+fn selected_joint_ui(
+    ui: &mut egui::Ui,
+    state: &mut JointsState,
+    tree: &JointTree,
+    flips: Option<&TwistFlips>,
+    frame_joint: &mut Option<usize>,
+) {
+    let Some(node) = state.selected else {
+        ui.label("click a joint in the tree or the viewport");
+        if !state.overrides.angles.is_empty() && ui.button("reset all").clicked() {
+            state.overrides.clear();
+        }
+        return;
+    };
+    let name = tree
+        .rows
+        .iter()
+        .find(|r| r.node == node)
+        .map_or_else(|| format!("node {node}"), |r| r.name.clone());
+    ui.horizontal(|ui| {
+        ui.label(format!("selected: {name}"));
+        if ui
+            .small_button("frame")
+            .on_hover_text("frame the region this joint moves (F, or double-click)")
+            .clicked()
+        {
+            *frame_joint = Some(node);
+        }
+        let mirror = super::joint_search::mirror_joint(tree, node);
+        if ui
+            .add_enabled(mirror.is_some(), egui::Button::new("mirror").small())
+            .on_hover_text("select the joint on the other side (M)")
+            .clicked()
+        {
+            state.selected = mirror;
+            state.reveal_selected = true;
+        }
+    });
+    let mut a: JointAngles = state.overrides.get(node);
+    let mut changed = false;
+    for (k, (value, label)) in [
+        (&mut a.twist_deg, "twist °"),
+        (&mut a.bend_deg, "bend °"),
+        (&mut a.roll_deg, "roll °"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let response = ui.add(egui::Slider::new(value, -360.0..=360.0).text(label));
+        super::probe::record(ui, label, response.rect);
+        changed |= response.changed();
+        if k == 0
+            && let Some(f) = flips.filter(|f| f.joint == node)
+        {
+            flip_strip_ui(ui, &response, f, *value);
+        }
+    }
+    if changed {
+        state.overrides.set(node, a);
+    }
+    ui.horizontal(|ui| {
+        let joint = ui.button("reset joint");
+        super::probe::record(ui, "reset joint", joint.rect);
+        if joint.clicked() {
+            state.overrides.set(node, JointAngles::default());
+        }
+        if ui.button("reset all").clicked() {
+            state.overrides.clear();
+        }
+    });
+}
+
+/// The search field: typing filters the tree; Up/Down move between matches, Enter picks one.
+fn search_ui(ui: &mut egui::Ui, state: &mut JointsState, tree: &JointTree) {
+    let id = ui.make_persistent_id("joint search");
+    // Up and Down move between matches: taken before the text field would move its cursor.
+    if ui.memory(|m| m.has_focus(id)) {
+        ui.input_mut(|i| {
+            if i.consume_key(egui::Modifiers::NONE, egui::Key::ArrowDown) {
+                state.search_cursor += 1;
+            }
+            if i.consume_key(egui::Modifiers::NONE, egui::Key::ArrowUp) {
+                state.search_cursor = state.search_cursor.saturating_sub(1);
+            }
+        });
+    }
+    let response = ui.add(
+        egui::TextEdit::singleline(&mut state.search)
+            .id(id)
+            .hint_text("search joints")
+            .desired_width(f32::INFINITY),
+    );
+    super::probe::record(ui, "joint search", response.rect);
+    let matches = super::joint_search::matching_rows(tree, &state.search);
+    if response.changed() {
+        state.search_cursor = 0;
+    }
+    state.search_cursor = state.search_cursor.min(matches.len().saturating_sub(1));
+    let enter = ui.input(|i| i.key_pressed(egui::Key::Enter));
+    let picked = matches
+        .get(state.search_cursor)
+        .and_then(|&i| tree.rows.get(i));
+    if response.lost_focus()
+        && enter
+        && let Some(row) = picked
+    {
+        state.selected = Some(row.node);
+        state.reveal_selected = true;
+    }
+    if !state.search.trim().is_empty() {
+        ui.small(format!(
+            "{} of {} joints match; Up/Down, Enter picks",
+            matches.len(),
+            tree.rows.len()
+        ));
+    }
+}
+
+/// The tree: search matches with their ancestors (or every unfolded row), fold buttons, DQS
+/// flags; a click selects, a double-click selects and frames.
+fn tree_ui(
+    ui: &mut egui::Ui,
+    state: &mut JointsState,
+    tree: &JointTree,
+    hybrid: &mut HybridState,
+    frame_joint: &mut Option<usize>,
+) {
+    let selected_row = state
+        .selected
+        .and_then(|n| tree.rows.iter().position(|r| r.node == n));
+    let reveal = state.reveal_selected;
+    let mut row_visible = false;
+    if reveal && let Some(row) = selected_row {
+        // The row and its children show: its ancestors and itself unfold.
+        state.collapsed.remove(&tree.rows[row].node);
+        for ancestor in super::joint_search::ancestor_rows(tree, row) {
+            state.collapsed.remove(&tree.rows[ancestor].node);
+        }
+    }
+    let matches = super::joint_search::matching_rows(tree, &state.search);
+    let cursor_row = matches.get(state.search_cursor).copied();
+    let shown = super::joint_search::shown_rows(tree, &state.search, &state.collapsed);
+    let area = egui::ScrollArea::vertical()
         .id_salt("joint_tree")
         .max_height(220.0)
         .show(ui, |ui| {
-            for i in tree.visible_rows(&state.collapsed) {
+            for i in shown {
                 let Some(row) = tree.rows.get(i) else {
                     continue;
                 };
@@ -205,21 +378,11 @@ pub fn joints_ui(
                 if marked {
                     rich = rich.color(egui::Color32::from_rgb(255, 190, 80));
                 }
+                if cursor_row == Some(i) {
+                    rich = rich.underline();
+                }
                 ui.horizontal(|ui| {
-                    let folded = state.collapsed.contains(&row.node);
-                    if tree.has_children(i) {
-                        let sign = if folded { "+" } else { "-" };
-                        if ui
-                            .small_button(sign)
-                            .on_hover_text("fold or unfold this joint's children")
-                            .clicked()
-                            && !state.collapsed.remove(&row.node)
-                        {
-                            state.collapsed.insert(row.node);
-                        }
-                    } else {
-                        ui.add_space(ui.spacing().interact_size.y);
-                    }
+                    fold_button(ui, state, tree, i);
                     let flag = hybrid
                         .flags
                         .get_mut(state.skin)
@@ -232,70 +395,57 @@ pub fn joints_ui(
                     {
                         hybrid.revision += 1;
                     }
-                    if ui.selectable_label(selected, rich).clicked() {
+                    let label = ui.selectable_label(selected, rich);
+                    if selected {
+                        super::probe::record(ui, "selected joint row", label.rect);
+                        row_visible = ui.clip_rect().contains_rect(label.rect);
+                        if reveal {
+                            // No animation: the row is in view on the next frame.
+                            let now = egui::style::ScrollAnimation::none();
+                            label.scroll_to_me_animation(Some(egui::Align::Center), now);
+                        }
+                    }
+                    if label.clicked() {
                         state.selected = Some(row.node);
+                    }
+                    if label.double_clicked() {
+                        *frame_joint = Some(row.node);
                     }
                 });
             }
         });
-    ui.horizontal(|ui| {
-        ui.label("DQS flags:");
-        if ui.small_button("defaults").clicked() {
-            hybrid.reset_defaults = true;
-        }
-        for (label, value) in [("none", false), ("all", true)] {
-            if ui.small_button(label).clicked()
-                && let Some(f) = hybrid.flags.get_mut(state.skin)
-            {
-                f.dqs.iter_mut().for_each(|d| *d = value);
-                hybrid.revision += 1;
-            }
-        }
-    });
-    match state.selected {
-        Some(node) => {
-            let name = tree
-                .rows
-                .iter()
-                .find(|r| r.node == node)
-                .map_or_else(|| format!("node {node}"), |r| r.name.clone());
-            ui.label(format!("selected: {name}"));
-            let mut a: JointAngles = state.overrides.get(node);
-            let mut changed = false;
-            for (k, (value, label)) in [
-                (&mut a.twist_deg, "twist °"),
-                (&mut a.bend_deg, "bend °"),
-                (&mut a.roll_deg, "roll °"),
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                let response = ui.add(egui::Slider::new(value, -360.0..=360.0).text(label));
-                changed |= response.changed();
-                if k == 0
-                    && let Some(f) = flips.filter(|f| f.joint == node)
-                {
-                    flip_strip_ui(ui, &response, f, *value);
-                }
-            }
-            if changed {
-                state.overrides.set(node, a);
-            }
-            ui.horizontal(|ui| {
-                if ui.button("reset joint").clicked() {
-                    state.overrides.set(node, JointAngles::default());
-                }
-                if ui.button("reset all").clicked() {
-                    state.overrides.clear();
-                }
-            });
-        }
-        None => {
-            ui.label("click a joint in the tree or the viewport");
-            if !state.overrides.angles.is_empty() && ui.button("reset all").clicked() {
-                state.overrides.clear();
-            }
-        }
+    super::probe::record(ui, "joint tree", area.inner_rect);
+    // Done once the row shows in a tree that shows; a few frames at most.
+    let tree_shown = ui.clip_rect().contains_rect(area.inner_rect);
+    state.reveal_frames = if reveal { state.reveal_frames + 1 } else { 0 };
+    if !reveal || (row_visible && tree_shown) || state.reveal_frames > 4 {
+        state.reveal_selected = false;
+    }
+    if reveal {
+        // The tree scrolled to the row above; now the panel around it shows the tree.
+        let now = egui::style::ScrollAnimation::none();
+        ui.scroll_to_rect_animation(area.inner_rect, Some(egui::Align::Center), now);
+    }
+}
+
+/// The `-`/`+` button folding row `i`'s children, or a gap of its size for a leaf.
+fn fold_button(ui: &mut egui::Ui, state: &mut JointsState, tree: &JointTree, i: usize) {
+    let Some(row) = tree.rows.get(i) else {
+        return;
+    };
+    if !tree.has_children(i) || !state.search.trim().is_empty() {
+        ui.add_space(ui.spacing().interact_size.y);
+        return;
+    }
+    let folded = state.collapsed.contains(&row.node);
+    let sign = if folded { "+" } else { "-" };
+    if ui
+        .small_button(sign)
+        .on_hover_text("fold or unfold this joint's children")
+        .clicked()
+        && !state.collapsed.remove(&row.node)
+    {
+        state.collapsed.insert(row.node);
     }
 }
 

@@ -7,17 +7,20 @@ mod cor;
 mod crowd;
 mod facts;
 mod flip;
+mod joint_search;
 mod joints;
 mod morphs;
 mod orbit;
 mod playback;
 mod plot;
+pub mod probe;
 mod viewport;
 
 pub use cor::{CorState, cor_ui};
 pub use crowd::{MAX_CROWD, crowd_ui};
 pub use facts::{ModelFacts, facts_ui};
 pub use flip::{FLIP_COLOR, flip_strip_ui, flipped_ranges, x_of_twist};
+pub use joint_search::{matching_rows, mirror_joint, mirror_name, shown_rows};
 pub use joints::{
     HybridState, JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint,
 };
@@ -155,6 +158,10 @@ pub struct Requests {
     pub open_dialog: bool,
     /// Fit the camera to the model.
     pub frame_model: bool,
+    /// Fit the camera to the region this joint (node) moves.
+    pub frame_joint: Option<usize>,
+    /// Save the window's next frame as a PNG (the app asks where).
+    pub save_image: bool,
     /// Open this model from File > Recent.
     pub open_recent: Option<String>,
 }
@@ -194,6 +201,8 @@ pub struct ViewerState {
     pub cor: CorState,
     /// File > Recent: the last models opened, most recent first.
     pub recent: Vec<String>,
+    /// Where each joint of the shown skin was drawn this frame: (node, window point), per view.
+    pub projected_joints: Vec<(usize, glam::Vec2)>,
 }
 
 /// The left panel: file, skinning, display, animation, joints and model facts.
@@ -204,8 +213,19 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
             if ui.button("Open…").clicked() {
                 state.requests.open_dialog = true;
             }
-            if ui.button("Frame (F)").clicked() {
-                state.requests.frame_model = true;
+            if ui
+                .button("Save image")
+                .on_hover_text("the window as you see it (panes, labels, legend) as a PNG")
+                .clicked()
+            {
+                state.requests.save_image = true;
+            }
+            if ui
+                .button("Frame (F)")
+                .on_hover_text("frame the selected joint's region, or the model")
+                .clicked()
+            {
+                frame_selection(state);
             }
             ui.add_enabled_ui(!state.recent.is_empty(), |ui| {
                 ui.menu_button("Recent", |ui| {
@@ -245,6 +265,7 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
                     &state.trees,
                     &mut state.hybrid,
                     state.inspect.flips.as_ref(),
+                    &mut state.requests.frame_joint,
                 );
             });
         if !state.morphs.nodes.is_empty() {
@@ -343,9 +364,31 @@ pub fn shortcuts(ctx: &egui::Context, state: &mut ViewerState) {
             p.to_end();
         }
         if i.key_pressed(egui::Key::F) {
-            state.requests.frame_model = true;
+            frame_selection(state);
+        }
+        if i.key_pressed(egui::Key::M) {
+            mirror_selection(state);
         }
     });
+}
+
+/// Asks to frame the selected joint's region, or the model when no joint is selected.
+pub fn frame_selection(state: &mut ViewerState) {
+    match state.joints.selected {
+        Some(node) => state.requests.frame_joint = Some(node),
+        None => state.requests.frame_model = true,
+    }
+}
+
+/// Selects the joint on the other side of the selected one (Left <-> Right), if there is one.
+pub fn mirror_selection(state: &mut ViewerState) {
+    let tree = state.trees.get(state.joints.skin);
+    if let Some(node) = state.joints.selected
+        && let Some(other) = tree.and_then(|t| mirror_joint(t, node))
+    {
+        state.joints.selected = Some(other);
+        state.joints.reveal_selected = true;
+    }
 }
 
 #[cfg(test)]

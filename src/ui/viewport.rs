@@ -159,12 +159,18 @@ pub fn viewport_ui(
             Stroke::new(2.0, Color32::from_gray(90)),
         );
     }
-    if response.clicked_by(egui::PointerButton::Primary)
+    let double = response.double_clicked_by(egui::PointerButton::Primary);
+    if (response.clicked_by(egui::PointerButton::Primary) || double)
         && let Some(pos) = response.interact_pointer_pos()
         && let Some(node) = pick_joint(&projected, Vec2::new(pos.x, pos.y), PICK_RADIUS_PX)
     {
         state.joints.selected = Some(node);
+        state.joints.reveal_selected = true;
+        if double {
+            state.requests.frame_joint = Some(node);
+        }
     }
+    state.projected_joints = projected;
     paint_status(
         &painter,
         viewport,

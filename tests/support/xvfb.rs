@@ -28,9 +28,16 @@ pub fn skip_without_xvfb(test: &str) -> bool {
 
 /// Runs dqview under xvfb-run with `args`; panics with its output on failure.
 pub fn run_viewer(args: &[&str]) {
+    run_viewer_sized(args, "1280x720");
+}
+
+/// Like [`run_viewer`] with the window (and the virtual screen) `size`, `WIDTHxHEIGHT`.
+pub fn run_viewer_sized(args: &[&str], size: &str) {
+    let screen = format!("-screen 0 {size}x24");
     let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x720x24"])
+        .args(["-a", "-s", &screen])
         .arg(env!("CARGO_BIN_EXE_dqview"))
+        .args(["--window-size", size])
         .args(args)
         // winit 0.30 panics instead of falling back to X11 when these point nowhere.
         .env_remove("WAYLAND_DISPLAY")

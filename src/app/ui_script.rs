@@ -1,0 +1,365 @@
+//! Scripted input for tests and bug reports (`--ui-script FILE`): clicks, keys and text fed
+//! to egui at given frames, and dumps of what the window shows.
+//!
+//! The script is JSON: a list of steps `{"frame": N, "do": ACTION, ...}`. Actions:
+//! - `click`: `"probe": NAME` (a widget the panels record, see `ui::probe`) or
+//!   `"joint": NAME` (its dot in the first view), optional `"double": true`;
+//! - `drag`: from `"probe"`'s centre by `"dx"`, `"dy"` points (pressed on the step's frame,
+//!   moved on the next, released on the one after, as a hand would);
+//! - `type`: `"text"`; `key`: `"key"` (an egui key name such as `Enter`, `ArrowDown`, `F`, `M`);
+//! - `dump`: `"path"`, writes the probes, selection, camera and joint positions as JSON;
+//! - `save`: `"path"`, writes this frame as a PNG, as the Save image button does.
+//!
+//! Events go through egui exactly as a user's do; positions come from the previous
+//! frame's layout, so scripts name widgets instead of guessing pixels.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::{Value, json};
+
+use crate::ui::ViewerState;
+use crate::ui::probe::Probes;
+
+/// One step of a script.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    /// Click (or double-click) at a probed widget or a joint's dot.
+    Click {
+        /// What to click.
+        at: Target,
+        /// Two clicks at once.
+        double: bool,
+    },
+    /// Press on a probed widget's centre, move by (dx, dy) points, release.
+    Drag {
+        /// The widget.
+        probe: String,
+        /// Points to move right and down.
+        delta: egui::Vec2,
+    },
+    /// Text typed into the focused widget.
+    Type(String),
+    /// A key pressed and released.
+    Key(egui::Key),
+    /// Write the dump to this file.
+    Dump(PathBuf),
+    /// Write this frame to this PNG.
+    Save(PathBuf),
+}
+
+/// Where a click lands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    /// A probed widget's centre.
+    Probe(String),
+    /// The dot of the joint with this name.
+    Joint(String),
+}
+
+/// A script: its steps, by frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UiScript {
+    steps: Vec<(u64, Step)>,
+}
+
+impl UiScript {
+    /// Reads and checks the script at `path`.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the UI script {}", path.display()))?;
+        Self::parse(&text).with_context(|| format!("in the UI script {}", path.display()))
+    }
+
+    /// Parses script text (see the module comment).
+    pub fn parse(text: &str) -> Result<Self> {
+        let value: Value = serde_json::from_str(text).context("not JSON")?;
+        let list = value
+            .as_array()
+            .ok_or_else(|| anyhow!("not a list of steps"))?;
+        let steps = list
+            .iter()
+            .enumerate()
+            .map(|(i, s)| parse_step(s).with_context(|| format!("step {i}")))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { steps })
+    }
+
+    /// The steps of frame `frame`.
+    pub fn steps_at(&self, frame: u64) -> impl Iterator<Item = &Step> {
+        self.steps
+            .iter()
+            .filter(move |(f, _)| *f == frame)
+            .map(|(_, s)| s)
+    }
+}
+
+/// One step from its JSON object.
+fn parse_step(s: &Value) -> Result<(u64, Step)> {
+    let frame = s["frame"]
+        .as_u64()
+        .ok_or_else(|| anyhow!("\"frame\" must be a whole number"))?;
+    let text = |key: &str| {
+        s[key]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| anyhow!("\"{key}\" must be a string"))
+    };
+    let step = match s["do"].as_str() {
+        Some("click") => {
+            let at = match (s["probe"].as_str(), s["joint"].as_str()) {
+                (Some(p), None) => Target::Probe(p.into()),
+                (None, Some(j)) => Target::Joint(j.into()),
+                _ => bail!("a click names one \"probe\" or one \"joint\""),
+            };
+            Step::Click {
+                at,
+                double: s["double"].as_bool().unwrap_or(false),
+            }
+        }
+        Some("drag") => Step::Drag {
+            probe: text("probe")?,
+            delta: egui::vec2(
+                s["dx"].as_f64().unwrap_or(0.0) as f32,
+                s["dy"].as_f64().unwrap_or(0.0) as f32,
+            ),
+        },
+        Some("type") => Step::Type(text("text")?),
+        Some("key") => {
+            let name = text("key")?;
+            Step::Key(egui::Key::from_name(&name).ok_or_else(|| anyhow!("unknown key `{name}`"))?)
+        }
+        Some("dump") => Step::Dump(text("path")?.into()),
+        Some("save") => Step::Save(text("path")?.into()),
+        other => bail!("unknown action {other:?} (click, drag, type, key, dump, save)"),
+    };
+    Ok((frame, step))
+}
+
+/// The egui events of `step` for its own frame and the following ones (index 0 is the
+/// step's frame), positioned by last frame's `probes` and joint positions.
+pub fn events_of(
+    step: &Step,
+    probes: &Probes,
+    state: &ViewerState,
+    scene: &crate::scene::Scene,
+) -> Result<Vec<Vec<egui::Event>>> {
+    let press = |pos: egui::Pos2, pressed: bool| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    let probe_at = |name: &str| {
+        probes
+            .get(name)
+            .map(|p| p.rect.center())
+            .ok_or_else(|| anyhow!("no widget `{name}` on screen (probes: {:?})", probes.keys()))
+    };
+    Ok(match step {
+        Step::Click { at, double } => {
+            let pos = match at {
+                Target::Probe(name) => probe_at(name)?,
+                Target::Joint(name) => joint_at(state, scene, name)?,
+            };
+            let mut events = vec![
+                egui::Event::PointerMoved(pos),
+                press(pos, true),
+                press(pos, false),
+            ];
+            if *double {
+                events.extend([press(pos, true), press(pos, false)]);
+            }
+            vec![events]
+        }
+        Step::Drag { probe, delta } => {
+            let from = probe_at(probe)?;
+            let to = from + *delta;
+            vec![
+                vec![egui::Event::PointerMoved(from), press(from, true)],
+                vec![egui::Event::PointerMoved(from + *delta * 0.5)],
+                vec![egui::Event::PointerMoved(to), press(to, false)],
+            ]
+        }
+        Step::Type(text) => vec![vec![egui::Event::Text(text.clone())]],
+        Step::Key(key) => vec![
+            [true, false]
+                .map(|pressed| egui::Event::Key {
+                    key: *key,
+                    physical_key: None,
+                    pressed,
+                    repeat: false,
+                    modifiers: egui::Modifiers::NONE,
+                })
+                .to_vec(),
+        ],
+        Step::Dump(_) | Step::Save(_) => Vec::new(),
+    })
+}
+
+/// Where the dot of joint `name` was drawn last frame.
+fn joint_at(state: &ViewerState, scene: &crate::scene::Scene, name: &str) -> Result<egui::Pos2> {
+    let node = crate::anim::find_node(scene, name).ok_or_else(|| anyhow!("no joint `{name}`"))?;
+    state
+        .projected_joints
+        .iter()
+        .find(|(n, _)| *n == node)
+        .map(|(_, p)| egui::pos2(p.x, p.y))
+        .ok_or_else(|| anyhow!("joint `{name}` is not on screen"))
+}
+
+/// The dump: window size, probes, selection, search, camera and joint positions.
+#[must_use]
+pub fn dump(
+    state: &ViewerState,
+    probes: &Probes,
+    scene: &crate::scene::Scene,
+    window: [u32; 2],
+) -> Value {
+    let name = |n: usize| {
+        scene
+            .nodes
+            .get(n)
+            .map_or_else(String::new, |n| n.name.clone())
+    };
+    let rect = |r: egui::Rect| json!([r.min.x, r.min.y, r.max.x, r.max.y]);
+    let probes: serde_json::Map<String, Value> = probes
+        .iter()
+        .map(|(k, p)| {
+            let v = json!({"rect": rect(p.rect), "clip": rect(p.clip), "visible": p.is_visible()});
+            (k.clone(), v)
+        })
+        .collect();
+    let joints: serde_json::Map<String, Value> = state
+        .projected_joints
+        .iter()
+        .map(|(n, p)| (name(*n), json!([p.x, p.y])))
+        .collect();
+    let cam = &state.camera;
+    json!({
+        "window": window,
+        "probes": probes,
+        "selected": state.joints.selected.map(name),
+        "search": state.joints.search,
+        "collapsed": state.joints.collapsed.iter().map(|&n| name(n)).collect::<Vec<_>>(),
+        "camera": {"target": cam.target.to_array(), "distance": cam.distance, "yaw": cam.yaw, "pitch": cam.pitch},
+        "joints": joints,
+        "overrides": state.joints.overrides.angles.iter().map(|(&n, a)| json!({"joint": name(n), "twist_deg": a.twist_deg, "bend_deg": a.bend_deg, "roll_deg": a.roll_deg})).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_parse_and_bad_steps_say_which() {
+        let script = UiScript::parse(
+            r#"[{"frame": 2, "do": "click", "probe": "joint search"},
+                {"frame": 3, "do": "type", "text": "fore"},
+                {"frame": 3, "do": "key", "key": "Enter"},
+                {"frame": 4, "do": "click", "joint": "tip", "double": true},
+                {"frame": 5, "do": "dump", "path": "out.json"}]"#,
+        )
+        .expect("parses");
+        assert_eq!(script.steps_at(3).count(), 2);
+        assert_eq!(
+            script.steps_at(4).next(),
+            Some(&Step::Click {
+                at: Target::Joint("tip".into()),
+                double: true
+            })
+        );
+        for bad in [
+            r#"{"frame": 1}"#,
+            r#"[{"do": "type", "text": "x"}]"#,
+            r#"[{"frame": 1, "do": "key", "key": "NoSuchKey"}]"#,
+            r#"[{"frame": 1, "do": "click"}]"#,
+            r#"[{"frame": 1, "do": "fly"}]"#,
+        ] {
+            assert!(UiScript::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
+
+/// The viewer's scripted input: the script, and the widgets laid out last frame.
+#[derive(Default)]
+pub struct ScriptHooks {
+    /// The script, in scripted runs with `--ui-script`.
+    script: Option<UiScript>,
+    /// Where the probed widgets were last frame (clicks aim at them).
+    probes: Probes,
+    /// Events of earlier steps due on later frames (the rest of a drag), by frame.
+    pending: Vec<(u64, Vec<egui::Event>)>,
+}
+
+impl ScriptHooks {
+    /// Hooks running `script`, if any.
+    #[must_use]
+    pub fn new(script: Option<UiScript>) -> Self {
+        Self {
+            script,
+            probes: Probes::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    /// The input events of frame `frame`: its steps', aimed by last frame's layout, and the
+    /// rest of earlier steps that span frames.
+    pub fn events(
+        &mut self,
+        frame: u64,
+        state: &ViewerState,
+        scene: &crate::scene::Scene,
+    ) -> Result<Vec<egui::Event>> {
+        let Some(script) = &self.script else {
+            return Ok(Vec::new());
+        };
+        let mut events = Vec::new();
+        for step in script.steps_at(frame) {
+            for (k, part) in events_of(step, &self.probes, state, scene)?
+                .into_iter()
+                .enumerate()
+            {
+                self.pending.push((frame + k as u64, part));
+            }
+        }
+        self.pending.retain(|(f, part)| {
+            if *f == frame {
+                events.extend(part.iter().cloned());
+            }
+            *f > frame
+        });
+        Ok(events)
+    }
+
+    /// After the UI ran: keeps this frame's probes, writes the dumps of frame `frame`, and
+    /// returns where this frame should be saved as a PNG, if a step asks.
+    pub fn after_ui(
+        &mut self,
+        frame: u64,
+        ctx: &egui::Context,
+        state: &ViewerState,
+        scene: &crate::scene::Scene,
+        window: [u32; 2],
+    ) -> Result<Option<PathBuf>> {
+        self.probes = crate::ui::probe::take(ctx);
+        let Some(script) = &self.script else {
+            return Ok(None);
+        };
+        let mut save = None;
+        for step in script.steps_at(frame) {
+            match step {
+                Step::Dump(path) => {
+                    let text =
+                        serde_json::to_string_pretty(&dump(state, &self.probes, scene, window))?;
+                    std::fs::write(path, text)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                }
+                Step::Save(path) => save = Some(path.clone()),
+                _ => {}
+            }
+        }
+        Ok(save)
+    }
+}
