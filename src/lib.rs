@@ -14,12 +14,14 @@
 //! - [`ui`]: the viewer's panels and camera, egui only (no wgpu).
 //! - [`session`]: rig session files (camera, mode, clip, overrides), plain serde data.
 //! - [`report`]: errors as one line for the user, for the edges (`app`, `cli`, `main`).
+//! - [`blend_file`]: writing a DQS blend map into a model's file, for the edges (`app`, `cli`).
 //! - [`app`]: the viewer window: winit, the wgpu surface, the frame loop.
 //! - [`cli`]: the command line; nothing imports it but `main`.
 
 pub mod analysis;
 pub mod anim;
 pub mod app;
+pub mod blend_file;
 pub mod builtin;
 pub mod cli;
 pub mod dq;

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use super::screenshot::copy_texture;
 use super::viewer::Running;
-use crate::render::{Camera, DEFAULT_DISPLACEMENT_RED, ViewParams, begin_scene_pass};
+use crate::render::{Camera, DEFAULT_DISPLACEMENT_RED, DebugView, ViewParams, begin_scene_pass};
 use crate::skin::SkinningMode;
 use crate::ui::{ViewMode, ViewRect, ghost_mode, panel_ui, plot_ui, shortcuts, viewport_ui};
 
@@ -53,6 +53,7 @@ impl Running {
         self.inspector
             .update(&mut self.state, Instant::now(), screenshot.is_some());
         let mut ui = self.run_ui();
+        self.update_paint(&ui);
         if let Some(betas) = self.inspector.betas_if_changed(&mut self.state) {
             self.model
                 .gpu
@@ -161,6 +162,7 @@ impl Running {
             &self.state,
             &self.model.scene,
             window,
+            self.model.paint.map(),
         );
         match after {
             Ok(save) => self.files.pending_save = save.or(self.files.pending_save.take()),
@@ -179,6 +181,29 @@ impl Running {
                 size_in_pixels: [self.gpu.config.width, self.gpu.config.height],
                 pixels_per_point: output.pixels_per_point,
             },
+        }
+    }
+
+    /// Applies this frame's brush dabs and paint requests; hands a changed map to the inspector.
+    fn update_paint(&mut self, ui: &UiFrame) {
+        let model = &mut self.model;
+        let changed = model.paint.update(
+            &mut self.state,
+            &model.scene,
+            &model.pose,
+            self.inspector.flag_betas(),
+            &ui.views,
+            model.cor.centers(),
+        );
+        if changed {
+            let revision = model.paint.revision();
+            self.inspector.set_painted(model.paint.map(), revision);
+        }
+        if std::mem::take(&mut self.state.paint.requests.save) {
+            self.state.paint.message = Some(match model.paint.map() {
+                Some(map) => super::paint::save_map(&model.scene, map),
+                None => "nothing painted to save".into(),
+            });
         }
     }
 
@@ -317,9 +342,11 @@ impl Running {
             let camera = Camera {
                 clip_from_world: self.state.camera.clip_from_world(aspect),
             };
+            // While painting, the mesh shows the map itself: the beta view at scale 1.
+            let painting = self.state.paint.enabled;
             let params = ViewParams {
-                beta: s.beta,
-                view: s.shading,
+                beta: if painting { 1.0 } else { s.beta },
+                view: if painting { DebugView::Beta } else { s.shading },
                 selected_joint: self.selected_joint_index(),
                 diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
                 bulge: s.bulge_compensation,

@@ -34,6 +34,8 @@ struct SeriesKey {
     beta_scale: f32,
     /// Whether CoR centers were there (a run without them has no CoR line).
     with_cor: bool,
+    /// The painted map's revision, when one replaces the flags' betas.
+    painted: Option<u64>,
 }
 
 /// A series being computed on another thread.
@@ -67,9 +69,15 @@ pub struct Inspector {
     scene: Arc<Scene>,
     /// Blended joint pairs per skin (scanned once).
     pairs: Vec<BlendPairs>,
-    /// Hybrid betas of the current flags, and the flags revision they come from.
+    /// Hybrid betas shown: the painted map, else the current flags' (the file's map where it has one).
     pub betas: SceneBetas,
+    /// The current flags' betas, and the flags revision they come from.
+    flag_betas: SceneBetas,
     betas_revision: Option<u64>,
+    /// The painted map and its revision, when there is one.
+    painted: Option<(SceneBetas, u64)>,
+    /// Whether `betas` changed since they were last handed out for upload.
+    betas_dirty: bool,
     job: Option<Job>,
     /// The key of the series shown, or of the last run cancelled by the user.
     settled: Option<SeriesKey>,
@@ -93,7 +101,10 @@ impl Inspector {
             scene,
             pairs,
             betas: SceneBetas::default(),
+            flag_betas: SceneBetas::default(),
             betas_revision: None,
+            painted: None,
+            betas_dirty: true,
             job: None,
             settled: None,
             wanted: None,
@@ -121,18 +132,44 @@ impl Inspector {
             .collect()
     }
 
-    /// New betas when the flags changed since the last call (to upload), else `None`.
+    /// New betas when the flags or the painted map changed since the last call (to upload), else `None`.
     pub fn betas_if_changed(&mut self, state: &mut ViewerState) -> Option<&SceneBetas> {
         if std::mem::take(&mut state.hybrid.reset_defaults) {
             state.hybrid.flags = self.default_flags(state.playback.clip, &state.joints.overrides);
             state.hybrid.revision += 1;
         }
-        if self.betas_revision == Some(state.hybrid.revision) {
+        if self.betas_revision != Some(state.hybrid.revision) {
+            self.betas_revision = Some(state.hybrid.revision);
+            self.flag_betas = SceneBetas::from_flags(&self.scene, &state.hybrid.flags);
+            self.betas_dirty = true;
+        }
+        if !std::mem::take(&mut self.betas_dirty) {
             return None;
         }
-        self.betas_revision = Some(state.hybrid.revision);
-        self.betas = SceneBetas::from_flags(&self.scene, &state.hybrid.flags);
+        self.betas = match &self.painted {
+            Some((map, _)) => map.clone(),
+            None => self.flag_betas.clone(),
+        };
         Some(&self.betas)
+    }
+
+    /// The betas without a painted map: the flags' (the file's `_DQS_BLEND` where it has one).
+    #[must_use]
+    pub fn flag_betas(&self) -> &SceneBetas {
+        &self.flag_betas
+    }
+
+    /// Hands over the painted map (`None`: the flags' betas again) at `revision`.
+    pub fn set_painted(&mut self, map: Option<&SceneBetas>, revision: u64) {
+        let current = self.painted.as_ref().map(|(_, r)| *r);
+        if map.is_none() && current.is_none() {
+            return;
+        }
+        if current == Some(revision) && map.is_some() {
+            return;
+        }
+        self.painted = map.map(|m| (m.clone(), revision));
+        self.betas_dirty = true;
     }
 
     /// Polls and (re)starts the series, recomputes flips, and sets the warning.
@@ -205,6 +242,7 @@ impl Inspector {
             flags: state.hybrid.flags.clone(),
             beta_scale: state.skinning.beta,
             with_cor: self.cor_centers.is_some(),
+            painted: self.painted.as_ref().map(|(_, r)| *r),
         })
     }
 

@@ -10,6 +10,7 @@ mod graphics;
 mod inspect;
 mod model;
 mod open_dialog;
+mod paint;
 mod recovery;
 mod screenshot;
 mod session;

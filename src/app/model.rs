@@ -25,6 +25,8 @@ pub struct LoadedModel {
     pub bounds: (Vec3, Vec3),
     /// The CoR precompute of this model (started the first time CoR is shown).
     pub cor: super::cor_job::CorJob,
+    /// The painted DQS blend map and its history.
+    pub paint: super::paint::Painter,
 }
 
 impl LoadedModel {
@@ -65,6 +67,7 @@ impl LoadedModel {
             grid,
             bounds,
             cor: super::cor_job::CorJob::default(),
+            paint: super::paint::Painter::default(),
         })
     }
 

@@ -15,7 +15,12 @@ use crate::ui::{ViewMode, ViewerState};
 
 /// The session of the model `key` as the viewer shows it now.
 #[must_use]
-pub fn capture(state: &ViewerState, scene: &Scene, key: ModelKey) -> Session {
+pub fn capture(
+    state: &ViewerState,
+    scene: &Scene,
+    key: ModelKey,
+    blend_map: Option<&crate::skin::SceneBetas>,
+) -> Session {
     let name = |n: usize| {
         scene
             .nodes
@@ -69,6 +74,7 @@ pub fn capture(state: &ViewerState, scene: &Scene, key: ModelKey) -> Session {
             })
             .collect(),
         hybrid_dqs_joints: flagged_joint_names(state, scene),
+        blend_map: blend_map.map(|m| m.per_primitive.clone()),
         ..Session::default()
     }
 }
@@ -200,6 +206,26 @@ impl SessionHooks {
     }
 }
 
+/// A session's painted map, if it fits `scene` (every primitive's length its vertex count).
+fn blend_map_of(session: &Session, scene: &Scene) -> Option<crate::skin::SceneBetas> {
+    let map = session.blend_map.as_ref()?;
+    let fits = scene.meshes.len() == map.len()
+        && scene.meshes.iter().zip(map).all(|(mesh, prims)| {
+            mesh.primitives.len() == prims.len()
+                && mesh
+                    .primitives
+                    .iter()
+                    .zip(prims)
+                    .all(|(p, b)| b.is_empty() || b.len() == p.positions.len())
+        });
+    if !fits {
+        log::warn!("the session's blend map does not fit this model's meshes; left out");
+    }
+    fits.then(|| crate::skin::SceneBetas {
+        per_primitive: map.clone(),
+    })
+}
+
 /// The files the viewer reads and writes: models, saved images and sessions.
 pub(super) struct ModelFiles {
     /// The open-file dialog, while it is up.
@@ -255,6 +281,9 @@ impl Running {
                     );
                 }
                 apply(&session, &mut self.state, &self.model.scene, &durations);
+                self.model
+                    .paint
+                    .restore(blend_map_of(&session, &self.model.scene));
             }
             Some(Err(e)) => self.state.error = Some(e),
             None => {}
@@ -272,7 +301,7 @@ impl Running {
         let Some(key) = self.files.sessions.key.clone() else {
             return;
         };
-        let session = capture(&self.state, &self.model.scene, key);
+        let session = capture(&self.state, &self.model.scene, key, self.model.paint.map());
         let explicit = self
             .files
             .sessions
@@ -330,7 +359,7 @@ mod tests {
             path: "builtin:arm".into(),
             content_hash: String::new(),
         };
-        let session = capture(&state, &scene, key);
+        let session = capture(&state, &scene, key, None);
         let text = session.to_json();
         let back = Session::from_json(&text).expect("parse");
         assert_eq!(back.hybrid_dqs_joints.len(), 1, "one flagged joint saved");

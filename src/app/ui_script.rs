@@ -4,9 +4,11 @@
 //! The script is JSON: a list of steps `{"frame": N, "do": ACTION, ...}`. Actions:
 //! - `click`: `"probe": NAME` (a widget the panels record, see `ui::probe`) or
 //!   `"joint": NAME` (its dot in the first view), optional `"double": true`;
-//! - `drag`: from `"probe"`'s centre by `"dx"`, `"dy"` points (pressed on the step's frame,
-//!   moved on the next, released on the one after, as a hand would);
-//! - `type`: `"text"`; `key`: `"key"` (an egui key name such as `Enter`, `ArrowDown`, `F`, `M`);
+//! - `drag`: from `"probe"`'s centre (or `"at": [x, y]` in window points) by `"dx"`, `"dy"`
+//!   points (pressed on the step's frame, moved over the next `"frames"` (default 2), released
+//!   after, as a hand would);
+//! - `type`: `"text"`; `key`: `"key"` (an egui key name such as `Enter`, `ArrowDown`, `F`, `M`,
+//!   `Z`), with `"ctrl": true` and `"shift": true` for chords;
 //! - `dump`: `"path"`, writes the probes, selection, camera and joint positions as JSON;
 //! - `save`: `"path"`, writes this frame as a PNG, as the Save image button does.
 //!
@@ -31,17 +33,19 @@ pub enum Step {
         /// Two clicks at once.
         double: bool,
     },
-    /// Press on a probed widget's centre, move by (dx, dy) points, release.
+    /// Press at a probed widget's centre or a point, move by (dx, dy) points, release.
     Drag {
-        /// The widget.
-        probe: String,
+        /// Where the drag starts.
+        from: Target,
         /// Points to move right and down.
         delta: egui::Vec2,
+        /// Frames the move takes.
+        frames: u64,
     },
     /// Text typed into the focused widget.
     Type(String),
-    /// A key pressed and released.
-    Key(egui::Key),
+    /// A key pressed and released, with modifiers.
+    Key(egui::Key, egui::Modifiers),
     /// Write the dump to this file.
     Dump(PathBuf),
     /// Write this frame to this PNG.
@@ -55,6 +59,8 @@ pub enum Target {
     Probe(String),
     /// The dot of the joint with this name.
     Joint(String),
+    /// A point, in window points.
+    Point(egui::Pos2),
 }
 
 /// A script: its steps, by frame.
@@ -106,34 +112,52 @@ fn parse_step(s: &Value) -> Result<(u64, Step)> {
             .ok_or_else(|| anyhow!("\"{key}\" must be a string"))
     };
     let step = match s["do"].as_str() {
-        Some("click") => {
-            let at = match (s["probe"].as_str(), s["joint"].as_str()) {
-                (Some(p), None) => Target::Probe(p.into()),
-                (None, Some(j)) => Target::Joint(j.into()),
-                _ => bail!("a click names one \"probe\" or one \"joint\""),
-            };
-            Step::Click {
-                at,
-                double: s["double"].as_bool().unwrap_or(false),
-            }
-        }
+        Some("click") => Step::Click {
+            at: target(s)?,
+            double: s["double"].as_bool().unwrap_or(false),
+        },
         Some("drag") => Step::Drag {
-            probe: text("probe")?,
+            from: target(s)?,
             delta: egui::vec2(
                 s["dx"].as_f64().unwrap_or(0.0) as f32,
                 s["dy"].as_f64().unwrap_or(0.0) as f32,
             ),
+            frames: s["frames"].as_u64().unwrap_or(2).clamp(1, 600),
         },
         Some("type") => Step::Type(text("text")?),
         Some("key") => {
             let name = text("key")?;
-            Step::Key(egui::Key::from_name(&name).ok_or_else(|| anyhow!("unknown key `{name}`"))?)
+            let key = egui::Key::from_name(&name).ok_or_else(|| anyhow!("unknown key `{name}`"))?;
+            let flag = |k: &str| s[k].as_bool().unwrap_or(false);
+            let modifiers = egui::Modifiers {
+                ctrl: flag("ctrl"),
+                command: flag("ctrl"),
+                shift: flag("shift"),
+                ..egui::Modifiers::NONE
+            };
+            Step::Key(key, modifiers)
         }
         Some("dump") => Step::Dump(text("path")?.into()),
         Some("save") => Step::Save(text("path")?.into()),
         other => bail!("unknown action {other:?} (click, drag, type, key, dump, save)"),
     };
     Ok((frame, step))
+}
+
+/// The target a click or drag names: `"probe"`, `"joint"` or `"at": [x, y]`.
+fn target(s: &Value) -> Result<Target> {
+    match (s["probe"].as_str(), s["joint"].as_str(), s["at"].as_array()) {
+        (Some(p), None, None) => Ok(Target::Probe(p.into())),
+        (None, Some(j), None) => Ok(Target::Joint(j.into())),
+        (None, None, Some(at)) => {
+            let coord = |k: usize| at.get(k).and_then(Value::as_f64).map(|v| v as f32);
+            match (coord(0), coord(1)) {
+                (Some(x), Some(y)) => Ok(Target::Point(egui::pos2(x, y))),
+                _ => bail!("\"at\" must be [x, y]"),
+            }
+        }
+        _ => bail!("name one \"probe\", one \"joint\" or one \"at\": [x, y]"),
+    }
 }
 
 /// The egui events of `step` for its own frame and the following ones (index 0 is the
@@ -161,6 +185,7 @@ pub fn events_of(
             let pos = match at {
                 Target::Probe(name) => probe_at(name)?,
                 Target::Joint(name) => joint_at(state, scene, name)?,
+                Target::Point(p) => *p,
             };
             let mut events = vec![
                 egui::Event::PointerMoved(pos),
@@ -172,24 +197,33 @@ pub fn events_of(
             }
             vec![events]
         }
-        Step::Drag { probe, delta } => {
-            let from = probe_at(probe)?;
-            let to = from + *delta;
-            vec![
-                vec![egui::Event::PointerMoved(from), press(from, true)],
-                vec![egui::Event::PointerMoved(from + *delta * 0.5)],
-                vec![egui::Event::PointerMoved(to), press(to, false)],
-            ]
+        Step::Drag {
+            from,
+            delta,
+            frames,
+        } => {
+            let from = match from {
+                Target::Probe(name) => probe_at(name)?,
+                Target::Joint(name) => joint_at(state, scene, name)?,
+                Target::Point(p) => *p,
+            };
+            let mut parts = vec![vec![egui::Event::PointerMoved(from), press(from, true)]];
+            for k in 1..=*frames {
+                let at = from + *delta * (k as f32 / *frames as f32);
+                parts.push(vec![egui::Event::PointerMoved(at)]);
+            }
+            parts.push(vec![press(from + *delta, false)]);
+            parts
         }
         Step::Type(text) => vec![vec![egui::Event::Text(text.clone())]],
-        Step::Key(key) => vec![
+        Step::Key(key, modifiers) => vec![
             [true, false]
                 .map(|pressed| egui::Event::Key {
                     key: *key,
                     physical_key: None,
                     pressed,
                     repeat: false,
-                    modifiers: egui::Modifiers::NONE,
+                    modifiers: *modifiers,
                 })
                 .to_vec(),
         ],
@@ -208,13 +242,14 @@ fn joint_at(state: &ViewerState, scene: &crate::scene::Scene, name: &str) -> Res
         .ok_or_else(|| anyhow!("joint `{name}` is not on screen"))
 }
 
-/// The dump: window size, probes, selection, search, camera and joint positions.
+/// The dump: window size, probes, selection, search, camera, joint positions and the painted map.
 #[must_use]
 pub fn dump(
     state: &ViewerState,
     probes: &Probes,
     scene: &crate::scene::Scene,
     window: [u32; 2],
+    painted: Option<&crate::skin::SceneBetas>,
 ) -> Value {
     let name = |n: usize| {
         scene
@@ -244,6 +279,13 @@ pub fn dump(
         "collapsed": state.joints.collapsed.iter().map(|&n| name(n)).collect::<Vec<_>>(),
         "camera": {"target": cam.target.to_array(), "distance": cam.distance, "yaw": cam.yaw, "pitch": cam.pitch},
         "joints": joints,
+        "paint": {
+            "map": painted.map(|m| &m.per_primitive),
+            "undo_steps": state.paint.undo_steps,
+            "redo_steps": state.paint.redo_steps,
+            "radius_px": state.paint.radius_px,
+            "message": state.paint.message,
+        },
         "overrides": state.joints.overrides.angles.iter().map(|(&n, a)| json!({"joint": name(n), "twist_deg": a.twist_deg, "bend_deg": a.bend_deg, "roll_deg": a.roll_deg})).collect::<Vec<_>>(),
     })
 }
@@ -342,6 +384,7 @@ impl ScriptHooks {
         state: &ViewerState,
         scene: &crate::scene::Scene,
         window: [u32; 2],
+        painted: Option<&crate::skin::SceneBetas>,
     ) -> Result<Option<PathBuf>> {
         self.probes = crate::ui::probe::take(ctx);
         let Some(script) = &self.script else {
@@ -351,8 +394,13 @@ impl ScriptHooks {
         for step in script.steps_at(frame) {
             match step {
                 Step::Dump(path) => {
-                    let text =
-                        serde_json::to_string_pretty(&dump(state, &self.probes, scene, window))?;
+                    let text = serde_json::to_string_pretty(&dump(
+                        state,
+                        &self.probes,
+                        scene,
+                        window,
+                        painted,
+                    ))?;
                     std::fs::write(path, text)
                         .with_context(|| format!("cannot write {}", path.display()))?;
                 }

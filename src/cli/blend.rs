@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
 
-use super::blend_write::{InputKind, OutKind, write_output};
 use super::{CorArgs, LoadArgs};
 use crate::anim::{find_clip, find_node};
+use crate::blend_file::{InputKind, MapSource, OutKind, WriteReport, write_output};
 use crate::scene::Scene;
 use crate::skin::{BlendFit, FitError, FitOptions, FitPose, JointSweep, SweepKind, fit_blend};
 
@@ -100,7 +100,13 @@ pub fn run(args: &BlendArgs) -> Result<()> {
     let started = Instant::now();
     let fit = fit_with_progress(&scene, &centers, &poses, args.smooth)?;
     let fit_s = started.elapsed().as_secs_f64();
-    let report = write_output(&scene, args, out_kind, &fit, &CANCEL)?;
+    let source = MapSource {
+        model: &args.model,
+        out: &args.out,
+        poses: fit.poses,
+        smooth: args.smooth,
+    };
+    let report = write_output(&scene, &source, out_kind, &fit.betas, &CANCEL)?;
     print_summary(args, &fit, fit_s, &report);
     Ok(())
 }
@@ -259,14 +265,6 @@ fn has_skinned_primitive(scene: &Scene) -> bool {
                 .get(m)
                 .is_some_and(|mesh| mesh.primitives.iter().any(|p| p.influences.is_some()))
     })
-}
-
-/// What was written, for the summary.
-pub(super) struct WriteReport {
-    /// Files written, the main one first.
-    pub files: Vec<PathBuf>,
-    /// Notes for the user (what a GLB from FBX lacks, repointed attributes, ...).
-    pub notes: Vec<String>,
 }
 
 /// Prints what was fitted and written.

@@ -4,7 +4,6 @@ mod analyze;
 mod bench;
 mod bench_gpu;
 mod blend;
-mod blend_write;
 mod cor_args;
 mod export;
 mod inspect;

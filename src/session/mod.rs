@@ -146,6 +146,9 @@ pub struct Session {
     pub morph_weights: Vec<MorphWeightEntry>,
     /// Names of joints flagged for DQS in hybrid mode (empty: the defaults).
     pub hybrid_dqs_joints: Vec<String>,
+    /// A painted DQS blend map: per mesh, per primitive, one beta per vertex (empty list: none
+    /// painted there); `None` when nothing was painted.
+    pub blend_map: Option<Vec<Vec<Vec<f32>>>>,
 }
 
 impl Session {

@@ -3,6 +3,7 @@
 //! [`skin_vertices`] defines correct output; the GPU shaders are checked against it.
 
 mod blend_fit;
+mod blend_paint;
 mod blend_smooth;
 mod bulge;
 mod cor;
@@ -21,6 +22,7 @@ pub use blend_fit::{
     BlendFit, FitError, FitOptions, FitPose, JointSweep, NEGLIGIBLE_GAP_RELATIVE, SweepKind,
     beta_terms, fit_beta, fit_blend,
 };
+pub use blend_paint::{BrushOp, Dab, Falloff, Neighbours, apply_dab, mirror_partners};
 pub use blend_smooth::smooth_betas;
 pub use bulge::{HingeAxis, SkinSkeleton, compensate_bulge, skin_scene_dqs_compensated};
 pub use cor::{SceneCenters, skin_scene_cor, skin_vertex_cor, skin_vertices_cor};

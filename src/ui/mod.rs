@@ -11,6 +11,7 @@ mod joint_search;
 mod joints;
 mod morphs;
 mod orbit;
+mod paint;
 mod playback;
 mod plot;
 pub mod probe;
@@ -26,6 +27,7 @@ pub use joints::{
 };
 pub use morphs::{MorphNode, MorphsState, morphs_ui};
 pub use orbit::{OrbitCamera, ndc_from_viewport, project_to_viewport};
+pub use paint::{PaintOp, PaintRequests, PaintState, paint_ui};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
 pub use plot::{InspectState, flipped_runs, jump_to, mode_color, plot_ui};
 pub use viewport::{SkeletonPose, Status, ViewRect, view_rects, viewport_ui};
@@ -203,6 +205,8 @@ pub struct ViewerState {
     pub recent: Vec<String>,
     /// Where each joint of the shown skin was drawn this frame: (node, window point), per view.
     pub projected_joints: Vec<(usize, glam::Vec2)>,
+    /// The blend-map brush.
+    pub paint: PaintState,
 }
 
 /// The left panel: file, skinning, display, animation, joints and model facts.
@@ -253,6 +257,9 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
                     cor_ui(ui, &mut state.cor);
                 }
             });
+        egui::CollapsingHeader::new("Paint DQS blend")
+            .default_open(state.paint.enabled)
+            .show(ui, |ui| paint_ui(ui, &mut state.paint));
         egui::CollapsingHeader::new("Animation")
             .default_open(true)
             .show(ui, |ui| playback_ui(ui, &mut state.playback, &state.clips));
@@ -368,6 +375,13 @@ pub fn shortcuts(ctx: &egui::Context, state: &mut ViewerState) {
         }
         if i.key_pressed(egui::Key::M) {
             mirror_selection(state);
+        }
+        if i.modifiers.command && i.key_pressed(egui::Key::Z) {
+            if i.modifiers.shift {
+                state.paint.requests.redo = true;
+            } else {
+                state.paint.requests.undo = true;
+            }
         }
     });
 }

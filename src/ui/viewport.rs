@@ -98,12 +98,22 @@ pub fn viewport_ui(
     let height = views.first().map_or(1.0, |v| v.rect.height());
     let delta = response.drag_delta();
     let delta = Vec2::new(delta.x, delta.y);
+    let painting = state.paint.enabled;
+    // While painting the left button paints and the right one orbits.
+    let orbit_button = if painting {
+        egui::PointerButton::Secondary
+    } else {
+        egui::PointerButton::Primary
+    };
     let panning = response.dragged_by(egui::PointerButton::Middle)
-        || (shift && response.dragged_by(egui::PointerButton::Primary));
+        || (shift && response.dragged_by(orbit_button));
     if panning {
         state.camera.pan(delta, height);
-    } else if response.dragged_by(egui::PointerButton::Primary) {
+    } else if response.dragged_by(orbit_button) {
         state.camera.orbit(delta);
+    }
+    if painting {
+        paint_input(ui, &response, state);
     }
     if let Some(pos) = response.hover_pos() {
         let scroll = ui.input(|i| i.smooth_scroll_delta().y);
@@ -160,7 +170,8 @@ pub fn viewport_ui(
         );
     }
     let double = response.double_clicked_by(egui::PointerButton::Primary);
-    if (response.clicked_by(egui::PointerButton::Primary) || double)
+    if !painting
+        && (response.clicked_by(egui::PointerButton::Primary) || double)
         && let Some(pos) = response.interact_pointer_pos()
         && let Some(node) = pick_joint(&projected, Vec2::new(pos.x, pos.y), PICK_RADIUS_PX)
     {
@@ -178,6 +189,26 @@ pub fn viewport_ui(
         state.inspect.warning.as_deref(),
     );
     views
+}
+
+/// Records this frame's brush dab (the pointer, while the left button is down on the
+/// viewport) and draws the brush circle under the pointer.
+fn paint_input(ui: &egui::Ui, response: &egui::Response, state: &mut ViewerState) {
+    let p = &mut state.paint;
+    let down = ui.input(|i| i.pointer.primary_down());
+    if down
+        && (response.is_pointer_button_down_on()
+            || response.dragged_by(egui::PointerButton::Primary))
+        && let Some(pos) = ui.input(|i| i.pointer.interact_pos())
+    {
+        p.stroke_began |= response.drag_started_by(egui::PointerButton::Primary)
+            || ui.input(|i| i.pointer.primary_pressed());
+        p.dabs.push(pos);
+    }
+    if let Some(pos) = response.hover_pos() {
+        let stroke = Stroke::new(1.5, Color32::from_rgb(255, 240, 120));
+        ui.painter().circle_stroke(pos, p.radius_px, stroke);
+    }
 }
 
 /// Bones as lines and joints as dots; the selected joint larger and yellow.

@@ -1,8 +1,10 @@
-//! Writing `dqview blend`'s map: the amended glTF, a GLB of the whole rig, or JSON.
+//! Writing a DQS blend map into a model's file: the amended glTF, a GLB of the whole rig, or
+//! the map alone as JSON. `dqview blend` and the viewer's "Save blend map" both write here.
 //!
 //! Every file is first written to a temporary file in its own folder and renamed
 //! into place only when all of them are complete and no Ctrl+C came, so a
-//! cancelled or failed run leaves no partial file.
+//! cancelled or failed run leaves no partial file. An edge module (anyhow errors), like
+//! `report`: the CLI and the viewer call it, nothing below them does.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,16 +12,37 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 
-use super::blend::{BlendArgs, WriteReport};
 use crate::scene::{
     AmendTarget, BlendValues, DQS_BLEND_ATTRIBUTE, ExternalFile, Scene, amend_dqs_blend,
     file_primitive_indices, write_glb,
 };
-use crate::skin::{BlendFit, NEGLIGIBLE_GAP_RELATIVE};
+use crate::skin::{NEGLIGIBLE_GAP_RELATIVE, SceneBetas};
+
+/// Where a map comes from and goes to.
+#[derive(Clone, Copy, Debug)]
+pub struct MapSource<'a> {
+    /// The model as opened: a path or `builtin:NAME`.
+    pub model: &'a str,
+    /// The file to write.
+    pub out: &'a Path,
+    /// Poses the map was fitted over (0 for a painted map), for the JSON.
+    pub poses: usize,
+    /// Smoothing iterations after the fit, for the JSON.
+    pub smooth: usize,
+}
+
+/// What was written.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WriteReport {
+    /// Files written, the main one first.
+    pub files: Vec<PathBuf>,
+    /// Notes for the user (what a GLB from FBX lacks, repointed attributes, ...).
+    pub notes: Vec<String>,
+}
 
 /// What the model is, as far as writing goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum InputKind {
+pub enum InputKind {
     /// `builtin:NAME`.
     Builtin,
     /// An FBX file.
@@ -32,7 +55,7 @@ pub(super) enum InputKind {
 
 impl InputKind {
     /// The kind of `model`: by the `builtin:` prefix, the `.fbx` extension, else the file's first bytes.
-    pub(super) fn of(model: &str) -> Self {
+    pub fn of(model: &str) -> Self {
         if model.starts_with("builtin:") {
             return Self::Builtin;
         }
@@ -61,7 +84,7 @@ impl InputKind {
 
 /// What `--out` (and `--format`) ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum OutKind {
+pub enum OutKind {
     /// The map alone as JSON.
     Json,
     /// A `.glb`.
@@ -72,7 +95,7 @@ pub(super) enum OutKind {
 
 impl OutKind {
     /// The output kind from the extension of `out`, checked against `--format`.
-    pub(super) fn of(out: &Path, format: Option<&str>) -> Result<Self> {
+    pub fn of(out: &Path, format: Option<&str>) -> Result<Self> {
         let ext = out
             .extension()
             .and_then(|e| e.to_str())
@@ -105,7 +128,7 @@ impl OutKind {
     }
 
     /// Refuses combinations that cannot be written (the amend keeps the input's container).
-    pub(super) fn check_input(self, input: InputKind) -> Result<()> {
+    pub fn check_input(self, input: InputKind) -> Result<()> {
         match (self, input) {
             (Self::Gltf, InputKind::Glb) => bail!(
                 "the input is a .glb: blend amends it, so --out must end in .glb (or .json for the map alone)"
@@ -127,26 +150,26 @@ impl OutKind {
 }
 
 /// Writes the fitted map as `kind` says, all files or none.
-pub(super) fn write_output(
+pub fn write_output(
     scene: &Scene,
-    args: &BlendArgs,
+    source: &MapSource<'_>,
     kind: OutKind,
-    fit: &BlendFit,
+    betas: &SceneBetas,
     cancel: &AtomicBool,
 ) -> Result<WriteReport> {
     let mut staged = Vec::new();
     let mut notes = Vec::new();
-    let input = InputKind::of(&args.model);
+    let input = InputKind::of(source.model);
     match (kind, input) {
         (OutKind::Json, _) => {
-            let map = map_json(scene, args, fit, input)?;
+            let map = map_json(scene, source, betas, input)?;
             let mut text = serde_json::to_vec_pretty(&map)?;
             text.push(b'\n');
-            staged.push(Staged::write(&args.out, &text)?);
+            staged.push(Staged::write(source.out, &text)?);
         }
         (_, InputKind::Builtin | InputKind::Fbx) => {
             let mut rig = scene.clone();
-            for (m, prims) in fit.betas.per_primitive.iter().enumerate() {
+            for (m, prims) in betas.per_primitive.iter().enumerate() {
                 for (p, betas) in prims.iter().enumerate() {
                     if let Some(prim) = rig.meshes.get_mut(m).and_then(|x| x.primitives.get_mut(p))
                         && !betas.is_empty()
@@ -159,10 +182,10 @@ pub(super) fn write_output(
             if input == InputKind::Fbx {
                 notes.push(fbx_note(scene));
             }
-            staged.push(Staged::write(&args.out, &bytes)?);
+            staged.push(Staged::write(source.out, &bytes)?);
         }
         (_, InputKind::Glb | InputKind::Gltf) => {
-            amend(args, kind, fit, &mut staged, &mut notes)?;
+            amend(source, kind, betas, &mut staged, &mut notes)?;
         }
     }
     commit(staged, cancel, notes)
@@ -181,16 +204,15 @@ fn fbx_note(scene: &Scene) -> String {
 
 /// Amends the input glTF or GLB: the main file, a `.bin` for `.gltf`, copies of its external files.
 fn amend(
-    args: &BlendArgs,
+    source: &MapSource<'_>,
     kind: OutKind,
-    fit: &BlendFit,
+    betas: &SceneBetas,
     staged: &mut Vec<Staged>,
     notes: &mut Vec<String>,
 ) -> Result<()> {
-    let in_path = Path::new(&args.model);
-    let input = std::fs::read(in_path).with_context(|| format!("cannot read {}", args.model))?;
-    let values: Vec<BlendValues<'_>> = fit
-        .betas
+    let in_path = Path::new(source.model);
+    let input = std::fs::read(in_path).with_context(|| format!("cannot read {}", source.model))?;
+    let values: Vec<BlendValues<'_>> = betas
         .per_primitive
         .iter()
         .enumerate()
@@ -206,12 +228,12 @@ fn amend(
                 })
         })
         .collect();
-    let out_dir = folder_of(&args.out);
-    let stem = args
+    let out_dir = folder_of(source.out);
+    let stem = source
         .out
         .file_stem()
         .and_then(|s| s.to_str())
-        .ok_or_else(|| anyhow!("--out {} has no UTF-8 file name", args.out.display()))?;
+        .ok_or_else(|| anyhow!("--out {} has no UTF-8 file name", source.out.display()))?;
     let mut attempt = 0;
     let amended = loop {
         let bin_name = match attempt {
@@ -236,7 +258,7 @@ fn amend(
         attempt += 1;
     };
     if let Some((name, bytes)) = &amended.bin {
-        staged.push(Staged::write(&args.out.with_file_name(name), bytes)?);
+        staged.push(Staged::write(&source.out.with_file_name(name), bytes)?);
     }
     copy_external_files(
         &folder_of(in_path),
@@ -250,7 +272,7 @@ fn amend(
             "mesh {m} primitive {p} had a `{DQS_BLEND_ATTRIBUTE}` attribute: it now points at the new accessor (the old one stays in the file, unused)"
         ));
     }
-    staged.push(Staged::write(&args.out, &amended.file)?);
+    staged.push(Staged::write(source.out, &amended.file)?);
     Ok(())
 }
 
@@ -326,17 +348,22 @@ fn copy_external_files(
 }
 
 /// The map alone: per skinned primitive, one beta per vertex in the file's order (and per FBX control point).
-fn map_json(scene: &Scene, args: &BlendArgs, fit: &BlendFit, input: InputKind) -> Result<Value> {
+fn map_json(
+    scene: &Scene,
+    source: &MapSource<'_>,
+    betas: &SceneBetas,
+    input: InputKind,
+) -> Result<Value> {
     let file_prims = match input {
         InputKind::Glb | InputKind::Gltf => {
-            let bytes = std::fs::read(&args.model)
-                .with_context(|| format!("cannot read {}", args.model))?;
+            let bytes = std::fs::read(source.model)
+                .with_context(|| format!("cannot read {}", source.model))?;
             Some(file_primitive_indices(&bytes)?)
         }
         InputKind::Fbx | InputKind::Builtin => None,
     };
     let mut meshes = Vec::new();
-    for (m, prims) in fit.betas.per_primitive.iter().enumerate() {
+    for (m, prims) in betas.per_primitive.iter().enumerate() {
         let Some(mesh) = scene.meshes.get(m) else {
             continue;
         };
@@ -361,12 +388,12 @@ fn map_json(scene: &Scene, args: &BlendArgs, fit: &BlendFit, input: InputKind) -
     }
     Ok(json!({
         "dqview_blend_map": 1,
-        "source": args.model,
+        "source": source.model,
         "attribute": DQS_BLEND_ATTRIBUTE,
         "formula": "beta = clamp(sum_t (q - l) . (c - l) / sum_t |q - l|^2, 0, 1); l, q, c: LBS, DQS, CoR positions at pose t",
         "negligible_gap_relative": NEGLIGIBLE_GAP_RELATIVE,
-        "poses": fit.poses,
-        "smooth_iterations": args.smooth,
+        "poses": source.poses,
+        "smooth_iterations": source.smooth,
         "meshes": meshes,
     }))
 }
