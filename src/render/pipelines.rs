@@ -202,6 +202,9 @@ impl RenderPipelines {
     }
 }
 
+/// A compute pipeline's key: palette kind, skinning mode, and whether the bulge fix is on.
+type ComputeKey = (PaletteBinding, SkinningMode, bool);
+
 /// The `cs_skin` pipelines, one per palette kind, mode and bulge fix, built on first use.
 #[derive(Debug)]
 pub(crate) struct ComputePipelines {
@@ -210,7 +213,7 @@ pub(crate) struct ComputePipelines {
     /// Per palette kind: the module (validated once).
     modules: [OnceLock<wgpu::ShaderModule>; 2],
     /// Built pipelines, or why the device refused one.
-    built: Mutex<HashMap<(PaletteBinding, SkinningMode, bool), Result<wgpu::ComputePipeline, String>>>,
+    built: Mutex<HashMap<ComputeKey, Result<wgpu::ComputePipeline, String>>>,
 }
 
 impl ComputePipelines {
