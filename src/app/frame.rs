@@ -36,7 +36,8 @@ impl Running {
         self.state.playback.advance(dt);
         let s = &self.state.skinning;
         let wants_cor = s.mode == crate::skin::SkinningMode::Cor
-            || (s.view == crate::ui::ViewMode::Split && s.panes[3]);
+            || (s.view == crate::ui::ViewMode::Split && s.panes[3])
+            || self.state.paint.fit_waiting;
         let model = &mut self.model;
         let renderer = &self.graphics.renderer;
         model.cor.poll(
@@ -156,14 +157,20 @@ impl Running {
             .state
             .handle_platform_output(&self.gpu.window, output.platform_output);
         let window = [self.gpu.config.width, self.gpu.config.height];
-        let after = self.script.after_ui(
-            frame,
-            &self.egui.ctx,
-            &self.state,
-            &self.model.scene,
+        let shown = super::ui_script::Shown {
+            scene: &self.model.scene,
             window,
-            self.model.paint.map(),
-        );
+            views: &views,
+            betas: self
+                .model
+                .paint
+                .map()
+                .unwrap_or_else(|| self.inspector.flag_betas()),
+            painted: self.model.paint.map().is_some(),
+        };
+        let after = self
+            .script
+            .after_ui(frame, &self.egui.ctx, &self.state, &shown);
         match after {
             Ok(save) => self.files.pending_save = save.or(self.files.pending_save.take()),
             Err(e) => self.state.error = Some(format!("UI script, frame {frame}: {e:#}")),

@@ -257,8 +257,11 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
                     cor_ui(ui, &mut state.cor);
                 }
             });
+        // P opens the section along with paint mode; otherwise it stays as the user left it.
+        let open = std::mem::take(&mut state.paint.reveal).then_some(true);
         egui::CollapsingHeader::new("Paint DQS blend")
             .default_open(state.paint.enabled)
+            .open(open)
             .show(ui, |ui| paint_ui(ui, &mut state.paint));
         egui::CollapsingHeader::new("Animation")
             .default_open(true)
@@ -376,12 +379,18 @@ pub fn shortcuts(ctx: &egui::Context, state: &mut ViewerState) {
         if i.key_pressed(egui::Key::M) {
             mirror_selection(state);
         }
-        if i.modifiers.command && i.key_pressed(egui::Key::Z) {
-            if i.modifiers.shift {
-                state.paint.requests.redo = true;
-            } else {
-                state.paint.requests.undo = true;
-            }
+        if i.key_pressed(egui::Key::P) {
+            state.paint.enabled = !state.paint.enabled;
+            state.paint.reveal = state.paint.enabled;
+        }
+    });
+    // By the key events' own modifiers (scripted input sets no modifier state), the chord first.
+    ctx.input_mut(|i| {
+        let redo = egui::Modifiers::COMMAND | egui::Modifiers::SHIFT;
+        if i.consume_key(redo, egui::Key::Z) {
+            state.paint.requests.redo = true;
+        } else if i.consume_key(egui::Modifiers::COMMAND, egui::Key::Z) {
+            state.paint.requests.undo = true;
         }
     });
 }
