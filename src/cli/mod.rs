@@ -1,6 +1,7 @@
 //! The command line: argument definitions and dispatch to the library.
 
 mod analyze;
+mod analyze_joint;
 mod bench;
 mod bench_gpu;
 mod blend;
@@ -148,6 +149,10 @@ pub enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Report only this joint's region (name or node index): the triangles whose first
+        /// corner's heaviest influence is the joint, its volume with the openings capped.
+        #[arg(long, value_name = "JOINT")]
+        joint: Option<String>,
         /// Pose options (`--mode` is ignored: every mode is measured).
         #[command(flatten)]
         pose: PoseArgs,
@@ -281,9 +286,17 @@ pub fn run(cli: Cli) -> Result<()> {
             model,
             samples,
             json,
+            joint,
             pose,
             load,
-        }) => analyze::run(&model_or_default(model), &pose, samples, json, &load),
+        }) => {
+            let what = analyze::What {
+                samples,
+                as_json: json,
+                joint: joint.as_deref(),
+            };
+            analyze::run(&model_or_default(model), &pose, &what, &load)
+        }
         Some(Command::Bench {
             model,
             vertices,
