@@ -2,6 +2,8 @@
 
 mod bulge;
 mod flip;
+mod focus;
+mod heat;
 mod measure;
 mod metrics;
 mod series;
@@ -9,6 +11,10 @@ mod series;
 pub use bulge::bulge;
 pub use flip::{
     BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flips, twist_flips,
+};
+pub use focus::{FOCUS_MARGIN, FOCUS_WEIGHT_THRESHOLD, FocusError, JointRegion, joint_region};
+pub use heat::{
+    HeatBetas, HeatQuantity, HeatRange, HeatRangeError, HeatRangeSpec, heat_values, pose_heat_range,
 };
 pub use measure::{area, is_closed, signed_volume};
 pub use metrics::{Measure, RestReference, min_radius_about};

@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use super::screenshot::copy_texture;
 use super::viewer::Running;
-use crate::render::{Camera, DEFAULT_DISPLACEMENT_RED, ViewParams, begin_scene_pass};
+use crate::render::{Camera, ViewParams, begin_scene_pass};
 use crate::skin::SkinningMode;
 use crate::ui::{ViewMode, ViewRect, ghost_mode, panel_ui, plot_ui, shortcuts, viewport_ui};
 
@@ -289,7 +289,7 @@ impl Running {
                 selected_joint: self.selected_joint_index(),
                 diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
                 bulge: s.bulge_compensation,
-                displacement_red: DEFAULT_DISPLACEMENT_RED,
+                heat_range: None,
             };
             pane.write(queue, &self.graphics.renderer, &camera, &params);
         }

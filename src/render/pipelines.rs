@@ -210,8 +210,12 @@ pub(crate) struct ComputePipelines {
     /// Per palette kind: the module (validated once).
     modules: [OnceLock<wgpu::ShaderModule>; 2],
     /// Built pipelines, or why the device refused one.
-    built: Mutex<HashMap<(PaletteBinding, SkinningMode, bool), Result<wgpu::ComputePipeline, String>>>,
+    built: Mutex<BuiltCompute>,
 }
+
+/// `cs_skin` pipelines by (palette kind, mode, bulge fix), or why the device refused one.
+type BuiltCompute =
+    HashMap<(PaletteBinding, SkinningMode, bool), Result<wgpu::ComputePipeline, String>>;
 
 impl ComputePipelines {
     /// Creates the pipeline layouts (palette, geometry, output); pipelines wait for first use.
