@@ -9,7 +9,9 @@ use glam::Vec3;
 use super::RenderArgs;
 use super::render_anim::{FramePlan, FrameWriter, OutputFormat, plan, progress};
 use super::render_camera::{CameraRequest, pane_camera};
-use crate::analysis::{HeatBetas, HeatQuantity, HeatRange, HeatRangeSpec, pose_heat_range};
+use crate::analysis::{
+    HeatBetas, HeatQuantity, HeatRange, HeatRangeSpec, JointRegion, pose_heat_range,
+};
 use crate::anim::Pose;
 use crate::render::{
     DebugView, GpuContext, RenderSettings, Renderer, RgbaImage, SceneGpu, View, ViewParams,
@@ -90,6 +92,8 @@ struct Job {
     poses: Vec<Pose>,
     /// The camera of frame 0 (turntables add to its yaw).
     orbit: OrbitCamera,
+    /// The focus joint's name and region over all frames (`--focus`).
+    focus: Option<(String, JointRegion)>,
     /// Image width and height.
     size: (u32, u32),
 }
@@ -134,7 +138,11 @@ impl Job {
         }
         let poses: Vec<Pose> = frames.frames.iter().map(|f| f.pose(scene)).collect();
         let narrowest = (size.0 / modes.len().max(1) as u32).max(1) as f32 / size.1 as f32;
-        let orbit = camera.orbit(scene, &poses, narrowest)?;
+        let (orbit, region) = camera.orbit(scene, &poses, narrowest)?;
+        let focus = camera.focus.zip(region).map(|(node, r)| {
+            let name = scene.nodes.get(node).map_or("", |n| n.name.as_str());
+            (name.to_string(), r)
+        });
         let mut job = Self {
             modes,
             beta,
@@ -149,6 +157,7 @@ impl Job {
             frames,
             poses,
             orbit,
+            focus,
             size,
         };
         job.look.heat_range = job.heat_range(scene, range_spec);
@@ -202,8 +211,12 @@ impl Job {
         } else {
             String::new()
         };
+        let focus = match &self.focus {
+            Some((name, r)) => format!(", focus {name}: {} vertices", r.vertices),
+            None => String::new(),
+        };
         format!(
-            "{}x{}, {}, view {}: {}; camera {}{motion}",
+            "{}x{}, {}, view {}: {}; camera {}{focus}{motion}",
             self.size.0,
             self.size.1,
             names.join(" | "),
@@ -397,7 +410,7 @@ pub fn render_image(
     height: u32,
 ) -> Result<RgbaImage> {
     let narrowest = (width / modes.len().max(1) as u32).max(1) as f32 / height.max(1) as f32;
-    let camera =
+    let (camera, _) =
         CameraRequest::default_view().orbit(scene, std::slice::from_ref(pose), narrowest)?;
     let mut painter = Painter::new(scene, pose, modes, beta, look.clone(), [width, height])?;
     painter.paint(pose, &camera)

@@ -81,21 +81,24 @@ impl CameraRequest {
 
     /// The orbit camera for every pane of an image whose narrowest pane has `aspect`
     /// (width / height), holding the frames `poses`: the focus region over all of them
-    /// (or the rest pose) just fits, unless `--distance` says how far to stand.
-    pub fn orbit(&self, scene: &Scene, poses: &[Pose], aspect: f32) -> Result<OrbitCamera> {
+    /// (or the rest pose) just fits, unless `--distance` says how far to stand. The region
+    /// comes back too (with `--focus`).
+    pub fn orbit(
+        &self,
+        scene: &Scene,
+        poses: &[Pose],
+        aspect: f32,
+    ) -> Result<(OrbitCamera, Option<JointRegion>)> {
         let rest = rest_bounds(scene).unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
-        let (min, max) = match self.focus {
-            None => rest,
-            Some(joint) => {
-                let mut region: Option<JointRegion> = None;
-                for pose in poses {
-                    let r = joint_region(scene, pose, joint)
-                        .map_err(|e| anyhow::anyhow!("--focus: {e}"))?;
-                    region = Some(region.map_or(r, |a| a.union(r)));
-                }
-                region.map_or(rest, |r| (r.min, r.max))
+        let mut region: Option<JointRegion> = None;
+        if let Some(joint) = self.focus {
+            for pose in poses {
+                let r = joint_region(scene, pose, joint)
+                    .map_err(|e| anyhow::anyhow!("--focus: {e}"))?;
+                region = Some(region.map_or(r, |a| a.union(r)));
             }
-        };
+        }
+        let (min, max) = region.map_or(rest, |r| (r.min, r.max));
         let mut camera = OrbitCamera {
             yaw: self.yaw_deg.to_radians(),
             pitch: self.pitch_deg.to_radians(),
@@ -108,7 +111,7 @@ impl CameraRequest {
         // Near and far planes hold the whole model, not just a focused joint.
         let rest_radius = (rest.1 - rest.0).length() * 0.5;
         camera.scene_radius = camera.scene_radius.max(rest_radius);
-        Ok(camera)
+        Ok((camera, region))
     }
 }
 
@@ -189,12 +192,14 @@ mod tests {
         };
         let whole = CameraRequest::parse(&flags(None), &scene).expect("flags");
         let tip = CameraRequest::parse(&flags(Some("tip")), &scene).expect("flags");
-        let whole = whole
+        let (whole, none) = whole
             .orbit(&scene, std::slice::from_ref(&pose), 1.0)
             .expect("camera");
-        let near = tip
+        assert!(none.is_none());
+        let (near, region) = tip
             .orbit(&scene, std::slice::from_ref(&pose), 1.0)
             .expect("camera");
+        let region = region.expect("a focus region");
         // The tip moves the upper two thirds of the tube: nearer, and aimed higher.
         assert!(
             near.distance < 0.95 * whole.distance,
@@ -204,7 +209,6 @@ mod tests {
             near.target.y > whole.target.y + 0.2,
             "{near:?} vs {whole:?}"
         );
-        let region = joint_region(&scene, &pose, tip.focus.expect("focus")).expect("region");
         let size = Vec2::splat(100.0);
         let p =
             project_to_viewport(near.clip_from_world(1.0), region.center(), size).expect("ahead");
