@@ -3,10 +3,11 @@
 
 mod bulge;
 mod flip;
+mod focus;
+mod heat;
 mod measure;
 mod metrics;
 mod region;
-mod region_bounds;
 mod region_report;
 mod series;
 
@@ -14,10 +15,14 @@ pub use bulge::bulge;
 pub use flip::{
     BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flips, twist_flips,
 };
+pub use focus::{FOCUS_MARGIN, FOCUS_WEIGHT_THRESHOLD, FocusError, FocusRegion, focus_region};
+pub use heat::{
+    HeatBetas, HeatQuantity, HeatRange, HeatRangeError, HeatRangeSpec, heat_decimals,
+    heat_value_text, heat_values, pose_heat_range,
+};
 pub use measure::{area, is_closed, signed_volume};
 pub use metrics::{Measure, RestReference, min_radius_about};
 pub use region::{JointRegion, RegionError, WELD_TOLERANCE, find_joint, joint_regions};
-pub use region_bounds::{REGION_WEIGHT, joint_region_bounds};
 pub use region_report::{RegionAnalysis, RegionModeReport, analyze_region};
 pub use series::{
     RatioSeries, RegionSeries, SeriesAxis, SeriesRequest, ratio_series, ratio_series_with_region,

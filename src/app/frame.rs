@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use super::screenshot::copy_texture;
 use super::viewer::Running;
-use crate::render::{Camera, DEFAULT_DISPLACEMENT_RED, DebugView, ViewParams, begin_scene_pass};
+use crate::render::{Camera, DebugView, ViewParams, begin_scene_pass};
 use crate::skin::SkinningMode;
 use crate::ui::{ViewMode, ViewRect, ghost_mode, panel_ui, plot_ui, shortcuts, viewport_ui};
 
@@ -67,8 +67,8 @@ impl Running {
         }
         if let Some(node) = self.state.requests.frame_joint.take() {
             match self.model.joint_region(node) {
-                Some((min, max)) => self.state.camera.frame(min, max),
-                None => self.state.error = Some("that joint moves no vertex".into()),
+                Ok((min, max)) => self.state.camera.frame(min, max),
+                Err(e) => self.state.error = Some(e.to_string()),
             }
         }
         let p = &self.state.playback;
@@ -82,6 +82,7 @@ impl Running {
             self.model.gpu.make_edges(&self.gpu.ctx, &self.model.scene);
         }
         self.state.morphs.update_weights(&self.model.pose);
+        self.update_heat_range(&ui);
         let saved = self.files.pending_save.take();
         let images: Vec<&Path> = screenshot.into_iter().chain(saved.as_deref()).collect();
         let result = self.draw(&ui, &images);
@@ -212,6 +213,27 @@ impl Running {
                 None => "nothing painted to save".into(),
             });
         }
+    }
+
+    /// The heatmap views' range for this frame's pose and panes (none in other views).
+    fn update_heat_range(&mut self, ui: &UiFrame) {
+        let s = &self.state.skinning;
+        let quantity = s
+            .shading
+            .heat_quantity()
+            .filter(|_| !self.state.paint.enabled);
+        self.state.heat_shown = quantity.map(|quantity| {
+            let model = &mut self.model;
+            let inputs = super::heat::HeatInputs {
+                scene: &model.scene,
+                pose: &model.pose,
+                modes: ui.views.iter().map(|v| v.mode).collect(),
+                betas: self.inspector.shown_betas(),
+                beta_scale: s.beta,
+                diagonal: (model.bounds.1 - model.bounds.0).length(),
+            };
+            (quantity, model.heat.range(quantity, s.heat_range, &inputs))
+        });
     }
 
     /// Sizes the crowd to the slider, reframing the camera when it changes.
@@ -357,7 +379,7 @@ impl Running {
                 selected_joint: self.selected_joint_index(),
                 diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
                 bulge: s.bulge_compensation,
-                displacement_red: DEFAULT_DISPLACEMENT_RED,
+                heat_range: self.state.heat_shown.map(|(_, range)| range),
             };
             pane.write(queue, &self.graphics.renderer, &camera, &params);
         }

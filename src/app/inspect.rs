@@ -74,6 +74,8 @@ pub struct Inspector {
     pairs: Vec<BlendPairs>,
     /// Hybrid betas shown: the painted map, else the current flags' (the file's map where it has one).
     pub betas: SceneBetas,
+    /// Bumped whenever `betas` changes.
+    betas_generation: u64,
     /// The current flags' betas, and the flags revision they come from.
     flag_betas: SceneBetas,
     betas_revision: Option<u64>,
@@ -106,6 +108,7 @@ impl Inspector {
             betas: SceneBetas::default(),
             flag_betas: SceneBetas::default(),
             betas_revision: None,
+            betas_generation: 0,
             painted: None,
             betas_dirty: true,
             job: None,
@@ -153,7 +156,14 @@ impl Inspector {
             Some((map, _)) => map.clone(),
             None => self.flag_betas.clone(),
         };
+        self.betas_generation += 1;
         Some(&self.betas)
+    }
+
+    /// The betas shown and their generation (bumped whenever they change).
+    #[must_use]
+    pub fn shown_betas(&self) -> (&SceneBetas, u64) {
+        (&self.betas, self.betas_generation)
     }
 
     /// The betas without a painted map: the flags' (the file's `_DQS_BLEND` where it has one).

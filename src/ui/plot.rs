@@ -141,7 +141,11 @@ pub fn plot_ui(
     // No plot background: the panel colour shows through (cheap on software rasterizers).
     let plot = Plot::new("dqview_ratio_plot")
         .show_background(false)
-        .legend(Legend::default().position(Corner::LeftBottom))
+        .legend(
+            Legend::default()
+                .position(Corner::LeftBottom)
+                .background_alpha(0.55),
+        )
         .allow_zoom(false)
         .allow_drag(false)
         .allow_scroll(false)

@@ -182,6 +182,16 @@ pub fn viewport_ui(
         }
     }
     state.projected_joints = projected;
+    if let (Some((quantity, range)), false) = (state.heat_shown, painting) {
+        for view in &views {
+            super::paint_heat_legend(
+                &painter.with_clip_rect(view.rect),
+                view.rect,
+                quantity,
+                range,
+            );
+        }
+    }
     paint_status(
         &painter,
         viewport,
