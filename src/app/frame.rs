@@ -66,8 +66,15 @@ impl Running {
             self.state.camera.frame(min, max);
         }
         if let Some(node) = self.state.requests.frame_joint.take() {
+            // Fit the narrowest pane; near and far keep holding the whole model.
+            let aspect = ui
+                .views
+                .iter()
+                .map(|v| v.rect.width() / v.rect.height().max(1.0))
+                .fold(f32::INFINITY, f32::min);
+            let model_radius = (self.model.bounds.1 - self.model.bounds.0).length() * 0.5;
             match self.model.joint_region(node) {
-                Ok((min, max)) => self.state.camera.frame(min, max),
+                Ok((min, max)) => self.state.camera.frame_part(min, max, aspect, model_radius),
                 Err(e) => self.state.error = Some(e.to_string()),
             }
         }

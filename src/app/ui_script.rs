@@ -284,6 +284,7 @@ pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
         "window": shown.window,
         "views": shown.views.iter().map(|v| json!({"rect": rect(v.rect), "mode": v.mode.name()})).collect::<Vec<_>>(),
         "playback": {"clip": state.playback.clip, "time_s": state.playback.time_s},
+        "heat": state.heat_shown.map(|(q, r)| json!({"quantity": format!("{q:?}"), "lo": r.lo, "hi": r.hi})),
         "probes": probes,
         "selected": state.joints.selected.map(name),
         "search": state.joints.search,

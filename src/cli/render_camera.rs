@@ -11,7 +11,7 @@ use crate::anim::{Pose, find_node};
 use crate::render::Camera;
 use crate::scene::Scene;
 use crate::skin::rest_bounds;
-use crate::ui::OrbitCamera;
+use crate::ui::{OrbitCamera, fit_distance};
 
 /// The camera flags, checked: angles in degrees, distance in model units.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -113,15 +113,6 @@ impl CameraRequest {
         camera.scene_radius = camera.scene_radius.max(rest_radius);
         Ok((camera, region))
     }
-}
-
-/// The distance at which a sphere of `radius` fits a pane of `aspect` both ways, with the
-/// 5% margin of [`OrbitCamera::frame`] (the same distance for panes at least as wide as tall).
-#[must_use]
-pub fn fit_distance(radius: f32, aspect: f32) -> f32 {
-    let half_v = OrbitCamera::FOV_Y * 0.5;
-    let half_h = (half_v.tan() * aspect.max(1e-3)).atan();
-    radius.max(1e-3) / half_v.min(half_h).sin() * 1.05
 }
 
 /// The render camera of `orbit` for a pane of `aspect`.

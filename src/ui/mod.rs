@@ -28,7 +28,7 @@ pub use joints::{
     HybridState, JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint,
 };
 pub use morphs::{MorphNode, MorphsState, morphs_ui};
-pub use orbit::{OrbitCamera, ndc_from_viewport, project_to_viewport};
+pub use orbit::{OrbitCamera, fit_distance, ndc_from_viewport, project_to_viewport};
 pub use paint::{PaintOp, PaintRequests, PaintState, paint_ui};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
 pub use plot::{InspectState, flipped_runs, jump_to, mode_color, plot_ui};
