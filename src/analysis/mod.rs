@@ -9,7 +9,8 @@ mod series;
 
 pub use bulge::bulge;
 pub use flip::{
-    BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flips, twist_flips,
+    BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flipped_pairs, clip_flips,
+    twist_flips,
 };
 pub use measure::{area, is_closed, signed_volume};
 pub use metrics::{Measure, RestReference, min_radius_about};
