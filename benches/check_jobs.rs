@@ -34,6 +34,18 @@ fn copies_of(source: &Path, copies: usize) -> PathBuf {
     dir
 }
 
+/// CPU seconds this process has used, all threads (Linux `/proc/self/stat`, 100 ticks a
+/// second); `None` elsewhere. Beside the wall time it shows how many cores a run really got.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) start at state, field 3.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
 /// The median of `times` (seconds).
 fn median(times: &mut [f64]) -> f64 {
     times.sort_by(f64::total_cmp);
@@ -66,12 +78,17 @@ fn main() {
     for round in 0..rounds {
         let order = if round % 2 == 0 { [1, 2] } else { [2, 1] };
         for jobs in order {
+            let cpu_before = cpu_seconds();
             let start = Instant::now();
             let reports = check_models(&inputs, &options, jobs, &|_, _| {});
             let seconds = start.elapsed().as_secs_f64();
             assert_eq!(reports.len(), copies);
             times[jobs - 1].push(seconds);
-            println!("round {round}: --jobs {jobs}: {seconds:.3} s");
+            let cores = match (cpu_before, cpu_seconds()) {
+                (Some(a), Some(b)) => format!(", {:.2} cores busy on average", (b - a) / seconds),
+                _ => String::new(),
+            };
+            println!("round {round}: --jobs {jobs}: {seconds:.3} s{cores}");
         }
     }
     let one = median(&mut times[0]);

@@ -20,6 +20,9 @@ use crate::skin::SkinningMode;
 const DENSE_RATE_HZ: f32 = 30.0;
 /// Most palette-only samples of one clip (a damaged file may claim a clip of years).
 const MAX_DENSE_SAMPLES: usize = 3000;
+/// Most joint matrices the palette-only samples of one clip may visit (samples x joints),
+/// so a rig of 100,000 joints takes fewer samples rather than minutes.
+const MAX_DENSE_WORK: usize = 5_000_000;
 
 /// Every clip rule's findings, plus the joint scale findings (rest pose and clips).
 #[must_use]
@@ -32,6 +35,7 @@ pub(super) fn check(scene: &Scene, options: &CheckOptions, deadline: Instant) ->
         .filter(|p| !p.pairs.is_empty())
         .collect();
     let none = JointOverrides::new();
+    let joints: usize = scene.skins.iter().map(|s| s.joints.len()).sum();
     let mut findings = Vec::new();
     let clips = scene.animations.len();
     for (c, animation) in scene.animations.iter().enumerate() {
@@ -41,11 +45,15 @@ pub(super) fn check(scene: &Scene, options: &CheckOptions, deadline: Instant) ->
         }
         let name = animation.name.as_str();
         let duration = clip_duration_s(animation);
-        let dense = even_times(duration, dense_count(duration, options.samples));
+        let dense = even_times(duration, dense_count(duration, options.samples, joints));
         let mut pose = Pose::rest(scene);
         for &t in &dense {
             pose.sample(scene, Some(c), t, &none);
             scan.scan(scene, &pose, Some(name), t);
+        }
+        if Instant::now() > deadline {
+            findings.push(incomplete(c, clips, options));
+            break;
         }
         findings.extend(first_flip(scene, &pairs, c, &dense));
         if let Some(regions) = &regions {
@@ -75,15 +83,17 @@ fn incomplete(c: usize, clips: usize, options: &CheckOptions) -> Finding {
     )
 }
 
-/// Palette-only samples for a clip of `duration` seconds: [`DENSE_RATE_HZ`], at least `samples`.
-fn dense_count(duration: f32, samples: usize) -> usize {
+/// Palette-only samples for a clip of `duration` seconds of a rig with `joints` joints:
+/// [`DENSE_RATE_HZ`], at least `samples`, at most [`MAX_DENSE_SAMPLES`] and [`MAX_DENSE_WORK`].
+fn dense_count(duration: f32, samples: usize, joints: usize) -> usize {
     let per_rate = (duration.max(0.0) * DENSE_RATE_HZ).ceil();
     let per_rate = if per_rate.is_finite() {
         per_rate as usize + 1
     } else {
         MAX_DENSE_SAMPLES
     };
-    per_rate.max(samples).min(MAX_DENSE_SAMPLES)
+    let work_limit = (MAX_DENSE_WORK / joints.max(1)).max(2);
+    per_rate.max(samples).min(MAX_DENSE_SAMPLES).min(work_limit)
 }
 
 /// `n` times evenly over `0..=duration`, both ends included; just 0 for an empty clip or `n` below 2.
@@ -127,8 +137,8 @@ fn first_flip(scene: &Scene, pairs: &[BlendPairs], c: usize, times: &[f32]) -> O
     let mut f = Finding::new(
         Rule::DqsFlipInClip,
         format!(
-            "clip \"{clip}\" at {time:.3} s: \"{joint}\" has turned more than 180 degrees from \"{pivot}\" since the clip's start ({} vertices blend the two); DQS takes the short arc and the skin flips",
-            pair.vertices
+            "clip \"{clip}\" at {time:.3} s: \"{joint}\" has turned more than 180 degrees from \"{pivot}\" since the clip's start ({} blend the two); DQS takes the short arc and the skin flips",
+            plural(pair.vertices, "vertex")
         ),
     );
     f.joint = Some(joint);
@@ -192,8 +202,9 @@ fn collapse(
     let mut f = Finding::new(
         Rule::LbsCollapse,
         format!(
-            "clip \"{clip}\" at {time:.3} s: LBS keeps {ratio:.3} of joint \"{name}\"'s region {what} (DQS {dqs_ratio:.3}), below {min}; {} regions collapse in this clip",
-            below.len()
+            "clip \"{clip}\" at {time:.3} s: LBS keeps {ratio:.3} of joint \"{name}\"'s region {what} (DQS {dqs_ratio:.3}), below {min}; {} collapse{} in this clip",
+            plural(below.len(), "region"),
+            if below.len() == 1 { "s" } else { "" }
         ),
     );
     f.joint = Some(name);
@@ -204,16 +215,27 @@ fn collapse(
     Ok(Some(f))
 }
 
+/// `n` and `noun`, plural unless `n` is 1 (`vertex` becomes `vertices`).
+fn plural(n: usize, noun: &str) -> String {
+    match (n, noun) {
+        (1, _) => format!("1 {noun}"),
+        (_, "vertex") => format!("{n} vertices"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn sample_counts_follow_the_rate_within_bounds() {
-        assert_eq!(dense_count(1.0, 10), 31);
-        assert_eq!(dense_count(0.1, 10), 10);
-        assert_eq!(dense_count(1e9, 10), MAX_DENSE_SAMPLES);
-        assert_eq!(dense_count(f32::INFINITY, 10), MAX_DENSE_SAMPLES);
+        assert_eq!(dense_count(1.0, 10, 20), 31);
+        assert_eq!(dense_count(0.1, 10, 20), 10);
+        assert_eq!(dense_count(1e9, 10, 20), MAX_DENSE_SAMPLES);
+        assert_eq!(dense_count(f32::INFINITY, 10, 20), MAX_DENSE_SAMPLES);
+        assert_eq!(dense_count(100.0, 10, 100_000), 50);
+        assert_eq!(dense_count(100.0, 10, 10_000_000), 2);
         assert_eq!(even_times(2.0, 3), vec![0.0, 1.0, 2.0]);
         assert_eq!(even_times(0.0, 3), vec![0.0]);
         assert_eq!(even_times(f32::NAN, 3), vec![0.0]);

@@ -26,12 +26,14 @@ enum JointFault {
 /// The fault of skinning matrix `m`, if any: a mirror, or a scale/shear S whose unevenness
 /// max |S / cbrt(det S) - I| exceeds `tolerance`. Uniform scale and rigid matrices pass.
 fn classify(m: Mat4, tolerance: f32) -> Option<JointFault> {
-    let split = split_rigid(m);
-    if split.was_non_finite || split.is_rigid {
+    if !m.is_finite() {
         return None;
     }
-    let s = split.scale_shear;
-    let det = s.determinant();
+    // S^2 = A^T A, so with k = cbrt(det A), A^T A / k^2 - I = (S/k - I)(S/k + I), about
+    // 2 (S/k - I): a Gram matrix within `tolerance` of I leaves S/k within about half of it.
+    // Most joints stop here, without the polar iteration.
+    let a = Mat3::from_mat4(m);
+    let det = a.determinant();
     if det < 0.0 {
         return Some(JointFault::Mirrored);
     }
@@ -40,12 +42,25 @@ fn classify(m: Mat4, tolerance: f32) -> Option<JointFault> {
         // Zero scale on some axis: as uneven as scale gets.
         return Some(JointFault::NonUniform);
     }
-    let off = s * (1.0 / k) - Mat3::IDENTITY;
-    let worst = off
+    let gram = (a.transpose() * a) * (1.0 / (k * k));
+    if max_off_identity(gram) <= tolerance {
+        return None;
+    }
+    let split = split_rigid(m);
+    if split.was_non_finite {
+        return None;
+    }
+    let s = split.scale_shear;
+    let k = s.determinant().abs().cbrt();
+    (max_off_identity(s * (1.0 / k)) > tolerance).then_some(JointFault::NonUniform)
+}
+
+/// The largest |entry| of `m - I`.
+fn max_off_identity(m: Mat3) -> f32 {
+    (m - Mat3::IDENTITY)
         .to_cols_array()
         .iter()
-        .fold(0.0f32, |a, x| a.max(x.abs()));
-    (worst > tolerance).then_some(JointFault::NonUniform)
+        .fold(0.0f32, |a, x| a.max(x.abs()))
 }
 
 /// Scans poses for non-uniformly scaled and mirrored joints, keeping where each was first seen.

@@ -1,11 +1,11 @@
 //! Pipeline checks: rules a rig must pass before it ships, run over many files at once.
 //!
-//! [`check_model`] loads one model and applies every rule ([`check_scene`] to a loaded one); [`check_models`] runs it over
-//! many in parallel, in input order; [`collect_inputs`] turns files, folders and
-//! `builtin:NAME`s into the list. Each rule has a stable name ([`Rule::name`]) and a fixed
+//! [`check_model`] loads one model and applies every rule ([`check_scene`] to a loaded
+//! one); [`check_models`] runs it over many in parallel, in input order; [`collect_inputs`]
+//! turns files, folders and `builtin:NAME`s into the list. Each rule has a stable name ([`Rule::name`]) and a fixed
 //! [`Severity`]; a file passes when it has no error finding (no finding at all with
-//! [`CheckOptions::strict`]). One file per group of rules: [`weights`] (influences),
-//! [`joints`] (scale, mirrors, ignored node transforms), [`clips`] (DQS flips, LBS collapse).
+//! [`CheckOptions::strict`]). One file per group of rules: `weights.rs` (influences),
+//! `joints.rs` (scale, mirrors, ignored node transforms), `clips.rs` (DQS flips, LBS collapse).
 
 mod clips;
 mod inputs;

@@ -150,14 +150,13 @@ fn print_text(reports: &[FileReport], summary: &CheckSummary) {
     } else {
         format!("; findings: {}", rules.join(", "))
     };
+    let warned = reports
+        .iter()
+        .filter(|r| r.ok && r.findings.iter().any(|f| f.severity == Severity::Warning))
+        .count();
     println!(
-        "{} files: {} pass ({} with warnings), {} fail; {} errors, {} warnings{rules}",
-        summary.files,
-        summary.passed,
-        summary.with_warnings.min(summary.files),
-        summary.failed,
-        summary.errors,
-        summary.warnings
+        "{} files: {} pass ({warned} of them with warnings), {} fail; {} errors, {} warnings{rules}",
+        summary.files, summary.passed, summary.failed, summary.errors, summary.warnings
     );
 }
 
