@@ -94,16 +94,23 @@ fn index_color(i: u32) -> vec3<f32> {
     return clamp(abs(fract(vec3<f32>(h) + k) * 6.0 - 3.0) - 1.0, vec3<f32>(0.0), vec3<f32>(1.0)) * 0.8 + 0.15;
 }
 
-// Colour of a debug view from its scalar, heaviest joint and normal; `displacement_scale` maps 1 to red.
-fn debug_color(view: u32, value: f32, heaviest: u32, normal: vec3<f32>, displacement_scale: f32) -> vec3<f32> {
+// Where `value` lies in `range` (x blue, y red), 0..1 inside; a collapsed range reads as 0.
+fn heat_t(value: f32, range: vec2<f32>) -> f32 {
+    let span = range.y - range.x;
+    return select(0.0, (value - range.x) / span, span > 0.0);
+}
+
+// Colour of a debug view from its scalar, heaviest joint and normal; `heat_range` (blue,
+// red) scales the displacement and collapse views (`FrameUniforms::heat_range`).
+fn debug_color(view: u32, value: f32, heaviest: u32, normal: vec3<f32>, heat_range: vec2<f32>) -> vec3<f32> {
     switch view {
         case VIEW_WEIGHTS: { return heat(value); }
         case VIEW_INFLUENCES: { return index_color(u32(value)); }
         case VIEW_NORMALS: { return normal * 0.5 + 0.5; }
-        case VIEW_DISPLACEMENT: { return heat(value * displacement_scale); }
+        case VIEW_DISPLACEMENT: { return heat(heat_t(value, heat_range)); }
         case VIEW_JOINTS: { return index_color(heaviest); }
-        // Volume ratio 0 (collapsed) blue, 1 green, 2 or more red.
-        case VIEW_COLLAPSE: { return heat(0.5 * value); }
+        // Volume ratio: by default 0 (collapsed) blue, 1 green, 2 or more red.
+        case VIEW_COLLAPSE: { return heat(heat_t(value, heat_range)); }
         case VIEW_BETA: { return heat(value); }
         default: { return vec3<f32>(1.0); }
     }

@@ -21,9 +21,12 @@ struct FrameUniforms {
     // Linear RGBA of wire edges (fs_wire).
     wire_color: vec4<f32>,
     // x: DQS bulge compensation in [0, 1]; y: depth pull towards the eye (clip w units;
-    // wires); z: the displacement (over the diagonal) the displacement view shows red;
-    // w: 1 when wire edges take their vertex colours too (line lists such as the grid).
+    // wires); z: unused; w: 1 when wire edges take their vertex colours too (line lists
+    // such as the grid).
     extra: vec4<f32>,
+    // x: the value the displacement or collapse view draws blue, y: the value it draws red
+    // (displacement over the diagonal, collapse as a volume ratio); z, w unused.
+    heat_range: vec4<f32>,
 }
 
 // Positions and normals a compute pass skinned (PRESKINNED pipelines): instance i's
@@ -129,8 +132,7 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     let view = u32(frame.params.w);
     if DEBUG_VIEWS && view != 0u {
         // Debug colours are lit too, so shape stays readable; normals are shown unlit.
-        let full_scale = select(0.1, frame.extra.z, frame.extra.z > 0.0);
-        albedo = debug_color(view, in.debug_value, in.heaviest, n, 1.0 / full_scale);
+        albedo = debug_color(view, in.debug_value, in.heaviest, n, frame.heat_range.xy);
         alpha = 1.0;
         if view == VIEW_NORMALS {
             return vec4<f32>(albedo, 1.0);

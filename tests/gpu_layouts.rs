@@ -151,6 +151,7 @@ fn layouts_match_the_wgsl() {
                     params,
                     wire_color,
                     extra,
+                    heat_range,
                 ]
             ),
         );

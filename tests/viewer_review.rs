@@ -202,3 +202,89 @@ fn the_selected_joints_sliders_are_reachable_in_small_windows() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+#[test]
+fn the_displacement_heatmap_scales_to_the_pose_and_holds_or_fixes_its_range() {
+    let test = "the_displacement_heatmap_scales_to_the_pose_and_holds_or_fixes_its_range";
+    let Some(model) = adventurer(test) else {
+        return;
+    };
+    if skip_without_xvfb(test) {
+        return;
+    }
+    let dir = temp("heat");
+    let path = |f: &str| dir.join(f).to_str().expect("utf-8").to_owned();
+    let steps = [
+        json!({"frame": 4, "do": "dump", "path": path("auto.json")}),
+        json!({"frame": 5, "do": "click", "probe": "heat hold"}),
+        // Twist back towards rest: a held range stays, an auto one would shrink.
+        json!({"frame": 6, "do": "drag", "probe": "twist °", "dx": -40}),
+        json!({"frame": 10, "do": "dump", "path": path("held.json")}),
+        json!({"frame": 11, "do": "click", "probe": "heat fixed"}),
+        json!({"frame": 13, "do": "dump", "path": path("fixed.json")}),
+        json!({"frame": 14, "do": "click", "probe": "heat auto"}),
+        json!({"frame": 16, "do": "dump", "path": path("again.json")}),
+    ];
+    let extra = [
+        "--twist",
+        "LowerArm.L=170",
+        "--view",
+        "split",
+        "--shading",
+        "displacement",
+    ];
+    run_script(&dir, &model, "1280x720", &steps, 18, &extra);
+    // The largest LBS-DQS distance over the diagonal, as `analyze` measures it on its own.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dqview"))
+        .args([
+            "analyze",
+            model.to_str().expect("utf-8"),
+            "--twist",
+            "LowerArm.L=170",
+            "--json",
+        ])
+        .output()
+        .expect("run analyze");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let analyze: Value = serde_json::from_slice(&out.stdout).expect("analyze JSON");
+    let largest = analyze["max_lbs_dqs_displacement_relative"]
+        .as_f64()
+        .expect("displacement");
+    let heat = |d: &Value| {
+        (
+            d["heat"]["lo"].as_f64().expect("lo"),
+            d["heat"]["hi"].as_f64().expect("hi"),
+        )
+    };
+    let auto = read(&dir.join("auto.json"));
+    assert_eq!(auto["heat"]["quantity"], "Displacement", "{}", auto["heat"]);
+    let (lo, hi) = heat(&auto);
+    assert_eq!(lo, 0.0);
+    assert!(
+        (hi - largest).abs() <= 1e-3 * largest,
+        "auto range tops at {hi}, analyze says {largest}"
+    );
+    assert!(
+        hi < 0.05,
+        "a real character's range is a few percent at most, not the fixed 10%: {hi}"
+    );
+    let held = read(&dir.join("held.json"));
+    let twist = held["overrides"][0]["twist_deg"].as_f64().expect("twist");
+    assert!(twist < 160.0, "the drag twisted back: {twist}");
+    assert_eq!(
+        heat(&held),
+        (lo, hi),
+        "hold keeps the range while the pose changes"
+    );
+    let fixed = read(&dir.join("fixed.json"));
+    assert_eq!(
+        heat(&fixed),
+        (0.0, f64::from(0.1_f32)),
+        "fixed is 0..10% of the diagonal"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

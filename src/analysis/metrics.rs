@@ -3,9 +3,10 @@
 use glam::{Mat4, Vec3};
 
 use super::measure::{area, is_closed, signed_volume};
+use super::region::{self, JointRegion, RegionError, joint_regions};
 use crate::anim::{BoneFrame, Pose};
 use crate::scene::Scene;
-use crate::skin::PosedPrimitive;
+use crate::skin::{Betas, PosedPrimitive, SkinningMode, skin_scene};
 
 /// How a whole mesh is measured: volume when every skinned primitive is closed, else area.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,17 +17,15 @@ pub enum Measure {
     Area,
 }
 
-/// Rest-pose reference for the ratios: topology, regions and rest measures.
+/// Rest-pose reference for the ratios: topology, joint regions and rest measures.
 #[derive(Clone, Debug)]
 pub struct RestReference {
-    /// Volume or area.
+    /// Volume or area of the whole mesh.
     pub measure: Measure,
     /// Whole-mesh rest measure (skinned primitives only).
     pub total: f64,
-    /// Per skinned primitive (index into the posed list): the region (joint node) of each triangle.
-    triangle_regions: Vec<Vec<Option<usize>>>,
-    /// Joint nodes that own at least one triangle, with their rest measure.
-    pub regions: Vec<(usize, f64)>,
+    /// Every joint region, by joint node (see [`JointRegion`] for what a region is).
+    regions: Vec<JointRegion>,
 }
 
 impl RestReference {
@@ -44,85 +43,85 @@ impl RestReference {
         } else {
             Measure::Area
         };
-        let triangle_regions: Vec<Vec<Option<usize>>> =
-            rest.iter().map(|p| regions_of(scene, p)).collect();
         let mut out = Self {
             measure,
             total: 0.0,
-            triangle_regions,
-            regions: Vec::new(),
+            regions: joint_regions(scene, rest),
         };
-        let (total, regions) = out.measure_all(scene, rest);
-        out.total = total;
-        out.regions = regions;
+        out.total = out.whole(scene, rest);
         out
     }
 
-    /// Whole-mesh measure and per-region measures of a posed scene.
-    fn measure_all(&self, scene: &Scene, posed: &[PosedPrimitive]) -> (f64, Vec<(usize, f64)>) {
-        let mut total = 0.0;
-        let mut regions: Vec<(usize, f64)> = Vec::new();
-        for (p, regs) in posed
+    /// Skins `scene` at its rest pose (LBS, as every ratio's reference) and measures it.
+    #[must_use]
+    pub fn at_rest(scene: &Scene) -> Self {
+        let rest = skin_scene(
+            scene,
+            &Pose::rest(scene),
+            SkinningMode::Lbs,
+            Betas::Uniform(0.0),
+        );
+        Self::new(scene, &rest)
+    }
+
+    /// Every joint region, by joint node.
+    #[must_use]
+    pub fn regions(&self) -> &[JointRegion] {
+        &self.regions
+    }
+
+    /// The region of joint node `joint`, if it has one.
+    #[must_use]
+    pub fn region(&self, joint: usize) -> Option<&JointRegion> {
+        self.regions.iter().find(|r| r.joint == joint)
+    }
+
+    /// The region of joint node `joint`, or an error naming the joints that have one.
+    pub fn region_of(&self, scene: &Scene, joint: usize) -> Result<&JointRegion, RegionError> {
+        self.region(joint).ok_or_else(|| RegionError::NoRegion {
+            name: scene
+                .nodes
+                .get(joint)
+                .map_or_else(|| format!("node {joint}"), |n| n.name.clone()),
+            node: joint,
+            valid: region::names(scene, self.regions.iter().map(|r| r.joint)),
+        })
+    }
+
+    /// The whole-mesh measure of a posed scene (volume or area, skinned primitives only).
+    fn whole(&self, scene: &Scene, posed: &[PosedPrimitive]) -> f64 {
+        posed
             .iter()
-            .zip(&self.triangle_regions)
-            .filter(|(p, _)| p.skinned)
-        {
-            let positions = &p.vertices.positions;
-            let idx = indices(scene, p);
-            total += match self.measure {
-                Measure::Volume => signed_volume(positions, idx, Vec3::ZERO),
-                Measure::Area => area(positions, idx),
-            };
-            // Group this primitive's triangles by region.
-            let mut by_region: Vec<(usize, Vec<u32>)> = Vec::new();
-            for (tri, reg) in idx.chunks_exact(3).zip(regs) {
-                let Some(joint) = *reg else { continue };
-                match by_region.iter_mut().find(|(j, _)| *j == joint) {
-                    Some((_, list)) => list.extend_from_slice(tri),
-                    None => by_region.push((joint, tri.to_vec())),
+            .filter(|p| p.skinned)
+            .map(|p| match self.measure {
+                Measure::Volume => {
+                    signed_volume(&p.vertices.positions, indices(scene, p), Vec3::ZERO)
                 }
-            }
-            for (joint, tris) in by_region {
-                let value = match self.measure {
-                    // Cone volume from the region's own centroid: a closed mesh's slab volume.
-                    Measure::Volume => {
-                        let c = centroid(positions, &tris);
-                        signed_volume(positions, &tris, c).abs()
-                    }
-                    Measure::Area => area(positions, &tris),
-                };
-                match regions.iter_mut().find(|(j, _)| *j == joint) {
-                    Some((_, v)) => *v += value,
-                    None => regions.push((joint, value)),
-                }
-            }
+                Measure::Area => area(&p.vertices.positions, indices(scene, p)),
+            })
+            .sum()
+    }
+
+    /// The whole-mesh ratio to rest of a posed scene.
+    #[must_use]
+    pub fn whole_ratio(&self, scene: &Scene, posed: &[PosedPrimitive]) -> f64 {
+        let now = self.whole(scene, posed);
+        if self.total.abs() > 1e-30 {
+            now / self.total
+        } else {
+            1.0
         }
-        (total, regions)
     }
 
     /// Ratios to rest of a posed scene: the whole mesh, and each region (joint node, ratio).
     #[must_use]
     pub fn ratios(&self, scene: &Scene, posed: &[PosedPrimitive]) -> (f64, Vec<(usize, f64)>) {
-        let (total, regions) = self.measure_all(scene, posed);
-        let ratio = |value: f64, rest: f64| {
-            if rest.abs() > 1e-30 {
-                value / rest
-            } else {
-                1.0
-            }
-        };
         let per_region = self
             .regions
             .iter()
-            .map(|&(joint, rest)| {
-                let now = regions
-                    .iter()
-                    .find(|(j, _)| *j == joint)
-                    .map_or(0.0, |(_, v)| *v);
-                (joint, ratio(now, rest))
-            })
+            .map(|r| (r.joint, r.ratio(posed)))
             .collect();
-        (ratio(total, self.total), per_region)
+        (self.whole_ratio(scene, posed), per_region)
     }
 }
 
@@ -205,24 +204,6 @@ pub fn min_radius_about(
     best
 }
 
-/// For each triangle of a posed primitive, the joint node owning its first corner (heaviest influence).
-fn regions_of(scene: &Scene, p: &PosedPrimitive) -> Vec<Option<usize>> {
-    let idx = indices(scene, p);
-    let skin = scene
-        .nodes
-        .get(p.node)
-        .and_then(|n| n.skin)
-        .and_then(|s| scene.skins.get(s));
-    let influences = source(scene, p).and_then(|s| s.influences.as_ref());
-    idx.chunks_exact(3)
-        .map(|tri| {
-            let (skin, influences) = (skin?, influences?);
-            let heaviest = influences.of(tri[0] as usize).first()?;
-            skin.joints.get(heaviest.joint as usize).copied()
-        })
-        .collect()
-}
-
 /// The scene primitive a posed primitive came from.
 fn source<'s>(scene: &'s Scene, p: &PosedPrimitive) -> Option<&'s crate::scene::Primitive> {
     scene
@@ -234,13 +215,4 @@ fn source<'s>(scene: &'s Scene, p: &PosedPrimitive) -> Option<&'s crate::scene::
 /// The triangle indices of a posed primitive.
 fn indices<'s>(scene: &'s Scene, p: &PosedPrimitive) -> &'s [u32] {
     source(scene, p).map_or(&[], |s| &s.indices)
-}
-
-/// Mean position of the vertices an index list uses (with repeats).
-fn centroid(positions: &[Vec3], indices: &[u32]) -> Vec3 {
-    let (sum, n) = indices
-        .iter()
-        .filter_map(|&i| positions.get(i as usize))
-        .fold((Vec3::ZERO, 0u32), |(s, n), p| (s + *p, n + 1));
-    if n == 0 { Vec3::ZERO } else { sum / n as f32 }
 }

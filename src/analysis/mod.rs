@@ -1,10 +1,14 @@
-//! Rig analysis: what each skinning mode does to a rig's volume, per pose and over a clip.
+//! Rig analysis: what each skinning mode does to a rig's volume, per pose and over a clip,
+//! for the whole mesh and for one joint's region.
 
 mod bulge;
 mod flip;
+mod focus;
+mod heat;
 mod measure;
 mod metrics;
 mod region;
+mod region_report;
 mod series;
 
 pub use bulge::bulge;
@@ -12,10 +16,19 @@ pub use flip::{
     BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flipped_pairs, clip_flips,
     twist_flips,
 };
+pub use focus::{FOCUS_MARGIN, FOCUS_WEIGHT_THRESHOLD, FocusError, FocusRegion, focus_region};
+pub use heat::{
+    HeatBetas, HeatQuantity, HeatRange, HeatRangeError, HeatRangeSpec, heat_decimals,
+    heat_value_text, heat_values, pose_heat_range,
+};
 pub use measure::{area, is_closed, signed_volume};
 pub use metrics::{Measure, RestReference, min_radius_about};
-pub use region::{REGION_WEIGHT, joint_region_bounds};
-pub use series::{RatioSeries, SeriesAxis, SeriesRequest, ratio_series, series_x};
+pub use region::{JointRegion, RegionError, WELD_TOLERANCE, find_joint, joint_regions};
+pub use region_report::{RegionAnalysis, RegionModeReport, analyze_region};
+pub use series::{
+    RatioSeries, RegionSeries, SeriesAxis, SeriesRequest, ratio_series, ratio_series_with_region,
+    series_x,
+};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -1,4 +1,5 @@
-//! Ratio-to-rest series for the viewer's plot: per skinning mode, over a clip or a twist sweep.
+//! Ratio-to-rest series for the viewer's plot: per skinning mode, over a clip or a twist sweep,
+//! for the whole mesh and, when asked, for one joint's region (see [`JointRegion`]).
 //!
 //! Samples run in parallel (rayon); a cancel flag stops the work between samples
 //! and a progress callback counts finished samples.
@@ -9,11 +10,10 @@ use rayon::prelude::*;
 
 use super::flip::{BlendPairs, clip_flips};
 use super::metrics::{Measure, RestReference};
+use super::region::{JointRegion, RegionError};
 use crate::anim::{JointAngles, JointOverrides, Pose, clip_duration_s};
 use crate::scene::Scene;
-use crate::skin::{
-    Betas, SceneBetas, SceneCenters, SkinningMode, skin_scene, skin_scene_cor, skin_scene_hybrid,
-};
+use crate::skin::{SceneBetas, SceneCenters, SkinningMode, skin_scene_cor, skin_scene_hybrid};
 
 /// What the plot's x axis runs over.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,27 +65,50 @@ pub struct RatioSeries {
     /// Per x: whether DQS has passed a flip there (clip series: since the clip's start;
     /// twist sweeps: beyond the twist range around 0 in which the skin is continuous).
     pub dqs_flipped: Vec<bool>,
+    /// One joint region's ratios at the same x ([`ratio_series_with_region`]); `None` otherwise.
+    pub region: Option<RegionSeries>,
+}
+
+/// A joint region's ratio to rest per mode, at each x of its [`RatioSeries`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionSeries {
+    /// The joint (node index).
+    pub joint: usize,
+    /// The joint's name.
+    pub name: String,
+    /// Mesh vertices in the region.
+    pub vertices: usize,
+    /// Volume (closed region, openings capped) or area.
+    pub measure: Measure,
+    /// Ratios per mode, in [`SkinningMode::ALL`] order, one per x (CoR's empty without centers).
+    pub ratios: [Vec<f64>; 4],
 }
 
 impl RatioSeries {
     /// The ratios of `mode`.
     #[must_use]
     pub fn of(&self, mode: SkinningMode) -> &[f64] {
-        let i = SkinningMode::ALL
-            .iter()
-            .position(|&m| m == mode)
-            .unwrap_or(0);
-        self.ratios.get(i).map_or(&[], Vec::as_slice)
+        of_mode(&self.ratios, mode)
     }
 
     /// The x of the smallest ratio of `mode`, with that ratio.
     #[must_use]
     pub fn min_of(&self, mode: SkinningMode) -> Option<(f32, f64)> {
-        self.x
-            .iter()
-            .copied()
-            .zip(self.of(mode).iter().copied())
-            .min_by(|a, b| a.1.total_cmp(&b.1))
+        min_at(&self.x, self.of(mode))
+    }
+
+    /// The region's ratios of `mode`; empty without a region.
+    #[must_use]
+    pub fn region_of(&self, mode: SkinningMode) -> &[f64] {
+        self.region
+            .as_ref()
+            .map_or(&[], |r| of_mode(&r.ratios, mode))
+    }
+
+    /// The x of the region's smallest ratio of `mode`, with that ratio.
+    #[must_use]
+    pub fn region_min_of(&self, mode: SkinningMode) -> Option<(f32, f64)> {
+        min_at(&self.x, self.region_of(mode))
     }
 
     /// The largest distance of `mode`'s ratio from 1.
@@ -113,7 +136,24 @@ pub fn series_x(scene: &Scene, request: &SeriesRequest) -> Vec<f32> {
         .collect()
 }
 
-/// Computes the series of `request`, in parallel; `None` when `cancel` was set.
+/// The ratios of `mode` in a per-mode array.
+fn of_mode(ratios: &[Vec<f64>; 4], mode: SkinningMode) -> &[f64] {
+    let i = SkinningMode::ALL
+        .iter()
+        .position(|&m| m == mode)
+        .unwrap_or(0);
+    ratios.get(i).map_or(&[], Vec::as_slice)
+}
+
+/// The x of the smallest of `values` (paired with `x` in order), with that value.
+fn min_at(x: &[f32], values: &[f64]) -> Option<(f32, f64)> {
+    x.iter()
+        .copied()
+        .zip(values.iter().copied())
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// Computes the whole-mesh series of `request`, in parallel; `None` when `cancel` was set.
 ///
 /// `progress(done, total)` is called after each sample.
 #[must_use]
@@ -123,14 +163,49 @@ pub fn ratio_series(
     cancel: &AtomicBool,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Option<RatioSeries> {
-    let rest_pose = Pose::rest(scene);
-    let rest = skin_scene(scene, &rest_pose, SkinningMode::Lbs, Betas::Uniform(0.0));
-    let reference = RestReference::new(scene, &rest);
+    let reference = RestReference::at_rest(scene);
+    series_of(scene, request, &reference, None, cancel, progress)
+}
+
+/// Like [`ratio_series`], with joint node `joint`'s region measured from the same skinned
+/// poses (in [`RatioSeries::region`]), so a plot can draw both; `Ok(None)` when cancelled.
+///
+/// For a twist sweep the region is usually that of the twisted joint, but any joint with a
+/// region will do. Errors: the joint has no region ([`RegionError::NoRegion`]).
+pub fn ratio_series_with_region(
+    scene: &Scene,
+    request: &SeriesRequest,
+    joint: usize,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Option<RatioSeries>, RegionError> {
+    let reference = RestReference::at_rest(scene);
+    let region = reference.region_of(scene, joint)?;
+    Ok(series_of(
+        scene,
+        request,
+        &reference,
+        Some(region),
+        cancel,
+        progress,
+    ))
+}
+
+/// The series of `request` against `reference`, with `region`'s ratios when given.
+fn series_of(
+    scene: &Scene,
+    request: &SeriesRequest,
+    reference: &RestReference,
+    region: Option<&JointRegion>,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Option<RatioSeries> {
     let x = series_x(scene, request);
     let done = AtomicUsize::new(0);
     let total = x.len();
     let cor = request.cor_centers.as_deref();
-    let rows: Vec<Option<[f64; 4]>> = x
+    // Per x, per mode: (whole-mesh ratio, region ratio); NaN where not measured.
+    let rows: Vec<Option<[(f64, f64); 4]>> = x
         .par_iter()
         .map(|&at| {
             if cancel.load(Ordering::Relaxed) {
@@ -140,10 +215,11 @@ pub fn ratio_series(
             let row = SkinningMode::ALL.map(|mode| {
                 let posed = match (mode, cor) {
                     (SkinningMode::Cor, Some(centers)) => skin_scene_cor(scene, &pose, centers),
-                    (SkinningMode::Cor, None) => return f64::NAN,
+                    (SkinningMode::Cor, None) => return (f64::NAN, f64::NAN),
                     _ => skin_scene_hybrid(scene, &pose, mode, &request.betas, request.beta_scale),
                 };
-                reference.ratios(scene, &posed).0
+                let local = region.map_or(f64::NAN, |r| r.ratio(&posed));
+                (reference.whole_ratio(scene, &posed), local)
             });
             progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
             Some(row)
@@ -152,20 +228,33 @@ pub fn ratio_series(
     if cancel.load(Ordering::Relaxed) {
         return None;
     }
-    let rows: Vec<[f64; 4]> = rows.into_iter().collect::<Option<_>>()?;
-    let ratios = [0, 1, 2, 3].map(|m| {
-        if m == 3 && cor.is_none() {
-            return Vec::new();
-        }
-        rows.iter().map(|r| r[m]).collect()
+    let rows: Vec<[(f64, f64); 4]> = rows.into_iter().collect::<Option<_>>()?;
+    let column = |pick: fn(&(f64, f64)) -> f64| {
+        [0, 1, 2, 3].map(|m| {
+            if m == 3 && cor.is_none() {
+                return Vec::new();
+            }
+            rows.iter().map(|r| pick(&r[m])).collect()
+        })
+    };
+    let region = region.map(|r| RegionSeries {
+        joint: r.joint,
+        name: scene
+            .nodes
+            .get(r.joint)
+            .map_or_else(String::new, |n| n.name.clone()),
+        vertices: r.vertices,
+        measure: r.measure,
+        ratios: column(|c| c.1),
     });
     let dqs_flipped = flipped(scene, request, &x);
     Some(RatioSeries {
         measure: reference.measure,
         axis: request.axis,
         x,
-        ratios,
+        ratios: column(|c| c.0),
         dqs_flipped,
+        region,
     })
 }
 

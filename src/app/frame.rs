@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use super::screenshot::copy_texture;
 use super::viewer::Running;
-use crate::render::{Camera, DEFAULT_DISPLACEMENT_RED, DebugView, ViewParams, begin_scene_pass};
+use crate::render::{Camera, DebugView, ViewParams, begin_scene_pass};
 use crate::skin::SkinningMode;
 use crate::ui::{ViewMode, ViewRect, ghost_mode, panel_ui, plot_ui, shortcuts, viewport_ui};
 
@@ -36,7 +36,8 @@ impl Running {
         self.state.playback.advance(dt);
         let s = &self.state.skinning;
         let wants_cor = s.mode == crate::skin::SkinningMode::Cor
-            || (s.view == crate::ui::ViewMode::Split && s.panes[3]);
+            || (s.view == crate::ui::ViewMode::Split && s.panes[3])
+            || self.state.paint.fit_waiting;
         let model = &mut self.model;
         let renderer = &self.graphics.renderer;
         model.cor.poll(
@@ -65,9 +66,16 @@ impl Running {
             self.state.camera.frame(min, max);
         }
         if let Some(node) = self.state.requests.frame_joint.take() {
+            // Fit the narrowest pane; near and far keep holding the whole model.
+            let aspect = ui
+                .views
+                .iter()
+                .map(|v| v.rect.width() / v.rect.height().max(1.0))
+                .fold(f32::INFINITY, f32::min);
+            let model_radius = (self.model.bounds.1 - self.model.bounds.0).length() * 0.5;
             match self.model.joint_region(node) {
-                Some((min, max)) => self.state.camera.frame(min, max),
-                None => self.state.error = Some("that joint moves no vertex".into()),
+                Ok((min, max)) => self.state.camera.frame_part(min, max, aspect, model_radius),
+                Err(e) => self.state.error = Some(e.to_string()),
             }
         }
         let p = &self.state.playback;
@@ -81,6 +89,7 @@ impl Running {
             self.model.gpu.make_edges(&self.gpu.ctx, &self.model.scene);
         }
         self.state.morphs.update_weights(&self.model.pose);
+        self.update_heat_range(&ui);
         let saved = self.files.pending_save.take();
         let images: Vec<&Path> = screenshot.into_iter().chain(saved.as_deref()).collect();
         let result = self.draw(&ui, &images);
@@ -156,14 +165,20 @@ impl Running {
             .state
             .handle_platform_output(&self.gpu.window, output.platform_output);
         let window = [self.gpu.config.width, self.gpu.config.height];
-        let after = self.script.after_ui(
-            frame,
-            &self.egui.ctx,
-            &self.state,
-            &self.model.scene,
+        let shown = super::ui_script::Shown {
+            scene: &self.model.scene,
             window,
-            self.model.paint.map(),
-        );
+            views: &views,
+            betas: self
+                .model
+                .paint
+                .map()
+                .unwrap_or_else(|| self.inspector.flag_betas()),
+            painted: self.model.paint.map().is_some(),
+        };
+        let after = self
+            .script
+            .after_ui(frame, &self.egui.ctx, &self.state, &shown);
         match after {
             Ok(save) => self.files.pending_save = save.or(self.files.pending_save.take()),
             Err(e) => self.state.error = Some(format!("UI script, frame {frame}: {e:#}")),
@@ -205,6 +220,27 @@ impl Running {
                 None => "nothing painted to save".into(),
             });
         }
+    }
+
+    /// The heatmap views' range for this frame's pose and panes (none in other views).
+    fn update_heat_range(&mut self, ui: &UiFrame) {
+        let s = &self.state.skinning;
+        let quantity = s
+            .shading
+            .heat_quantity()
+            .filter(|_| !self.state.paint.enabled);
+        self.state.heat_shown = quantity.map(|quantity| {
+            let model = &mut self.model;
+            let inputs = super::heat::HeatInputs {
+                scene: &model.scene,
+                pose: &model.pose,
+                modes: ui.views.iter().map(|v| v.mode).collect(),
+                betas: self.inspector.shown_betas(),
+                beta_scale: s.beta,
+                diagonal: (model.bounds.1 - model.bounds.0).length(),
+            };
+            (quantity, model.heat.range(quantity, s.heat_range, &inputs))
+        });
     }
 
     /// Sizes the crowd to the slider, reframing the camera when it changes.
@@ -350,7 +386,7 @@ impl Running {
                 selected_joint: self.selected_joint_index(),
                 diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
                 bulge: s.bulge_compensation,
-                displacement_red: DEFAULT_DISPLACEMENT_RED,
+                heat_range: self.state.heat_shown.map(|(_, range)| range),
             };
             pane.write(queue, &self.graphics.renderer, &camera, &params);
         }

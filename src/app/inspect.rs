@@ -10,7 +10,8 @@ use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use crate::analysis::{
-    BlendPairs, RatioSeries, SeriesAxis, SeriesRequest, TwistFlips, ratio_series, twist_flips,
+    BlendPairs, RatioSeries, SeriesAxis, SeriesRequest, TwistFlips, ratio_series,
+    ratio_series_with_region, twist_flips,
 };
 use crate::anim::{JointAngles, JointOverrides};
 use crate::scene::Scene;
@@ -36,6 +37,8 @@ struct SeriesKey {
     with_cor: bool,
     /// The painted map's revision, when one replaces the flags' betas.
     painted: Option<u64>,
+    /// The selected joint, whose region gets lines of its own.
+    region: Option<usize>,
 }
 
 /// A series being computed on another thread.
@@ -71,6 +74,8 @@ pub struct Inspector {
     pairs: Vec<BlendPairs>,
     /// Hybrid betas shown: the painted map, else the current flags' (the file's map where it has one).
     pub betas: SceneBetas,
+    /// Bumped whenever `betas` changes.
+    betas_generation: u64,
     /// The current flags' betas, and the flags revision they come from.
     flag_betas: SceneBetas,
     betas_revision: Option<u64>,
@@ -103,6 +108,7 @@ impl Inspector {
             betas: SceneBetas::default(),
             flag_betas: SceneBetas::default(),
             betas_revision: None,
+            betas_generation: 0,
             painted: None,
             betas_dirty: true,
             job: None,
@@ -150,7 +156,14 @@ impl Inspector {
             Some((map, _)) => map.clone(),
             None => self.flag_betas.clone(),
         };
+        self.betas_generation += 1;
         Some(&self.betas)
+    }
+
+    /// The betas shown and their generation (bumped whenever they change).
+    #[must_use]
+    pub fn shown_betas(&self) -> (&SceneBetas, u64) {
+        (&self.betas, self.betas_generation)
     }
 
     /// The betas without a painted map: the flags' (the file's `_DQS_BLEND` where it has one).
@@ -243,6 +256,7 @@ impl Inspector {
             beta_scale: state.skinning.beta,
             with_cor: self.cor_centers.is_some(),
             painted: self.painted.as_ref().map(|(_, r)| *r),
+            region: state.joints.selected,
         })
     }
 
@@ -266,13 +280,23 @@ impl Inspector {
         let (tx, rx) = mpsc::channel();
         let (scene, thread_cancel, thread_done) =
             (self.scene.clone(), cancel.clone(), done.clone());
+        let region = key.region;
         let spawned = std::thread::Builder::new()
             .name("dqview-analysis".into())
             .spawn(move || {
                 let progress = |d: usize, _total: usize| {
                     thread_done.fetch_max(d, Ordering::Relaxed);
                 };
-                let series = ratio_series(&scene, &request, &thread_cancel, &progress);
+                // A joint without a region (a root, an IK target) plots the whole mesh only.
+                let series = match region {
+                    Some(joint) => {
+                        ratio_series_with_region(&scene, &request, joint, &thread_cancel, &progress)
+                            .unwrap_or_else(|_| {
+                                ratio_series(&scene, &request, &thread_cancel, &progress)
+                            })
+                    }
+                    None => ratio_series(&scene, &request, &thread_cancel, &progress),
+                };
                 // The viewer may have moved on (receiver gone): nothing to report then.
                 let _ = tx.send(series);
             });

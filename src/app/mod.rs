@@ -7,6 +7,7 @@ mod cor_job;
 mod egui_layer;
 mod frame;
 mod graphics;
+mod heat;
 mod inspect;
 mod model;
 mod open_dialog;

@@ -27,6 +27,8 @@ pub struct LoadedModel {
     pub cor: super::cor_job::CorJob,
     /// The painted DQS blend map and its history.
     pub paint: super::paint::Painter,
+    /// The heatmap views' colour range, kept while the pose holds still.
+    pub heat: super::heat::HeatRanges,
 }
 
 impl LoadedModel {
@@ -68,6 +70,7 @@ impl LoadedModel {
             bounds,
             cor: super::cor_job::CorJob::default(),
             paint: super::paint::Painter::default(),
+            heat: super::heat::HeatRanges::default(),
         })
     }
 
@@ -107,11 +110,10 @@ impl LoadedModel {
         Ok(true)
     }
 
-    /// The box around the region joint `node` moves at the current pose (its vertices weighted
-    /// above 5%, posed, plus a tenth of margin); `None` when it moves no vertex.
-    #[must_use]
-    pub fn joint_region(&self, node: usize) -> Option<(Vec3, Vec3)> {
-        crate::analysis::joint_region_bounds(&self.scene, &self.pose, node)
+    /// The box around the region joint `node` moves at the current pose, as `render --focus`
+    /// frames it; an error when it is no joint or moves no vertex.
+    pub fn joint_region(&self, node: usize) -> Result<(Vec3, Vec3), crate::analysis::FocusError> {
+        crate::analysis::focus_region(&self.scene, &self.pose, node).map(|r| (r.min, r.max))
     }
 
     /// The box every drawn instance fits in.

@@ -89,8 +89,21 @@ impl Painter {
         let before = self.revision;
         self.requests(state, scene);
         self.poll_fit(state);
-        if std::mem::take(&mut state.paint.requests.fit) {
-            self.start_fit(state, scene, centers);
+        // A fit waits for the CoR centers, which the frame starts computing while it waits.
+        let fit = std::mem::take(&mut state.paint.requests.fit) || state.paint.fit_waiting;
+        state.paint.fit_waiting = false;
+        if fit && self.fit.is_none() {
+            match centers {
+                Some(centers) => self.start_fit(state, scene, centers),
+                None if state.cor.error.is_some() => {
+                    state.paint.message =
+                        Some("Fit to CoR needs the CoR centers, which failed".into());
+                }
+                None => {
+                    state.paint.fit_waiting = true;
+                    state.paint.message = Some("computing the CoR centers for the fit…".into());
+                }
+            }
         }
         if std::mem::take(&mut state.paint.requests.cancel_fit)
             && let Some(job) = &self.fit
@@ -171,7 +184,7 @@ impl Painter {
                 // The mesh as this pane draws it, with the map's own betas for hybrid.
                 skin_scene(scene, pose, view.mode, Betas::Uniform(1.0))
             });
-            let screen = screen_positions(&state.camera, view, posed);
+            let screen = screen_positions(&state.camera, view, posed, state.paint.front_only);
             let dab = Dab {
                 center: Vec2::new(at.x, at.y),
                 radius_px: state.paint.radius_px,
@@ -207,18 +220,14 @@ impl Painter {
         self.revision += 1;
     }
 
-    /// Starts the fit over every clip (or the selected joint's sweeps), once centers exist.
+    /// Starts the fit over every clip (or the selected joint's sweeps).
     fn start_fit(
         &mut self,
         state: &mut ViewerState,
         scene: &Arc<Scene>,
-        centers: Option<&Arc<SceneCenters>>,
+        centers: &Arc<SceneCenters>,
     ) {
-        let Some(centers) = centers.cloned() else {
-            state.paint.message =
-                Some("Fit to CoR needs the CoR centers: show a CoR pane first, then fit".into());
-            return;
-        };
+        let centers = Arc::clone(centers);
         let mut poses: Vec<FitPose> = (0..scene.animations.len())
             .flat_map(|c| FitPose::clip_samples(scene, c, FIT_SAMPLES))
             .collect();
@@ -297,22 +306,33 @@ impl Painter {
     }
 }
 
-/// Every posed primitive's vertices in window points as `view` draws them (`None` behind the eye).
+/// Every posed primitive's vertices in window points as `view` draws them (`None` behind the
+/// eye, and with `front_only` where the surface faces away from it).
 fn screen_positions(
     camera: &OrbitCamera,
     view: &ViewRect,
     posed: &[crate::skin::PosedPrimitive],
+    front_only: bool,
 ) -> Vec<Vec<Option<Vec2>>> {
     let size = Vec2::new(view.rect.width(), view.rect.height());
     let clip_from_world = camera.clip_from_world(size.x / size.y.max(1.0));
     let origin = Vec2::new(view.rect.min.x, view.rect.min.y);
+    let eye = camera.eye();
     posed
         .iter()
         .map(|p| {
-            p.vertices
-                .positions
+            let v = &p.vertices;
+            v.positions
                 .iter()
-                .map(|&q| project_to_viewport(clip_from_world, q, size).map(|s| s + origin))
+                .enumerate()
+                .map(|(i, &q)| {
+                    let normal = v.normals.get(i).copied().unwrap_or(glam::Vec3::ZERO);
+                    // Vertices without a normal count as facing the eye.
+                    if front_only && normal.dot(eye - q) < 0.0 {
+                        return None;
+                    }
+                    project_to_viewport(clip_from_world, q, size).map(|s| s + origin)
+                })
                 .collect()
         })
         .collect()

@@ -206,9 +206,15 @@ impl SessionHooks {
     }
 }
 
-/// A session's painted map, if it fits `scene` (every primitive's length its vertex count).
-fn blend_map_of(session: &Session, scene: &Scene) -> Option<crate::skin::SceneBetas> {
-    let map = session.blend_map.as_ref()?;
+/// A session's painted map; an error when it does not fit `scene` (every primitive's length its
+/// vertex count) or holds a beta outside [0, 1].
+fn blend_map_of(
+    session: &Session,
+    scene: &Scene,
+) -> Result<Option<crate::skin::SceneBetas>, String> {
+    let Some(map) = session.blend_map.as_ref() else {
+        return Ok(None);
+    };
     let fits = scene.meshes.len() == map.len()
         && scene.meshes.iter().zip(map).all(|(mesh, prims)| {
             mesh.primitives.len() == prims.len()
@@ -219,11 +225,21 @@ fn blend_map_of(session: &Session, scene: &Scene) -> Option<crate::skin::SceneBe
                     .all(|(p, b)| b.is_empty() || b.len() == p.positions.len())
         });
     if !fits {
-        log::warn!("the session's blend map does not fit this model's meshes; left out");
+        return Err(
+            "the session's painted blend map does not fit this model's meshes; left out".into(),
+        );
     }
-    fits.then(|| crate::skin::SceneBetas {
+    let valid = map
+        .iter()
+        .flatten()
+        .flatten()
+        .all(|b| (0.0..=1.0).contains(b));
+    if !valid {
+        return Err("the session's painted blend map has betas outside [0, 1]; left out".into());
+    }
+    Ok(Some(crate::skin::SceneBetas {
         per_primitive: map.clone(),
-    })
+    }))
 }
 
 /// The files the viewer reads and writes: models, saved images and sessions.
@@ -281,9 +297,11 @@ impl Running {
                     );
                 }
                 apply(&session, &mut self.state, &self.model.scene, &durations);
-                self.model
-                    .paint
-                    .restore(blend_map_of(&session, &self.model.scene));
+                let map = blend_map_of(&session, &self.model.scene).unwrap_or_else(|e| {
+                    self.state.error = Some(e);
+                    None
+                });
+                self.model.paint.restore(map);
             }
             Some(Err(e)) => self.state.error = Some(e),
             None => {}

@@ -242,15 +242,24 @@ fn joint_at(state: &ViewerState, scene: &crate::scene::Scene, name: &str) -> Res
         .ok_or_else(|| anyhow!("joint `{name}` is not on screen"))
 }
 
-/// The dump: window size, probes, selection, search, camera, joint positions and the painted map.
+/// What the window shows beyond the panel state, for dumps.
+pub struct Shown<'a> {
+    /// The model.
+    pub scene: &'a crate::scene::Scene,
+    /// Window size in pixels.
+    pub window: [u32; 2],
+    /// The views laid out this frame.
+    pub views: &'a [crate::ui::ViewRect],
+    /// The betas the mesh shows: the painted map, else the file's or the flags'.
+    pub betas: &'a crate::skin::SceneBetas,
+    /// Whether `betas` is a painted map.
+    pub painted: bool,
+}
+
+/// The dump: window, probes, selection, search, camera, joints, views, playback and betas.
 #[must_use]
-pub fn dump(
-    state: &ViewerState,
-    probes: &Probes,
-    scene: &crate::scene::Scene,
-    window: [u32; 2],
-    painted: Option<&crate::skin::SceneBetas>,
-) -> Value {
+pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
+    let scene = shown.scene;
     let name = |n: usize| {
         scene
             .nodes
@@ -272,15 +281,19 @@ pub fn dump(
         .collect();
     let cam = &state.camera;
     json!({
-        "window": window,
+        "window": shown.window,
+        "views": shown.views.iter().map(|v| json!({"rect": rect(v.rect), "mode": v.mode.name()})).collect::<Vec<_>>(),
+        "playback": {"clip": state.playback.clip, "time_s": state.playback.time_s},
+        "heat": state.heat_shown.map(|(q, r)| json!({"quantity": format!("{q:?}"), "lo": r.lo, "hi": r.hi})),
         "probes": probes,
         "selected": state.joints.selected.map(name),
         "search": state.joints.search,
         "collapsed": state.joints.collapsed.iter().map(|&n| name(n)).collect::<Vec<_>>(),
-        "camera": {"target": cam.target.to_array(), "distance": cam.distance, "yaw": cam.yaw, "pitch": cam.pitch},
+        "camera": {"target": cam.target.to_array(), "distance": cam.distance, "yaw": cam.yaw, "pitch": cam.pitch, "scene_radius": cam.scene_radius},
         "joints": joints,
         "paint": {
-            "map": painted.map(|m| &m.per_primitive),
+            "painted": shown.painted,
+            "betas": &shown.betas.per_primitive,
             "undo_steps": state.paint.undo_steps,
             "redo_steps": state.paint.redo_steps,
             "radius_px": state.paint.radius_px,
@@ -382,9 +395,7 @@ impl ScriptHooks {
         frame: u64,
         ctx: &egui::Context,
         state: &ViewerState,
-        scene: &crate::scene::Scene,
-        window: [u32; 2],
-        painted: Option<&crate::skin::SceneBetas>,
+        shown: &Shown,
     ) -> Result<Option<PathBuf>> {
         self.probes = crate::ui::probe::take(ctx);
         let Some(script) = &self.script else {
@@ -394,13 +405,7 @@ impl ScriptHooks {
         for step in script.steps_at(frame) {
             match step {
                 Step::Dump(path) => {
-                    let text = serde_json::to_string_pretty(&dump(
-                        state,
-                        &self.probes,
-                        scene,
-                        window,
-                        painted,
-                    ))?;
+                    let text = serde_json::to_string_pretty(&dump(state, &self.probes, shown))?;
                     std::fs::write(path, text)
                         .with_context(|| format!("cannot write {}", path.display()))?;
                 }

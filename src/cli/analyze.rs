@@ -6,22 +6,34 @@ use anyhow::{Result, bail};
 use serde_json::{Value, json};
 
 use super::PoseArgs;
-use crate::analysis::{AnalyzeOptions, Measure, analyze};
+use crate::analysis::{
+    AnalyzeOptions, Measure, RestReference, analyze, analyze_region, find_joint,
+};
 use crate::skin::SceneBetas;
 
+/// What `analyze` reports and how.
+pub struct What<'a> {
+    /// Samples over the clip.
+    pub samples: usize,
+    /// One JSON object instead of text.
+    pub as_json: bool,
+    /// Only this joint's region (name or node index).
+    pub joint: Option<&'a str>,
+}
+
 /// Analyses `model` over its clip (or the single pose) and prints a report or JSON.
-pub fn run(
-    model: &str,
-    args: &PoseArgs,
-    samples: usize,
-    as_json: bool,
-    load: &super::LoadArgs,
-) -> Result<()> {
+pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs) -> Result<()> {
+    let (samples, as_json) = (what.samples, what.as_json);
     if samples == 0 || samples > 100_000 {
         bail!("--samples must be from 1 to 100000, got {samples}");
     }
     let scene = super::load(model, load)?;
     let pose = args.resolve(&scene)?;
+    // Checked before the CoR precompute, so a mistyped joint fails at once.
+    let joint = what.joint.map(|j| find_joint(&scene, j)).transpose()?;
+    if let Some(joint) = joint {
+        RestReference::at_rest(&scene).region_of(&scene, joint)?;
+    }
     let bulge_compensation = args.cor.bulge_amount()?;
     let cor_centers = Some(args.cor.centers(&scene)?);
     let options = AnalyzeOptions {
@@ -44,6 +56,10 @@ pub fn run(
             }
         }
     };
+    if let Some(joint) = joint {
+        let region = analyze_region(&scene, &options, joint, &progress)?;
+        return super::analyze_joint::print(&scene, &region, as_json);
+    }
     let analysis = analyze(&scene, &options, &progress);
     let what = match analysis.measure {
         Measure::Volume => "volume",

@@ -1,6 +1,7 @@
 //! The command line: argument definitions and dispatch to the library.
 
 mod analyze;
+mod analyze_joint;
 mod bench;
 mod bench_gpu;
 mod blend;
@@ -12,6 +13,9 @@ mod inspect_morphs;
 mod inspect_surface;
 mod pose_args;
 pub mod render;
+mod render_anim;
+mod render_args;
+mod render_camera;
 
 use std::path::PathBuf;
 
@@ -24,6 +28,7 @@ pub use blend::BlendArgs;
 pub use check::CheckArgs;
 pub use cor_args::CorArgs;
 pub use pose_args::PoseArgs;
+pub use render_args::{CameraFlags, MotionFlags};
 
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
 #[derive(Debug, Parser)]
@@ -118,27 +123,9 @@ pub enum Command {
         #[command(flatten)]
         load: LoadArgs,
     },
-    /// Render a posed model to a PNG without a window (mode may also be `split`: LBS left, DQS right).
-    Render {
-        /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
-        #[arg(value_name = "MODEL")]
-        model: Option<String>,
-        /// Output file (.png).
-        #[arg(long, value_name = "FILE.png")]
-        out: PathBuf,
-        /// Image size.
-        #[arg(long, value_name = "WxH", default_value = "1024x512")]
-        size: String,
-        /// Debug view, hybrid betas.
-        #[command(flatten)]
-        look: RenderFlags,
-        /// Pose options.
-        #[command(flatten)]
-        pose: PoseArgs,
-        /// Load limits and URI policy.
-        #[command(flatten)]
-        load: LoadArgs,
-    },
+    /// Render a posed model to a PNG or GIF without a window, or an animation with --frames
+    /// (mode may also be `split`: LBS left, DQS right).
+    Render(Box<RenderArgs>),
     /// Measure what each skinning mode does to the rig's volume over a clip (or one pose).
     Analyze {
         /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
@@ -150,6 +137,10 @@ pub enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Report only this joint's region (name or node index): the triangles whose first
+        /// corner's heaviest influence is the joint, its volume with the openings capped.
+        #[arg(long, value_name = "JOINT")]
+        joint: Option<String>,
         /// Pose options (`--mode` is ignored: every mode is measured).
         #[command(flatten)]
         pose: PoseArgs,
@@ -203,6 +194,35 @@ pub enum Command {
     },
 }
 
+/// `render`'s options: model, output, size, look, camera, motion, pose and load flags.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
+    #[arg(value_name = "MODEL")]
+    pub model: Option<String>,
+    /// Output file: .png (a still, or APNG with --frames) or .gif.
+    #[arg(long, value_name = "FILE.png|FILE.gif")]
+    pub out: PathBuf,
+    /// Image size.
+    #[arg(long, value_name = "WxH", default_value = "1024x512")]
+    pub size: String,
+    /// Debug view, heat range, hybrid betas.
+    #[command(flatten)]
+    pub look: RenderFlags,
+    /// Camera: joint to frame, orbit angles, distance.
+    #[command(flatten)]
+    pub camera: CameraFlags,
+    /// Animation: frames, clip span, sweep, turntable.
+    #[command(flatten)]
+    pub motion: MotionFlags,
+    /// Pose options.
+    #[command(flatten)]
+    pub pose: PoseArgs,
+    /// Load limits and URI policy.
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
 /// What `render` colours by, and how hybrid betas are chosen.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct RenderFlags {
@@ -216,6 +236,11 @@ pub struct RenderFlags {
     /// about their own axis; `_DQS_BLEND` when the mesh has it) instead of one --beta for all.
     #[arg(long)]
     pub hybrid_auto: bool,
+    /// Heat range of the displacement and collapse views: auto (the pose's largest value, the
+    /// default), pNN (a percentile, e.g. p99), HI or LO:HI fixed (displacement over the
+    /// diagonal, `0.02` or `2%`; collapse as volume ratios, `0.8:1.2`).
+    #[arg(long, value_name = "auto|pNN|LO:HI")]
+    pub range: Option<String>,
 }
 
 /// Limits and URI policy for loading a model file (see [`LoadOptions`]).
@@ -287,21 +312,22 @@ pub fn run(cli: Cli) -> Result<()> {
             pose,
             load,
         }) => export::run(&model_or_default(model), &out, &pose, gpu, &load),
-        Some(Command::Render {
-            model,
-            out,
-            size,
-            look,
-            pose,
-            load,
-        }) => render::run(&model_or_default(model), &out, &pose, &size, &look, &load),
+        Some(Command::Render(args)) => render::run(&args),
         Some(Command::Analyze {
             model,
             samples,
             json,
+            joint,
             pose,
             load,
-        }) => analyze::run(&model_or_default(model), &pose, samples, json, &load),
+        }) => {
+            let what = analyze::What {
+                samples,
+                as_json: json,
+                joint: joint.as_deref(),
+            };
+            analyze::run(&model_or_default(model), &pose, &what, &load)
+        }
         Some(Command::Bench {
             model,
             vertices,

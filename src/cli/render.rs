@@ -1,24 +1,30 @@
-//! `dqview render`: a headless picture of a posed model, single mode or LBS | DQS split.
+//! `dqview render`: a headless picture of a posed model, single mode or panes side by side,
+//! or an animation of them (APNG or GIF).
 
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use glam::Vec3;
 
-use super::PoseArgs;
-use super::RenderFlags;
+use super::RenderArgs;
+use super::render_anim::{FramePlan, FrameWriter, OutputFormat, plan, progress};
+use super::render_camera::{CameraRequest, pane_camera};
+use crate::analysis::{
+    FocusRegion, HeatBetas, HeatQuantity, HeatRange, HeatRangeSpec, pose_heat_range,
+};
 use crate::anim::Pose;
 use crate::render::{
     DebugView, GpuContext, RenderSettings, Renderer, RgbaImage, SceneGpu, View, ViewParams,
-    draw_label,
+    draw_heat_legend, draw_label,
 };
 use crate::scene::Scene;
 use crate::skin::{SceneBetas, SceneCenters, SkinningMode, rest_bounds};
+use crate::ui::OrbitCamera;
 
 /// Direction the default camera looks from: in front (+Z, glTF's forward), a little right and above.
 pub const CAMERA_DIRECTION: Vec3 = Vec3::new(0.35, 0.25, 1.0);
 
-/// What to show besides the pose: debug view, selected joint, hybrid betas.
+/// What to show besides the pose: debug view, selected joint, hybrid betas, heat range.
 #[derive(Clone, Debug, Default)]
 pub struct RenderLook {
     /// Debug view (shaded by default).
@@ -31,97 +37,369 @@ pub struct RenderLook {
     pub cor_centers: Option<SceneCenters>,
     /// DQS bulge compensation in [0, 1] for DQS panes (0 off).
     pub bulge: f32,
+    /// Range of the displacement and collapse views; `None`: the view's default.
+    pub heat_range: Option<HeatRange>,
 }
 
-/// Renders `model` as `args` say (mode `split` draws LBS left, DQS right) and writes a PNG.
-pub fn run(
-    model: &str,
-    out: &Path,
-    args: &PoseArgs,
-    size: &str,
-    look: &RenderFlags,
-    load: &super::LoadArgs,
-) -> Result<()> {
-    let ext = out
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if ext != "png" {
-        bail!("--out must end in .png, got {}", out.display());
-    }
-    let (width, height) = parse_size(size)?;
-    let view = DebugView::from_name(&look.view).ok_or_else(|| {
+/// Renders `args.model` as the flags say and writes a PNG, GIF or animation.
+pub fn run(args: &RenderArgs) -> Result<()> {
+    let format = OutputFormat::of(&args.out)?;
+    let size = parse_size(&args.size)?;
+    let view = DebugView::from_name(&args.look.view).ok_or_else(|| {
         let names: Vec<&str> = DebugView::ALL.iter().map(|v| v.name()).collect();
-        anyhow::anyhow!("unknown view `{}` (valid: {})", look.view, names.join(", "))
+        anyhow::anyhow!(
+            "unknown view `{}` (valid: {})",
+            args.look.view,
+            names.join(", ")
+        )
     })?;
-    let panes = args.mode.as_deref().map(panes).transpose()?.flatten();
-    let mut pose_args = args.clone();
-    if panes.is_some() {
-        pose_args.mode = Some("dqs".into());
-    }
-    let scene = super::load(model, load)?;
-    let resolved = pose_args.resolve(&scene)?;
-    let joint = match &look.joint {
-        None => None,
-        Some(name) => Some(
-            crate::anim::find_node(&scene, name)
-                .ok_or_else(|| anyhow::anyhow!("unknown joint `{name}`"))?,
-        ),
-    };
-    let mut pose = Pose::rest(&scene);
-    pose.sample(&scene, resolved.clip, resolved.time_s, &resolved.overrides);
-    let modes: Vec<SkinningMode> = panes.unwrap_or_else(|| vec![resolved.mode]);
-    let cor_centers = if modes.contains(&SkinningMode::Cor) {
-        Some(args.cor.centers(&scene)?)
-    } else {
-        None
-    };
-    let betas = look
-        .hybrid_auto
-        .then(|| SceneBetas::defaults(&scene, resolved.clip, &resolved.overrides));
-    let beta = if look.hybrid_auto { 1.0 } else { resolved.beta };
-    let bulge = args.cor.bulge_amount()?;
-    if bulge > 0.0 && !modes.contains(&SkinningMode::Dqs) {
-        bail!("--bulge-compensation corrects DQS only; no pane of this render is DQS");
-    }
-    let image = render_image(
+    let range_spec = range_spec(args.look.range.as_deref(), view)?;
+    let scene = super::load(&super::model_or_default(args.model.clone()), &args.load)?;
+    let job = Job::new(&scene, args, view, range_spec, size)?;
+    let first = job.poses.first().context("no frame to render")?;
+    let mut painter = Painter::new(
         &scene,
-        &pose,
-        &modes,
-        beta,
-        &RenderLook {
-            view,
-            joint,
-            betas,
-            cor_centers,
-            bulge,
-        },
-        width,
-        height,
+        first,
+        &job.modes,
+        job.beta,
+        job.look.clone(),
+        [size.0, size.1],
     )?;
-    image::save_buffer(
-        out,
-        &image.pixels,
-        image.width,
-        image.height,
-        image::ExtendedColorType::Rgba8,
-    )
-    .with_context(|| format!("cannot write {}", out.display()))?;
-    let names: Vec<&str> = modes.iter().map(|m| m.name()).collect();
+    if let Err(e) = job.write(&mut painter, &args.out, format) {
+        // No half-written file is left behind.
+        let _ = std::fs::remove_file(&args.out);
+        return Err(e.context(format!("cannot write {}", args.out.display())));
+    }
     println!(
-        "wrote {} ({width}x{height}, {}, view {}: {})",
-        out.display(),
-        names.join(" | "),
-        view.name(),
-        view.legend()
+        "wrote {} ({})",
+        args.out.display(),
+        job.describe(format, range_spec)
     );
     Ok(())
 }
 
+/// A render's checked inputs: panes, look, frames and their poses, one camera.
+struct Job {
+    /// One pane per mode.
+    modes: Vec<SkinningMode>,
+    /// Hybrid beta scale.
+    beta: f32,
+    /// View, betas, centres, bulge fix, heat range.
+    look: RenderLook,
+    /// The frames (one for a still) and their rate.
+    frames: FramePlan,
+    /// The pose of each frame.
+    poses: Vec<Pose>,
+    /// The camera of frame 0 (turntables add to its yaw).
+    orbit: OrbitCamera,
+    /// The focus joint's name and region over all frames (`--focus`).
+    focus: Option<(String, FocusRegion)>,
+    /// Image width and height.
+    size: (u32, u32),
+}
+
+impl Job {
+    /// Checks every flag against `scene` and poses the frames; errors come before any GPU work.
+    fn new(
+        scene: &Scene,
+        args: &RenderArgs,
+        view: DebugView,
+        range_spec: HeatRangeSpec,
+        size: (u32, u32),
+    ) -> Result<Self> {
+        let panes = args.pose.mode.as_deref().map(panes).transpose()?.flatten();
+        let mut pose_args = args.pose.clone();
+        if panes.is_some() {
+            pose_args.mode = Some("dqs".into());
+        }
+        let resolved = pose_args.resolve(scene)?;
+        let camera = CameraRequest::parse(&args.camera, scene)?;
+        let frames = plan(scene, &args.motion, &resolved, args.pose.time.is_some())?;
+        let joint = match &args.look.joint {
+            None => None,
+            Some(name) => Some(
+                crate::anim::find_node(scene, name)
+                    .ok_or_else(|| anyhow::anyhow!("unknown joint `{name}`"))?,
+            ),
+        };
+        let modes: Vec<SkinningMode> = panes.unwrap_or_else(|| vec![resolved.mode]);
+        let cor_centers = if modes.contains(&SkinningMode::Cor) {
+            Some(args.pose.cor.centers(scene)?)
+        } else {
+            None
+        };
+        let hybrid_auto = args.look.hybrid_auto;
+        let betas =
+            hybrid_auto.then(|| SceneBetas::defaults(scene, resolved.clip, &resolved.overrides));
+        let beta = if hybrid_auto { 1.0 } else { resolved.beta };
+        let bulge = args.pose.cor.bulge_amount()?;
+        if bulge > 0.0 && !modes.contains(&SkinningMode::Dqs) {
+            bail!("--bulge-compensation corrects DQS only; no pane of this render is DQS");
+        }
+        let poses: Vec<Pose> = frames.frames.iter().map(|f| f.pose(scene)).collect();
+        let narrowest = (size.0 / modes.len().max(1) as u32).max(1) as f32 / size.1 as f32;
+        let (orbit, region) = camera.orbit(scene, &poses, narrowest)?;
+        let focus = camera.focus.zip(region).map(|(node, r)| {
+            let name = scene.nodes.get(node).map_or("", |n| n.name.as_str());
+            (name.to_string(), r)
+        });
+        let mut job = Self {
+            modes,
+            beta,
+            look: RenderLook {
+                view,
+                joint,
+                betas,
+                cor_centers,
+                bulge,
+                heat_range: None,
+            },
+            frames,
+            poses,
+            orbit,
+            focus,
+            size,
+        };
+        job.look.heat_range = job.heat_range(scene, range_spec);
+        Ok(job)
+    }
+
+    /// One heat range for every pane and frame (the union of each frame's), so colours
+    /// compare; `None` for views without one.
+    fn heat_range(&self, scene: &Scene, spec: HeatRangeSpec) -> Option<HeatRange> {
+        let quantity = self.look.view.heat_quantity()?;
+        let betas = HeatBetas {
+            betas: self.look.betas.as_ref(),
+            scale: self.beta,
+        };
+        let diagonal = diagonal_of(scene);
+        let range = self
+            .poses
+            .iter()
+            .map(|pose| pose_heat_range(scene, pose, quantity, &self.modes, betas, diagonal, spec))
+            .reduce(HeatRange::union);
+        Some(range.unwrap_or_else(|| quantity.default_range()))
+    }
+
+    /// Renders every frame with `painter` into `out`, with progress on a terminal.
+    fn write(&self, painter: &mut Painter<'_>, out: &Path, format: OutputFormat) -> Result<()> {
+        let (width, height) = self.size;
+        let fps = self.frames.fps;
+        let mut writer = FrameWriter::create(out, format, [width, height], self.poses.len(), fps)?;
+        for (i, (frame, pose)) in self.frames.frames.iter().zip(&self.poses).enumerate() {
+            let mut camera = self.orbit;
+            camera.yaw += frame.yaw_offset_deg.to_radians();
+            writer.push(painter.paint(pose, &camera)?, fps)?;
+            progress(i + 1, self.poses.len());
+        }
+        writer.finish()
+    }
+
+    /// The "wrote" line's details: size, panes, view and range, camera, frames.
+    fn describe(&self, format: OutputFormat, spec: HeatRangeSpec) -> String {
+        let names: Vec<&str> = self.modes.iter().map(|m| m.name()).collect();
+        let motion = if self.frames.animated {
+            let kind = match format {
+                OutputFormat::Png => "APNG",
+                OutputFormat::Gif => "GIF",
+            };
+            format!(
+                "; {} frames at {:.1} fps, {kind}",
+                self.poses.len(),
+                self.frames.fps
+            )
+        } else {
+            String::new()
+        };
+        let focus = match &self.focus {
+            Some((name, r)) => format!(", focus {name}: {} vertices", r.vertices),
+            None => String::new(),
+        };
+        format!(
+            "{}x{}, {}, view {}: {}; camera {}{focus}{motion}",
+            self.size.0,
+            self.size.1,
+            names.join(" | "),
+            self.look.view.name(),
+            view_text(self.look.view, self.look.heat_range, spec),
+            camera_text(&self.orbit),
+        )
+    }
+}
+
+/// The `--range` of `view`: auto when not given; an error for views without a heat range.
+fn range_spec(text: Option<&str>, view: DebugView) -> Result<HeatRangeSpec> {
+    match (text, view.heat_quantity()) {
+        (None, _) => Ok(HeatRangeSpec::default()),
+        (Some(t), Some(_)) => Ok(HeatRangeSpec::parse(t)?),
+        (Some(t), None) => bail!(
+            "--range {t}: only the displacement and collapse views have a range (this is --view {})",
+            view.name()
+        ),
+    }
+}
+
+/// The rest bounding-box diagonal the displacement view divides by.
+fn diagonal_of(scene: &Scene) -> f32 {
+    let (min, max) = rest_bounds(scene).unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
+    (max - min).length()
+}
+
+/// The view's colours for the "wrote" line: the range in its units for heat views.
+fn view_text(view: DebugView, range: Option<HeatRange>, spec: HeatRangeSpec) -> String {
+    let how = match spec {
+        HeatRangeSpec::Percentile(p) if p >= 100.0 => "auto, the largest value".to_string(),
+        HeatRangeSpec::Percentile(p) => format!("p{p}"),
+        HeatRangeSpec::Fixed(_) => "fixed".to_string(),
+    };
+    match (view.heat_quantity(), range) {
+        (Some(HeatQuantity::Displacement), Some(r)) => format!(
+            "LBS-DQS distance / bbox diagonal, {:.3}% blue .. {:.3}% red ({how})",
+            r.lo * 100.0,
+            r.hi * 100.0
+        ),
+        (Some(HeatQuantity::Collapse), Some(r)) => format!(
+            "local volume ratio, {:.3} blue .. {:.3} red ({how})",
+            r.lo, r.hi
+        ),
+        _ => view.legend().to_string(),
+    }
+}
+
+/// The orbit camera as flags would give it again.
+fn camera_text(camera: &OrbitCamera) -> String {
+    let t = camera.target;
+    format!(
+        "yaw {:.1} pitch {:.1} distance {:.3} target ({:.3}, {:.3}, {:.3})",
+        camera.yaw.to_degrees(),
+        camera.pitch.to_degrees(),
+        camera.distance,
+        t.x,
+        t.y,
+        t.z
+    )
+}
+
+/// Renders frames of one scene: the GPU objects made once, a pose and camera per frame,
+/// each pane labelled, heat views with a colour bar.
+pub struct Painter<'s> {
+    /// The scene drawn.
+    scene: &'s Scene,
+    /// Device and queue.
+    ctx: GpuContext,
+    /// Pipelines at the image size.
+    renderer: Renderer,
+    /// The scene's GPU data, posed each frame.
+    gpu: SceneGpu,
+    /// One pane per mode.
+    modes: Vec<SkinningMode>,
+    /// Debug view, hybrid betas, heat range.
+    look: RenderLook,
+    /// The per-pane view parameters.
+    params: ViewParams,
+    /// Image size in pixels.
+    size: [u32; 2],
+}
+
+impl<'s> Painter<'s> {
+    /// Sets up the GPU for `scene` (uploaded at `pose`) with one pane per mode.
+    pub fn new(
+        scene: &'s Scene,
+        pose: &Pose,
+        modes: &[SkinningMode],
+        beta: f32,
+        look: RenderLook,
+        [width, height]: [u32; 2],
+    ) -> Result<Self> {
+        let ctx = GpuContext::headless()?;
+        let renderer = Renderer::new(
+            &ctx,
+            RenderSettings {
+                width,
+                height,
+                base_color: [1.0, 1.0, 1.0],
+                ..RenderSettings::TESTING
+            },
+        )?;
+        let mut gpu = SceneGpu::new(&ctx, &renderer, scene, pose)?;
+        if let Some(betas) = &look.betas {
+            gpu.set_betas(&ctx, &renderer, betas);
+        }
+        if let Some(centers) = &look.cor_centers {
+            gpu.set_cor_centers(&ctx, &renderer, centers);
+        }
+        // The weights view takes a joint index within the skin; the first skin that has the joint.
+        let selected_joint = look
+            .joint
+            .and_then(|node| {
+                scene
+                    .skins
+                    .iter()
+                    .find_map(|s| s.joints.iter().position(|&j| j == node))
+            })
+            .unwrap_or(0) as u32;
+        let params = ViewParams {
+            beta,
+            view: look.view,
+            selected_joint,
+            diagonal: diagonal_of(scene),
+            bulge: look.bulge,
+            heat_range: look.heat_range,
+        };
+        Ok(Self {
+            scene,
+            ctx,
+            renderer,
+            gpu,
+            modes: modes.to_vec(),
+            look,
+            params,
+            size: [width, height],
+        })
+    }
+
+    /// Renders `pose` seen by `camera` in every pane, labelled, with a colour bar per pane in heat views.
+    pub fn paint(&mut self, pose: &Pose, camera: &OrbitCamera) -> Result<RgbaImage> {
+        self.gpu.update(&self.ctx, self.scene, pose);
+        let [width, height] = self.size;
+        let views = View::panes(width, height, &self.modes, self.params, |aspect| {
+            pane_camera(camera, aspect)
+        });
+        let mut image = self.renderer.render_views(&self.ctx, &self.gpu, &views)?;
+        self.annotate(&mut image, &views);
+        Ok(image)
+    }
+
+    /// Burns each pane's label (mode, view) and, in heat views, its colour bar into `image`.
+    fn annotate(&self, image: &mut RgbaImage, views: &[View]) {
+        let look = &self.look;
+        let scale = (self.size[1] / 160).clamp(1, 6);
+        let heat = look.view.heat_quantity();
+        if self.modes.len() > 1 || look.view != DebugView::Shaded {
+            for view in views {
+                let mut label = match view.mode {
+                    SkinningMode::Hybrid if look.betas.is_some() => "hybrid auto".to_string(),
+                    SkinningMode::Hybrid => format!("hybrid {:.2}", self.params.beta),
+                    m => m.name().to_string(),
+                };
+                if look.view != DebugView::Shaded {
+                    label = format!("{label} {}", look.view.name());
+                }
+                draw_label(image, &label, view.x + 4 * scale, view.y + 4 * scale, scale);
+                if let Some(quantity) = heat {
+                    let range = look.heat_range.unwrap_or_else(|| quantity.default_range());
+                    let pane = [view.x, view.y, view.width, view.height];
+                    draw_heat_legend(image, pane, quantity, range, scale);
+                }
+            }
+        }
+    }
+}
+
 /// Renders `scene` at `pose` once per mode, side by side, each pane labelled with its mode.
 ///
-/// The camera frames the rest-pose bounding box, so renders of different poses line up.
+/// The camera frames the rest-pose bounding box from [`CAMERA_DIRECTION`], so renders of
+/// different poses line up.
 pub fn render_image(
     scene: &Scene,
     pose: &Pose,
@@ -131,65 +409,11 @@ pub fn render_image(
     width: u32,
     height: u32,
 ) -> Result<RgbaImage> {
-    let ctx = GpuContext::headless()?;
-    let renderer = Renderer::new(
-        &ctx,
-        RenderSettings {
-            width,
-            height,
-            base_color: [1.0, 1.0, 1.0],
-            ..RenderSettings::TESTING
-        },
-    )?;
-    let (min, max) = rest_bounds(scene).unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
-    let mut gpu = SceneGpu::new(&ctx, &renderer, scene, pose)?;
-    if let Some(betas) = &look.betas {
-        gpu.set_betas(&ctx, &renderer, betas);
-    }
-    if let Some(centers) = &look.cor_centers {
-        gpu.set_cor_centers(&ctx, &renderer, centers);
-    }
-    // The weights view takes a joint index within the skin; the first skin that has the joint.
-    let selected_joint = look
-        .joint
-        .and_then(|node| {
-            scene
-                .skins
-                .iter()
-                .find_map(|s| s.joints.iter().position(|&j| j == node))
-        })
-        .unwrap_or(0) as u32;
-    let params = ViewParams {
-        beta,
-        view: look.view,
-        selected_joint,
-        diagonal: (max - min).length(),
-        bulge: look.bulge,
-        displacement_red: crate::render::DEFAULT_DISPLACEMENT_RED,
-    };
-    let views = View::side_by_side(width, height, modes, params, [min, max], CAMERA_DIRECTION);
-    let mut image = renderer.render_views(&ctx, &gpu, &views)?;
-    let scale = (height / 160).clamp(1, 6);
-    if modes.len() > 1 || look.view != DebugView::Shaded {
-        for view in &views {
-            let mut label = match view.mode {
-                SkinningMode::Hybrid if look.betas.is_some() => "hybrid auto".to_string(),
-                SkinningMode::Hybrid => format!("hybrid {beta:.2}"),
-                m => m.name().to_string(),
-            };
-            if look.view != DebugView::Shaded {
-                label = format!("{label} {}", look.view.name());
-            }
-            draw_label(
-                &mut image,
-                &label,
-                view.x + 4 * scale,
-                view.y + 4 * scale,
-                scale,
-            );
-        }
-    }
-    Ok(image)
+    let narrowest = (width / modes.len().max(1) as u32).max(1) as f32 / height.max(1) as f32;
+    let (camera, _) =
+        CameraRequest::default_view().orbit(scene, std::slice::from_ref(pose), narrowest)?;
+    let mut painter = Painter::new(scene, pose, modes, beta, look.clone(), [width, height])?;
+    painter.paint(pose, &camera)
 }
 
 /// The panes of a split `--mode`: `split` (LBS | DQS), `split3` (LBS | DQS | CoR) or a

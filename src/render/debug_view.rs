@@ -1,5 +1,7 @@
 //! Debug views: what the render pipelines colour a mesh by.
 
+use crate::analysis::{HeatQuantity, HeatRange};
+
 /// What the fragment colour shows. Ids mirror the `VIEW_*` constants in `shaders/debug_views.wgsl`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DebugView {
@@ -12,11 +14,13 @@ pub enum DebugView {
     Influences,
     /// World normals as RGB.
     Normals,
-    /// LBS-DQS distance per vertex over the bounding-box diagonal: 0 blue, 10% or more red.
+    /// LBS-DQS distance per vertex over the bounding-box diagonal: 0 blue, the range's top
+    /// (10% by default) red.
     Displacement,
     /// Heaviest joint per vertex, one colour per joint.
     Joints,
-    /// Local volume ratio of the blended transform: 0 (collapsed) blue, 1 green, 2 red.
+    /// Local volume ratio of the blended transform: the range's bottom (0 by default,
+    /// collapsed) blue, its middle (1) green, its top (2) red.
     Collapse,
     /// Hybrid beta per vertex: 0 (LBS) blue to 1 (DQS) red.
     Beta,
@@ -73,7 +77,7 @@ impl DebugView {
             .find(|v| v.name().eq_ignore_ascii_case(name))
     }
 
-    /// One line explaining the colours, for legends.
+    /// One line explaining the colours at the default ranges, for legends.
     #[must_use]
     pub fn legend(self) -> &'static str {
         match self {
@@ -102,12 +106,22 @@ pub struct ViewParams {
     pub diagonal: f32,
     /// DQS bulge compensation in [0, 1] (0 off).
     pub bulge: f32,
-    /// The displacement, as a fraction of the diagonal, the displacement view shows red.
-    pub displacement_red: f32,
+    /// The values the displacement and collapse views draw blue and red (see
+    /// [`crate::analysis::pose_heat_range`]); `None` (or an invalid range): the view's default.
+    pub heat_range: Option<HeatRange>,
 }
 
-/// The displacement view's default full scale: 10% of the bounding-box diagonal.
-pub const DEFAULT_DISPLACEMENT_RED: f32 = 0.1;
+impl DebugView {
+    /// The quantity this view colours on a heat scale whose range can follow the pose.
+    #[must_use]
+    pub fn heat_quantity(self) -> Option<HeatQuantity> {
+        match self {
+            Self::Displacement => Some(HeatQuantity::Displacement),
+            Self::Collapse => Some(HeatQuantity::Collapse),
+            _ => None,
+        }
+    }
+}
 
 impl ViewParams {
     /// Shaded view with hybrid scale `beta`.
@@ -119,12 +133,12 @@ impl ViewParams {
             selected_joint: 0,
             diagonal: 1.0,
             bulge: 0.0,
-            displacement_red: DEFAULT_DISPLACEMENT_RED,
+            heat_range: None,
         }
     }
 
     /// The `extra` vector of the frame uniforms: bulge compensation (NaN as off), no depth
-    /// pull, the displacement full scale (a non-positive or non-finite one is the default).
+    /// pull; z and w unused here.
     #[must_use]
     pub fn to_extra(self) -> [f32; 4] {
         let bulge = if self.bulge.is_finite() {
@@ -132,12 +146,22 @@ impl ViewParams {
         } else {
             0.0
         };
-        let red = if self.displacement_red.is_finite() && self.displacement_red > 0.0 {
-            self.displacement_red
-        } else {
-            DEFAULT_DISPLACEMENT_RED
-        };
-        [bulge, 0.0, red, 0.0]
+        [bulge, 0.0, 0.0, 0.0]
+    }
+
+    /// The `heat_range` vector of the frame uniforms: (lo, hi, 0, 0) of the view's range, the
+    /// quantity's default when none (or an invalid one) is set; displacement's for other views.
+    #[must_use]
+    pub fn to_heat_range(self) -> [f32; 4] {
+        let quantity = self
+            .view
+            .heat_quantity()
+            .unwrap_or(HeatQuantity::Displacement);
+        let range = self
+            .heat_range
+            .filter(|r| r.is_valid())
+            .unwrap_or_else(|| quantity.default_range());
+        [range.lo, range.hi, 0.0, 0.0]
     }
 
     /// The `params` vector of the frame uniforms.

@@ -180,9 +180,12 @@ pub struct GpuFrameUniforms {
     pub params: [f32; 4],
     /// Linear RGBA of wire edges.
     pub wire_color: [f32; 4],
-    /// x: bulge compensation, y: depth pull (wires), z: displacement shown red, w: 1 for
-    /// wire edges tinted by their vertex colours.
+    /// x: bulge compensation, y: depth pull (wires), z: unused, w: 1 for wire edges tinted
+    /// by their vertex colours.
     pub extra: [f32; 4],
+    /// x: the value the displacement or collapse view draws blue, y: the value it draws red
+    /// (displacement over the diagonal, collapse as a volume ratio); z, w unused.
+    pub heat_range: [f32; 4],
 }
 
 /// A material's constants: WGSL `MaterialUniforms` in `shaders/draw.wgsl`.

@@ -245,12 +245,39 @@ const GLYPHS: &[(char, [u8; 7])] = &[
         ],
     ),
     (
+        '%',
+        [
+            0b11000, 0b11001, 0b00010, 0b00100, 0b01000, 0b10011, 0b00011,
+        ],
+    ),
+    (
+        '+',
+        [
+            0b00000, 0b00100, 0b00100, 0b11111, 0b00100, 0b00100, 0b00000,
+        ],
+    ),
+    (
+        '/',
+        [
+            0b00000, 0b00001, 0b00010, 0b00100, 0b01000, 0b10000, 0b00000,
+        ],
+    ),
+    (
         ' ',
         [
             0b00000, 0b00000, 0b00000, 0b00000, 0b00000, 0b00000, 0b00000,
         ],
     ),
 ];
+
+/// The size in pixels (width, height) of the box [`draw_label`] draws for `text` at `scale`.
+#[must_use]
+pub fn label_size(text: &str, scale: u32) -> (u32, u32) {
+    let scale = scale.max(1);
+    let pad = scale * 2;
+    let chars = text.chars().count() as u32;
+    (chars * 6 * scale + 2 * pad, 7 * scale + 2 * pad)
+}
 
 /// Draws `text` (upper-cased; unknown characters as blanks) at (`x`, `y`), `scale` pixels per font pixel.
 ///
@@ -259,8 +286,7 @@ pub fn draw_label(image: &mut RgbaImage, text: &str, x: u32, y: u32, scale: u32)
     let scale = scale.max(1);
     let chars: Vec<char> = text.chars().map(|c| c.to_ascii_uppercase()).collect();
     let pad = scale * 2;
-    let box_w = chars.len() as u32 * 6 * scale + 2 * pad;
-    let box_h = 7 * scale + 2 * pad;
+    let (box_w, box_h) = label_size(text, scale);
     fill_rect(image, x, y, box_w, box_h, [20, 20, 24, 255]);
     for (i, c) in chars.iter().enumerate() {
         let Some((_, rows)) = GLYPHS.iter().find(|(g, _)| g == c) else {
@@ -285,7 +311,7 @@ pub fn draw_label(image: &mut RgbaImage, text: &str, x: u32, y: u32, scale: u32)
 }
 
 /// Fills a rectangle, clipped to the image.
-fn fill_rect(image: &mut RgbaImage, x: u32, y: u32, w: u32, h: u32, rgba: [u8; 4]) {
+pub(super) fn fill_rect(image: &mut RgbaImage, x: u32, y: u32, w: u32, h: u32, rgba: [u8; 4]) {
     let (iw, ih) = (image.width, image.height);
     for py in y.min(ih)..(y.saturating_add(h)).min(ih) {
         for px in x.min(iw)..(x.saturating_add(w)).min(iw) {

@@ -150,6 +150,7 @@ impl RenderSettings {
             params: params.to_params(),
             wire_color: [0.0; 4],
             extra: params.to_extra(),
+            heat_range: params.to_heat_range(),
         }
     }
 }

@@ -35,6 +35,21 @@ impl View {
         [min, max]: [glam::Vec3; 2],
         direction: glam::Vec3,
     ) -> Vec<Self> {
+        Self::panes(width, height, modes, params, |aspect| {
+            Camera::framing(min, max, direction, aspect)
+        })
+    }
+
+    /// Splits a `width` x `height` image into `modes.len()` side-by-side views, each seen by
+    /// `camera(aspect)` (aspect = pane width / height), so every pane shares one camera.
+    #[must_use]
+    pub fn panes(
+        width: u32,
+        height: u32,
+        modes: &[SkinningMode],
+        params: ViewParams,
+        camera: impl Fn(f32) -> Camera,
+    ) -> Vec<Self> {
         let n = modes.len().max(1) as u32;
         let pane = (width / n).max(1);
         modes
@@ -53,7 +68,7 @@ impl View {
                     y: 0,
                     width: w,
                     height: height.max(1),
-                    camera: Camera::framing(min, max, direction, w as f32 / height.max(1) as f32),
+                    camera: camera(w as f32 / height.max(1) as f32),
                     mode,
                     params,
                 }

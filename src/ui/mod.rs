@@ -7,6 +7,7 @@ mod cor;
 mod crowd;
 mod facts;
 mod flip;
+mod heat_legend;
 mod joint_search;
 mod joints;
 mod morphs;
@@ -21,12 +22,13 @@ pub use cor::{CorState, cor_ui};
 pub use crowd::{MAX_CROWD, crowd_ui};
 pub use facts::{ModelFacts, facts_ui};
 pub use flip::{FLIP_COLOR, flip_strip_ui, flipped_ranges, x_of_twist};
+pub use heat_legend::{HeatRangeMode, heat_range_ui, paint_heat_legend};
 pub use joint_search::{matching_rows, mirror_joint, mirror_name, shown_rows};
 pub use joints::{
     HybridState, JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint,
 };
 pub use morphs::{MorphNode, MorphsState, morphs_ui};
-pub use orbit::{OrbitCamera, ndc_from_viewport, project_to_viewport};
+pub use orbit::{OrbitCamera, fit_distance, ndc_from_viewport, project_to_viewport};
 pub use paint::{PaintOp, PaintRequests, PaintState, paint_ui};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
 pub use plot::{InspectState, flipped_runs, jump_to, mode_color, plot_ui};
@@ -96,6 +98,8 @@ pub struct SkinningSettings {
     pub panes: [bool; MAX_PANES],
     /// DQS bulge compensation in [0, 1] (0: plain DQS), posed on the CPU.
     pub bulge_compensation: f32,
+    /// How the displacement and collapse views choose their colour range.
+    pub heat_range: HeatRangeMode,
 }
 
 /// Most panes of the split view: one per skinning mode.
@@ -125,6 +129,7 @@ impl Default for SkinningSettings {
             crowd: 1,
             panes: SPLIT_PANES,
             bulge_compensation: 0.0,
+            heat_range: HeatRangeMode::Auto,
         }
     }
 }
@@ -207,6 +212,8 @@ pub struct ViewerState {
     pub projected_joints: Vec<(usize, glam::Vec2)>,
     /// The blend-map brush.
     pub paint: PaintState,
+    /// The heatmap view's quantity and range on screen (set by the app each frame).
+    pub heat_shown: Option<(crate::analysis::HeatQuantity, crate::analysis::HeatRange)>,
 }
 
 /// The left panel: file, skinning, display, animation, joints and model facts.
@@ -253,12 +260,18 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
             .default_open(true)
             .show(ui, |ui| {
                 skinning_ui(ui, &mut state.skinning, &mut state.display);
+                if state.skinning.shading.heat_quantity().is_some() {
+                    heat_range_ui(ui, &mut state.skinning.heat_range, state.heat_shown);
+                }
                 if state.skinning.mode == SkinningMode::Cor {
                     cor_ui(ui, &mut state.cor);
                 }
             });
+        // P opens the section along with paint mode; otherwise it stays as the user left it.
+        let open = std::mem::take(&mut state.paint.reveal).then_some(true);
         egui::CollapsingHeader::new("Paint DQS blend")
             .default_open(state.paint.enabled)
+            .open(open)
             .show(ui, |ui| paint_ui(ui, &mut state.paint));
         egui::CollapsingHeader::new("Animation")
             .default_open(true)
@@ -335,8 +348,8 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
                 ui.selectable_value(&mut s.shading, v, v.name());
             }
         });
-    if s.shading != DebugView::Shaded {
-        // The legend: what the colours mean.
+    if s.shading != DebugView::Shaded && s.shading.heat_quantity().is_none() {
+        // The legend: what the colours mean (heatmaps have their colour bar and range row).
         ui.small(s.shading.legend());
     }
     crowd_ui(ui, &mut s.crowd);
@@ -376,12 +389,18 @@ pub fn shortcuts(ctx: &egui::Context, state: &mut ViewerState) {
         if i.key_pressed(egui::Key::M) {
             mirror_selection(state);
         }
-        if i.modifiers.command && i.key_pressed(egui::Key::Z) {
-            if i.modifiers.shift {
-                state.paint.requests.redo = true;
-            } else {
-                state.paint.requests.undo = true;
-            }
+        if i.key_pressed(egui::Key::P) {
+            state.paint.enabled = !state.paint.enabled;
+            state.paint.reveal = state.paint.enabled;
+        }
+    });
+    // By the key events' own modifiers (scripted input sets no modifier state), the chord first.
+    ctx.input_mut(|i| {
+        let redo = egui::Modifiers::COMMAND | egui::Modifiers::SHIFT;
+        if i.consume_key(redo, egui::Key::Z) {
+            state.paint.requests.redo = true;
+        } else if i.consume_key(egui::Modifiers::COMMAND, egui::Key::Z) {
+            state.paint.requests.undo = true;
         }
     });
 }

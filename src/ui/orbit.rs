@@ -59,6 +59,14 @@ impl OrbitCamera {
         self.distance = radius / (Self::FOV_Y * 0.5).sin() * 1.05;
     }
 
+    /// Like [`Self::frame`] for a part of a model: the box fits a view of `aspect` (width /
+    /// height) both ways, and near and far planes keep holding a model of radius `model_radius`.
+    pub fn frame_part(&mut self, min: Vec3, max: Vec3, aspect: f32, model_radius: f32) {
+        self.frame(min, max);
+        self.distance = fit_distance(self.scene_radius, aspect);
+        self.scene_radius = self.scene_radius.max(model_radius);
+    }
+
     /// Unit vector from the target towards the eye.
     #[must_use]
     pub fn back(&self) -> Vec3 {
@@ -138,6 +146,15 @@ impl OrbitCamera {
         self.target = under_cursor + (self.target - under_cursor) * factor;
         self.distance = new_distance;
     }
+}
+
+/// The distance at which a sphere of `radius` fits a view of `aspect` both ways, with the 5%
+/// margin of [`OrbitCamera::frame`] (the same distance for views at least as wide as tall).
+#[must_use]
+pub fn fit_distance(radius: f32, aspect: f32) -> f32 {
+    let half_v = OrbitCamera::FOV_Y * 0.5;
+    let half_h = (half_v.tan() * aspect.max(1e-3)).atan();
+    radius.max(1e-3) / half_v.min(half_h).sin() * 1.05
 }
 
 /// Projects `world` through `clip_from_world` to pixels of a viewport `size_px` (y down);

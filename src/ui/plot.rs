@@ -141,7 +141,11 @@ pub fn plot_ui(
     // No plot background: the panel colour shows through (cheap on software rasterizers).
     let plot = Plot::new("dqview_ratio_plot")
         .show_background(false)
-        .legend(Legend::default().position(Corner::LeftBottom))
+        .legend(
+            Legend::default()
+                .position(Corner::LeftBottom)
+                .background_alpha(0.55),
+        )
         .allow_zoom(false)
         .allow_drag(false)
         .allow_scroll(false)
@@ -180,6 +184,27 @@ pub fn plot_ui(
                     .color(mode_color(mode))
                     .width(2.0),
             );
+        }
+        // The selected joint's region, dashed in the same colours.
+        if let Some(region) = &series.region {
+            for mode in SkinningMode::ALL
+                .into_iter()
+                .filter(|&m| !series.region_of(m).is_empty())
+            {
+                let points: PlotPoints<'_> = series
+                    .x
+                    .iter()
+                    .zip(series.region_of(mode))
+                    .map(|(&x, &y)| [f64::from(x), y])
+                    .collect();
+                let name = format!("{} {}", mode.short_label(), region.name);
+                p.line(
+                    Line::new(name, points)
+                        .color(mode_color(mode))
+                        .style(LineStyle::dashed_dense())
+                        .width(1.5),
+                );
+            }
         }
         p.vline(VLine::new("", cursor_x).color(Color32::WHITE).width(1.5));
     });

@@ -182,6 +182,16 @@ pub fn viewport_ui(
         }
     }
     state.projected_joints = projected;
+    if let (Some((quantity, range)), false) = (state.heat_shown, painting) {
+        for view in &views {
+            super::paint_heat_legend(
+                &painter.with_clip_rect(view.rect),
+                view.rect,
+                quantity,
+                range,
+            );
+        }
+    }
     paint_status(
         &painter,
         viewport,
@@ -191,24 +201,43 @@ pub fn viewport_ui(
     views
 }
 
-/// Records this frame's brush dab (the pointer, while the left button is down on the
-/// viewport) and draws the brush circle under the pointer.
+/// Records this frame's brush dabs (spaced along the pointer's path while the left button is
+/// down on the viewport) and draws the brush circle under the pointer.
 fn paint_input(ui: &egui::Ui, response: &egui::Response, state: &mut ViewerState) {
     let p = &mut state.paint;
     let down = ui.input(|i| i.pointer.primary_down());
-    if down
-        && (response.is_pointer_button_down_on()
-            || response.dragged_by(egui::PointerButton::Primary))
-        && let Some(pos) = ui.input(|i| i.pointer.interact_pos())
-    {
-        p.stroke_began |= response.drag_started_by(egui::PointerButton::Primary)
-            || ui.input(|i| i.pointer.primary_pressed());
-        p.dabs.push(pos);
+    let on_viewport =
+        response.is_pointer_button_down_on() || response.dragged_by(egui::PointerButton::Primary);
+    match ui.input(|i| i.pointer.interact_pos()) {
+        Some(pos) if down && on_viewport => {
+            p.stroke_began |= p.last_dab.is_none();
+            let dabs = stroke_dabs(p.last_dab, pos, p.radius_px * DAB_SPACING);
+            p.last_dab = dabs.last().copied().or(p.last_dab);
+            p.dabs.extend(dabs);
+        }
+        _ => p.last_dab = None,
     }
     if let Some(pos) = response.hover_pos() {
         let stroke = Stroke::new(1.5, Color32::from_rgb(255, 240, 120));
         ui.painter().circle_stroke(pos, p.radius_px, stroke);
     }
+}
+
+/// Dab spacing as a fraction of the brush radius: a stroke's result does not depend on the
+/// frame rate or on how long the pointer rests.
+const DAB_SPACING: f32 = 0.25;
+
+/// The dabs from the last one (`None`: a stroke starts at `to`) towards `to`, `spacing` apart.
+fn stroke_dabs(last: Option<egui::Pos2>, to: egui::Pos2, spacing: f32) -> Vec<egui::Pos2> {
+    let Some(from) = last else {
+        return vec![to];
+    };
+    let length = from.distance(to);
+    let spacing = spacing.max(0.5);
+    let count = (length / spacing).floor() as usize;
+    (1..=count)
+        .map(|k| from + (to - from) * (k as f32 * spacing / length))
+        .collect()
 }
 
 /// Bones as lines and joints as dots; the selected joint larger and yellow.

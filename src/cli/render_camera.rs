@@ -1,0 +1,271 @@
+//! `render`'s camera: the viewer's orbit camera, aimed by `--focus`, `--yaw`, `--pitch` and
+//! `--distance`, or framing the rest pose.
+
+use anyhow::{Result, bail};
+use glam::Vec3;
+
+use super::render::CAMERA_DIRECTION;
+use super::render_args::CameraFlags;
+use crate::analysis::{FocusRegion, focus_region};
+use crate::anim::{Pose, find_node};
+use crate::render::Camera;
+use crate::scene::Scene;
+use crate::skin::rest_bounds;
+use crate::ui::{OrbitCamera, fit_distance};
+
+/// The camera flags, checked: angles in degrees, distance in model units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CameraRequest {
+    /// Joint node whose region is framed; `None` frames the rest pose.
+    pub focus: Option<usize>,
+    /// Orbit angle about +Y, degrees; 0 looks from +Z.
+    pub yaw_deg: f32,
+    /// Elevation, degrees, inside (-90, 90).
+    pub pitch_deg: f32,
+    /// Eye to target distance; `None` fits the framed box.
+    pub distance: Option<f32>,
+}
+
+/// The yaw and pitch in degrees of [`CAMERA_DIRECTION`], the default view.
+#[must_use]
+pub fn default_yaw_pitch_deg() -> (f32, f32) {
+    let d = CAMERA_DIRECTION.normalize();
+    (
+        d.x.atan2(d.z).to_degrees(),
+        d.y.atan2(d.x.hypot(d.z)).to_degrees(),
+    )
+}
+
+impl CameraRequest {
+    /// The default view: the rest pose framed from [`CAMERA_DIRECTION`].
+    #[must_use]
+    pub fn default_view() -> Self {
+        let (yaw_deg, pitch_deg) = default_yaw_pitch_deg();
+        Self {
+            focus: None,
+            yaw_deg,
+            pitch_deg,
+            distance: None,
+        }
+    }
+
+    /// Checks the flags against `scene`: finite numbers, pitch inside (-90, 90), distance
+    /// above 0, a focus that names a joint (the error lists the joints).
+    pub fn parse(flags: &CameraFlags, scene: &Scene) -> Result<Self> {
+        let (yaw0, pitch0) = default_yaw_pitch_deg();
+        let yaw_deg = flags.yaw.unwrap_or(yaw0);
+        let pitch_deg = flags.pitch.unwrap_or(pitch0);
+        if !yaw_deg.is_finite() {
+            bail!("--yaw must be a finite number of degrees, got {yaw_deg}");
+        }
+        if !(pitch_deg.is_finite() && pitch_deg > -90.0 && pitch_deg < 90.0) {
+            bail!("--pitch must be a number of degrees inside (-90, 90), got {pitch_deg}");
+        }
+        if let Some(d) = flags.distance
+            && !(d.is_finite() && d > 0.0)
+        {
+            bail!("--distance must be a finite number of model units above 0, got {d}");
+        }
+        let focus = flags
+            .focus
+            .as_deref()
+            .map(|name| focus_joint(scene, name))
+            .transpose()?;
+        Ok(Self {
+            focus,
+            yaw_deg,
+            pitch_deg,
+            distance: flags.distance,
+        })
+    }
+
+    /// The orbit camera for every pane of an image whose narrowest pane has `aspect`
+    /// (width / height), holding the frames `poses`: the focus region over all of them
+    /// (or the rest pose) just fits, unless `--distance` says how far to stand. The region
+    /// comes back too (with `--focus`).
+    pub fn orbit(
+        &self,
+        scene: &Scene,
+        poses: &[Pose],
+        aspect: f32,
+    ) -> Result<(OrbitCamera, Option<FocusRegion>)> {
+        let rest = rest_bounds(scene).unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
+        let mut region: Option<FocusRegion> = None;
+        if let Some(joint) = self.focus {
+            for pose in poses {
+                let r = focus_region(scene, pose, joint)
+                    .map_err(|e| anyhow::anyhow!("--focus: {e}"))?;
+                region = Some(region.map_or(r, |a| a.union(r)));
+            }
+        }
+        let (min, max) = region.map_or(rest, |r| (r.min, r.max));
+        let mut camera = OrbitCamera {
+            yaw: self.yaw_deg.to_radians(),
+            pitch: self.pitch_deg.to_radians(),
+            ..OrbitCamera::default()
+        };
+        camera.frame(min, max);
+        camera.distance = self
+            .distance
+            .unwrap_or_else(|| fit_distance(camera.scene_radius, aspect));
+        // Near and far planes hold the whole model, not just a focused joint.
+        let rest_radius = (rest.1 - rest.0).length() * 0.5;
+        camera.scene_radius = camera.scene_radius.max(rest_radius);
+        Ok((camera, region))
+    }
+}
+
+/// The render camera of `orbit` for a pane of `aspect`.
+#[must_use]
+pub fn pane_camera(orbit: &OrbitCamera, aspect: f32) -> Camera {
+    Camera {
+        clip_from_world: orbit.clip_from_world(aspect),
+    }
+}
+
+/// The node `name` (joint name or node index) names, if it is a joint of some skin; the
+/// error lists the joints.
+pub fn focus_joint(scene: &Scene, name: &str) -> Result<usize> {
+    let joints: Vec<usize> = scene.skins.iter().flat_map(|s| s.joints.clone()).collect();
+    match find_node(scene, name.trim()) {
+        Some(node) if joints.contains(&node) => Ok(node),
+        found => {
+            let mut names: Vec<&str> = Vec::new();
+            for &j in &joints {
+                if let Some(n) = scene.nodes.get(j)
+                    && !names.contains(&n.name.as_str())
+                {
+                    names.push(&n.name);
+                }
+            }
+            let what = if found.is_some() {
+                "is not a joint"
+            } else {
+                "unknown joint"
+            };
+            if names.is_empty() {
+                bail!("--focus `{name}`: {what}, and the model has no joints");
+            }
+            bail!("--focus `{name}`: {what} (valid: {})", names.join(", "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builtin::builtin_scene;
+    use crate::ui::project_to_viewport;
+    use glam::Vec2;
+
+    #[test]
+    fn the_default_angles_look_from_the_default_direction() {
+        let (yaw, pitch) = default_yaw_pitch_deg();
+        let camera = OrbitCamera {
+            yaw: yaw.to_radians(),
+            pitch: pitch.to_radians(),
+            ..OrbitCamera::default()
+        };
+        assert!(
+            camera
+                .back()
+                .abs_diff_eq(CAMERA_DIRECTION.normalize(), 1e-6)
+        );
+    }
+
+    #[test]
+    fn focus_centres_the_joint_region_and_comes_closer() {
+        let scene = builtin_scene("twist").expect("builtin");
+        let pose = Pose::rest(&scene);
+        let flags = |focus: Option<&str>| CameraFlags {
+            focus: focus.map(String::from),
+            ..CameraFlags::default()
+        };
+        let whole = CameraRequest::parse(&flags(None), &scene).expect("flags");
+        let tip = CameraRequest::parse(&flags(Some("tip")), &scene).expect("flags");
+        let (whole, none) = whole
+            .orbit(&scene, std::slice::from_ref(&pose), 1.0)
+            .expect("camera");
+        assert!(none.is_none());
+        let (near, region) = tip
+            .orbit(&scene, std::slice::from_ref(&pose), 1.0)
+            .expect("camera");
+        let region = region.expect("a focus region");
+        // The tip moves the upper two thirds of the tube: nearer, and aimed higher.
+        assert!(
+            near.distance < 0.95 * whole.distance,
+            "{near:?} vs {whole:?}"
+        );
+        assert!(
+            near.target.y > whole.target.y + 0.2,
+            "{near:?} vs {whole:?}"
+        );
+        let size = Vec2::splat(100.0);
+        let p =
+            project_to_viewport(near.clip_from_world(1.0), region.center(), size).expect("ahead");
+        assert!((p - size * 0.5).length() < 0.5, "{p}");
+        // The near plane still holds the whole tube.
+        assert!(near.scene_radius >= whole.scene_radius - 1e-6);
+    }
+
+    #[test]
+    fn narrow_panes_stand_further_back() {
+        assert!((fit_distance(1.0, 1.0) - fit_distance(1.0, 2.0)).abs() < 1e-6);
+        assert!(fit_distance(1.0, 0.5) > 1.5 * fit_distance(1.0, 1.0));
+    }
+
+    #[test]
+    fn bad_flags_are_refused_with_the_reason() {
+        let scene = builtin_scene("twist").expect("builtin");
+        let cases: [(CameraFlags, &str); 6] = [
+            (
+                CameraFlags {
+                    yaw: Some(f32::NAN),
+                    ..CameraFlags::default()
+                },
+                "--yaw",
+            ),
+            (
+                CameraFlags {
+                    pitch: Some(90.0),
+                    ..CameraFlags::default()
+                },
+                "(-90, 90)",
+            ),
+            (
+                CameraFlags {
+                    pitch: Some(-95.0),
+                    ..CameraFlags::default()
+                },
+                "(-90, 90)",
+            ),
+            (
+                CameraFlags {
+                    distance: Some(0.0),
+                    ..CameraFlags::default()
+                },
+                "above 0",
+            ),
+            (
+                CameraFlags {
+                    distance: Some(f32::INFINITY),
+                    ..CameraFlags::default()
+                },
+                "above 0",
+            ),
+            (
+                CameraFlags {
+                    focus: Some("elbow".into()),
+                    ..CameraFlags::default()
+                },
+                "valid: base, tip",
+            ),
+        ];
+        for (flags, needle) in cases {
+            let err = CameraRequest::parse(&flags, &scene)
+                .expect_err("refused")
+                .to_string();
+            assert!(err.contains(needle), "{flags:?}: {err}");
+        }
+    }
+}
