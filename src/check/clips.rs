@@ -153,7 +153,7 @@ fn first_flip(scene: &Scene, pairs: &[BlendPairs], c: usize, times: &[f32]) -> O
 /// A region collapses at a sample when its LBS ratio to rest is below the threshold and
 /// also below the threshold times its DQS ratio there: LBS loses what DQS keeps. Volume the
 /// animation itself takes away (squash, scale) is lost by DQS too and does not count, nor
-/// does the noise of the cone measure on open slabs bent far from rest.
+/// does a region that only an area measures, bent far from rest, unless LBS shrinks it more.
 /// `Err(())` when the deadline passed before every sample was measured.
 fn collapse(
     scene: &Scene,
@@ -190,9 +190,9 @@ fn collapse(
     let Some((ratio, dqs_ratio, joint, time)) = worst else {
         return Ok(None);
     };
-    let what = match regions.measure() {
+    let what = match regions.measure(joint) {
         Measure::Volume => "volume",
-        Measure::Area => "area (open mesh)",
+        Measure::Area => "area (open region)",
     };
     let name = node_name(scene, joint);
     let clip = scene

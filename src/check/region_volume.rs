@@ -1,16 +1,16 @@
 //! Joint-region volume ratios for `lbs_collapse`, kept apart so a finer per-joint measure can replace it.
 //!
-//! A region is what [`RestReference`] makes it (the triangles whose first corner's heaviest
-//! influence is the joint, measured as the cone from the region's centroid: volume for closed
-//! meshes, area for open ones), as `dqview analyze` reports its worst joints.
+//! A region is an [`crate::analysis::JointRegion`] (the triangles whose first corner's heaviest
+//! influence is the joint, its openings capped: volume when it closes, area when not), as
+//! `dqview analyze` reports its worst joints.
 
 use crate::analysis::{Measure, RestReference};
 use crate::anim::Pose;
 use crate::scene::Scene;
 use crate::skin::{Betas, SkinningMode, skin_scene};
 
-/// Regions smaller than this share of all regions' rest measure are left out: a few
-/// triangles around a joint have a cone volume near zero, and their ratio is noise.
+/// Regions with fewer than this share of all regions' triangles are left out: a handful of
+/// triangles around a joint measure almost nothing, and their ratio is noise.
 const MIN_REGION_SHARE: f64 = 0.002;
 
 /// The rest measure of every joint region of a scene, to compare posed regions with.
@@ -34,19 +34,19 @@ impl RegionVolumes {
             return None;
         }
         let reference = RestReference::new(scene, &rest);
-        let total: f64 = reference.regions.iter().map(|(_, v)| v.abs()).sum();
+        let total: usize = reference.regions().iter().map(|r| r.triangles).sum();
         let kept: Vec<usize> = reference
-            .regions
+            .regions()
             .iter()
-            .filter(|(_, v)| total > 0.0 && v.abs() >= MIN_REGION_SHARE * total)
-            .map(|&(joint, _)| joint)
+            .filter(|r| r.rest.abs() > 0.0 && r.triangles as f64 >= MIN_REGION_SHARE * total as f64)
+            .map(|r| r.joint)
             .collect();
         (!kept.is_empty()).then_some(Self { reference, kept })
     }
 
-    /// Whether regions are measured by volume or by area.
-    pub(super) fn measure(&self) -> Measure {
-        self.reference.measure
+    /// Whether joint node `joint`'s region is measured by volume or by area.
+    pub(super) fn measure(&self, joint: usize) -> Measure {
+        self.reference.region(joint).map_or(Measure::Area, |r| r.measure)
     }
 
     /// Each kept region's ratio to rest at `pose` skinned with `mode`: (joint node, ratio).
