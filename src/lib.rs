@@ -10,6 +10,7 @@
 //! - [`skin`]: joint palettes and the CPU reference skinning.
 //! - [`analysis`]: volume and area ratios, joint regions, cross-sections, over clips.
 //! - [`pose_request`]: pose options (mode, clip, time, joint angles) checked against a scene.
+//! - [`check`]: pipeline rules over many files in parallel (`dqview check`).
 //! - [`render`]: GPU skinning on wgpu, checked against [`skin`].
 //! - [`ui`]: the viewer's panels and camera, egui only (no wgpu).
 //! - [`session`]: rig session files (camera, mode, clip, overrides), plain serde data.
@@ -23,6 +24,7 @@ pub mod anim;
 pub mod app;
 pub mod blend_file;
 pub mod builtin;
+pub mod check;
 pub mod cli;
 pub mod dq;
 pub mod influences;
