@@ -46,7 +46,9 @@ impl RegionVolumes {
 
     /// Whether joint node `joint`'s region is measured by volume or by area.
     pub(super) fn measure(&self, joint: usize) -> Measure {
-        self.reference.region(joint).map_or(Measure::Area, |r| r.measure)
+        self.reference
+            .region(joint)
+            .map_or(Measure::Area, |r| r.measure)
     }
 
     /// Each kept region's ratio to rest at `pose` skinned with `mode`: (joint node, ratio).
