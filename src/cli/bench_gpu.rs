@@ -93,15 +93,18 @@ pub(super) fn measure_gpu(
     measure.frame(&mut crowd, SkinningMode::Dqs, 0, Part::Frame)?;
     let first_frame_ms = started.elapsed().as_secs_f64() * 1e3;
     let modes = measure.interleaved(&mut crowd, options)?;
-    // Per mode, the median skinning run's CPU-seconds over the vertices skinned (software adapters only).
+    // Per mode, the vertices skinned over the CPU-seconds all its skinning runs took (software
+    // adapters only; `None` under MIN_CPU_S, where the clock's 10 ms ticks would be the number).
     let vertices = (skinned_vertices * options.instances) as f64;
     let vertices_per_cpu_s = software
         .then(|| {
             measure
                 .skin_cpu_s
                 .iter()
-                .map(|runs| median(runs.clone()))
-                .map(|s| (s > 0.0).then(|| vertices / s))
+                .map(|runs| {
+                    let total: f64 = runs.iter().sum();
+                    (total >= MIN_CPU_S).then(|| vertices * runs.len() as f64 / total)
+                })
                 .collect::<Option<Vec<f64>>>()
         })
         .flatten();
@@ -122,7 +125,11 @@ pub(super) fn measure_gpu(
 /// lavapipe bins every triangle of a submission before its threads rasterise it and keeps
 /// several binned scenes in flight: one 4,000,000-vertex draw held about 2 GB of them. Slices
 /// with a wait between bound that to one slice's worth; the frame's wall time covers them all.
-const SLICE_VERTICES: usize = 100_000;
+/// Smaller slices save more memory and cost more time (each wait stops lavapipe's pipelining).
+const SLICE_VERTICES: usize = 500_000;
+
+/// Least CPU time a mode's skinning runs must add up to for a CPU rate (the clock ticks in 10 ms).
+const MIN_CPU_S: f64 = 0.5;
 
 /// Which part of a frame one measurement runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
