@@ -27,6 +27,8 @@ pub struct Influences {
     unweighted_vertices: usize,
     /// Weights that were negative, NaN or infinite and were treated as zero.
     invalid_weights: usize,
+    /// Per vertex, the sum of its valid weights as the file stored them, before renormalising.
+    stored_sums: Vec<f32>,
 }
 
 /// Weight below which an influence is treated as absent.
@@ -69,6 +71,7 @@ impl Influences {
                 }
             }
             let mut sum: f64 = wide.iter().map(|(_, w)| w).sum();
+            out.stored_sums.push(sum as f32);
             if !(sum.is_finite() && sum > f64::from(MIN_WEIGHT)) {
                 out.unweighted_vertices += 1;
                 wide.clear();
@@ -164,6 +167,13 @@ impl Influences {
     #[must_use]
     pub fn invalid_weights(&self) -> usize {
         self.invalid_weights
+    }
+
+    /// Per vertex, the sum of its valid weights as stored in the file, before renormalising
+    /// (weights under [`MIN_WEIGHT`] left out; 0 for an unweighted vertex).
+    #[must_use]
+    pub fn stored_sums(&self) -> &[f32] {
+        &self.stored_sums
     }
 
     /// The largest joint index referenced, if any vertex is weighted.

@@ -15,6 +15,8 @@ pub mod render;
 mod render_anim;
 mod render_args;
 mod render_camera;
+mod report;
+mod report_pictures;
 
 use std::path::PathBuf;
 
@@ -27,6 +29,7 @@ pub use blend::BlendArgs;
 pub use cor_args::CorArgs;
 pub use pose_args::PoseArgs;
 pub use render_args::{CameraFlags, MotionFlags};
+pub use report::ReportArgs;
 
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
 #[derive(Debug, Parser)]
@@ -179,6 +182,9 @@ pub enum Command {
     /// Fit per-vertex DQS blend weights that bring the hybrid closest to CoR over a clip, all
     /// clips and/or joint sweeps, and write them into the file as `_DQS_BLEND` (or as JSON).
     Blend(BlendArgs),
+    /// Write one self-contained HTML report of a rig: volume per mode over each clip, the worst
+    /// joint regions with renders, DQS flips, influences, a fitted blend map, advice.
+    Report(Box<ReportArgs>),
     /// Write a built-in rig (twist, elbow, arm) as a .glb file.
     Builtin {
         /// Rig name: twist, elbow or arm.
@@ -336,6 +342,7 @@ pub fn run(cli: Cli) -> Result<()> {
             bench::run(&options, json, started, &load)
         }
         Some(Command::Blend(args)) => blend::run(&args),
+        Some(Command::Report(args)) => report::run(&args),
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
             std::fs::write(&out, bytes)
