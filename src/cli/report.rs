@@ -114,7 +114,10 @@ fn check_flags(args: &ReportArgs) -> Result<()> {
         bail!("--out must end in .html, got {}", args.out.display());
     }
     if !(2..=MAX_SAMPLES).contains(&args.samples) {
-        bail!("--samples must be from 2 to {MAX_SAMPLES}, got {}", args.samples);
+        bail!(
+            "--samples must be from 2 to {MAX_SAMPLES}, got {}",
+            args.samples
+        );
     }
     if !(1..=MAX_SAMPLES).contains(&args.fit_samples) {
         bail!(
@@ -129,10 +132,14 @@ fn check_flags(args: &ReportArgs) -> Result<()> {
         bail!("--renders must be from 0 to 5, got {}", args.renders);
     }
     if let Some(mode) = &args.pose.mode {
-        bail!("--mode {mode} does not apply to report: every mode (LBS, DQS, hybrid, CoR) is measured and drawn");
+        bail!(
+            "--mode {mode} does not apply to report: every mode (LBS, DQS, hybrid, CoR) is measured and drawn"
+        );
     }
     if let Some(t) = args.pose.time {
-        bail!("--time {t} does not apply to report: every clip is sampled over its whole length (--samples)");
+        bail!(
+            "--time {t} does not apply to report: every clip is sampled over its whole length (--samples)"
+        );
     }
     if args.pose.beta != 0.5 {
         bail!(
@@ -181,7 +188,15 @@ fn print_summary(
         let names: Vec<String> = list
             .iter()
             .take(3)
-            .map(|w| format!("{} {:.3} ({} {:.2} s)", w.name, w.ratio(), w.clip_name, w.time_s))
+            .map(|w| {
+                format!(
+                    "{} {:.3} ({} {:.2} s)",
+                    w.name,
+                    w.ratio(),
+                    w.clip_name,
+                    w.time_s
+                )
+            })
             .collect();
         println!("worst {:<7} {}", mode.short_label(), names.join(", "));
     }

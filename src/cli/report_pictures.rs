@@ -65,7 +65,11 @@ fn try_paint(
     for region in picked_regions(report, per_mode) {
         let mut pose = Pose::rest(scene);
         pose.sample(scene, region.clip, region.time_s, &options.overrides);
-        painter.set_betas(&SceneBetas::defaults(scene, region.clip, &options.overrides));
+        painter.set_betas(&SceneBetas::defaults(
+            scene,
+            region.clip,
+            &options.overrides,
+        ));
         // A region without vertices above the focus weight cannot be framed: it is left out.
         let Ok(images) = focused(&mut painter, scene, &[pose], region.joint, narrowest) else {
             continue;

@@ -47,8 +47,8 @@ impl FlipReport {
     }
 }
 
-/// The joints whose flips the report lists: joints flagged as twisting (by name, by the clips,
-/// or by the overrides), else the joints of the worst DQS and LBS regions.
+/// The joints whose flips the report searches: joints flagged as twisting (by name, by the
+/// clips, or by the overrides), then the joints of the worst DQS and LBS regions.
 #[must_use]
 pub fn twist_joints(
     scene: &Scene,
@@ -70,22 +70,24 @@ pub fn twist_joints(
             }
         }
     }
-    if joints.is_empty() {
-        for mode in [SkinningMode::Dqs, SkinningMode::Lbs] {
-            for w in &worst[mode_index(mode)] {
-                if !joints.contains(&w.joint) {
-                    joints.push(w.joint);
-                }
+    for mode in [SkinningMode::Dqs, SkinningMode::Lbs] {
+        for w in &worst[mode_index(mode)] {
+            if !joints.contains(&w.joint) {
+                joints.push(w.joint);
             }
         }
     }
-    joints.truncate(MAX_FLIP_JOINTS);
+    joints.truncate(2 * MAX_FLIP_JOINTS);
     joints
 }
 
 /// The DQS flips of each of `joints` twisted on the rest pose, nearest flip first.
 #[must_use]
-pub fn flip_reports(scene: &Scene, joints: &[usize], overrides: &JointOverrides) -> Vec<FlipReport> {
+pub fn flip_reports(
+    scene: &Scene,
+    joints: &[usize],
+    overrides: &JointOverrides,
+) -> Vec<FlipReport> {
     let pairs: Vec<BlendPairs> = (0..scene.skins.len())
         .map(|s| BlendPairs::of_skin(scene, s))
         .collect();
@@ -121,7 +123,10 @@ pub fn flip_reports(scene: &Scene, joints: &[usize], overrides: &JointOverrides)
             report
         })
         .collect();
+    // Joints that blend with nothing cannot flip: they are left out.
+    out.retain(|f| f.pairs > 0);
     out.sort_by(|a, b| a.nearest_deg().total_cmp(&b.nearest_deg()));
+    out.truncate(MAX_FLIP_JOINTS);
     out
 }
 
@@ -151,7 +156,8 @@ pub struct FitReport {
 
 impl FitReport {
     /// Labels of [`FitReport::distances`].
-    pub const LABELS: [&'static str; 4] = ["LBS", "DQS", "hybrid (joint flags)", "hybrid (fitted map)"];
+    pub const LABELS: [&'static str; 4] =
+        ["LBS", "DQS", "hybrid (joint flags)", "hybrid (fitted map)"];
 }
 
 /// Fits a blend map over the report's clips (or twist sweeps of `flip_joints` without
@@ -170,7 +176,14 @@ pub fn fit_report(
     }
     let started = Instant::now();
     let report = |done: usize, total: usize| progress("fit", done, total);
-    let fit = fit_blend(scene, centers, &poses, &FitOptions::default(), &report, cancel)?;
+    let fit = fit_blend(
+        scene,
+        centers,
+        &poses,
+        &FitOptions::default(),
+        &report,
+        cancel,
+    )?;
     let seconds = started.elapsed().as_secs_f64();
     let rest = skin_scene(
         scene,
@@ -203,7 +216,14 @@ pub fn fit_report(
         max: per_pose.iter().map(|d| d[k]).fold(0.0, f32::max),
         mean: per_pose.iter().map(|d| d[k]).sum::<f32>() / per_pose.len().max(1) as f32,
     });
-    let all: Vec<f32> = fit.betas.per_primitive.iter().flatten().flatten().copied().collect();
+    let all: Vec<f32> = fit
+        .betas
+        .per_primitive
+        .iter()
+        .flatten()
+        .flatten()
+        .copied()
+        .collect();
     Ok(Some(FitReport {
         poses: fit.poses,
         vertices: fit.vertices,
@@ -258,10 +278,7 @@ pub struct DqsCandidate {
 /// The LBS worst regions that collapse (ratio under 0.97) where DQS stays at least twice as close to 1.
 #[must_use]
 pub fn dqs_candidates(lbs_worst: &[WorstRegion]) -> Vec<DqsCandidate> {
-    let (l, d) = (
-        mode_index(SkinningMode::Lbs),
-        mode_index(SkinningMode::Dqs),
-    );
+    let (l, d) = (mode_index(SkinningMode::Lbs), mode_index(SkinningMode::Dqs));
     lbs_worst
         .iter()
         .filter(|w| w.ratios[l] < COLLAPSE_RATIO)

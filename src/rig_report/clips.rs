@@ -105,6 +105,9 @@ pub fn mode_index(mode: SkinningMode) -> usize {
         .unwrap_or(0)
 }
 
+/// One mode at one sample: the whole-mesh ratio and (joint, ratio) per region.
+type SampleRatios = (f64, Vec<(usize, f64)>);
+
 /// Skins `clip` (or the single pose) at `options.samples` times in every mode and measures each.
 #[must_use]
 pub fn clip_report(
@@ -126,7 +129,7 @@ pub fn clip_report(
         .map(|k| duration * k as f32 / (n - 1).max(1) as f32)
         .collect();
     let betas = SceneBetas::defaults(scene, clip, &options.overrides);
-    let rows: Vec<[(f64, Vec<(usize, f64)>); 4]> = times_s
+    let rows: Vec<[SampleRatios; 4]> = times_s
         .par_iter()
         .map(|&t| {
             let mut pose = Pose::rest(scene);

@@ -100,7 +100,11 @@ fn summary(s: &mut String, report: &RigReport, pictures: &Pictures) {
             m.meshes, m.primitives, m.skinned_primitives, m.vertices
         ),
     );
-    row(s, "skins", &format!("{} skins, {} joints", m.skins, m.joints));
+    row(
+        s,
+        "skins",
+        &format!("{} skins, {} joints", m.skins, m.joints),
+    );
     let inf = &report.influences;
     row(
         s,
@@ -142,10 +146,7 @@ fn summary(s: &mut String, report: &RigReport, pictures: &Pictures) {
 /// The advice list: joints to flag for DQS, the blend map, flips, scales, weights.
 fn recommendations(s: &mut String, report: &RigReport) {
     s.push_str("<h2 id=\"recommendations\">Recommendations</h2>\n<ul class=\"advice\">\n");
-    let (l, d) = (
-        mode_index(SkinningMode::Lbs),
-        mode_index(SkinningMode::Dqs),
-    );
+    let (l, d) = (mode_index(SkinningMode::Lbs), mode_index(SkinningMode::Dqs));
     if report.dqs_candidates.is_empty() {
         s.push_str("<li>No joint region collapses under LBS by more than 3% where DQS keeps it: no joint needs a DQS flag.</li>\n");
     }

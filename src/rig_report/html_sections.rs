@@ -30,6 +30,8 @@ fn mode_lines(ratios: &[Vec<f64>; 4]) -> Vec<Line<'_>> {
             label: mode.short_label().to_string(),
             color: mode_color(mode),
             y: r,
+            // Hybrid often equals LBS or DQS; dashed, both stay visible.
+            dashed: mode == SkinningMode::Hybrid,
         })
         .collect()
 }
@@ -87,11 +89,14 @@ pub(super) fn volume(s: &mut String, report: &RigReport) {
 
 /// The ratios of a single pose, as a table (a plot of one point says nothing).
 fn single_pose_table(s: &mut String, clip: &ClipReport) {
-    s.push_str("<table><tr><th>region</th><th>LBS</th><th>DQS</th><th>Hybrid</th><th>CoR</th></tr>\n");
+    s.push_str(
+        "<table><tr><th>region</th><th>LBS</th><th>DQS</th><th>Hybrid</th><th>CoR</th></tr>\n",
+    );
     let whole: [f64; 4] = [0, 1, 2, 3].map(|m| clip.whole[m].first().copied().unwrap_or(f64::NAN));
     ratio_row(s, "whole mesh", &whole);
     for track in clip.worst_tracks(6) {
-        let r: [f64; 4] = [0, 1, 2, 3].map(|m| track.ratios[m].first().copied().unwrap_or(f64::NAN));
+        let r: [f64; 4] =
+            [0, 1, 2, 3].map(|m| track.ratios[m].first().copied().unwrap_or(f64::NAN));
         ratio_row(s, &track.name, &r);
     }
     s.push_str("</table>\n");
@@ -160,7 +165,8 @@ pub(super) fn flips(s: &mut String, report: &RigReport, pictures: &Pictures) {
     s.push_str("<h2 id=\"flips\">DQS flips of twist joints</h2>\n<p class=\"note\">Twisting a joint on the rest pose: past these angles the joint's quaternion leaves its blend partner's hemisphere and DQS jumps to the other arc (the skin flips). Joints flagged as twisting (names, clips), else the joints of the worst regions.</p>\n");
     s.push_str("<table><tr><th>joint</th><th>flip below 0 (deg)</th><th>flip above 0 (deg)</th><th>flipping pairs</th></tr>\n");
     for f in &report.flips {
-        let deg = |d: Option<f32>| d.map_or_else(|| "none within 360".to_string(), |d| format!("{d:.1}"));
+        let deg =
+            |d: Option<f32>| d.map_or_else(|| "none within 360".to_string(), |d| format!("{d:.1}"));
         let _ = writeln!(
             s,
             "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
@@ -217,9 +223,17 @@ pub(super) fn influences(s: &mut String, report: &RigReport) {
     ));
     s.push_str("</div>\n<table>\n");
     row(s, "skinned vertices", &inf.vertices.to_string());
-    row(s, "most influences on a vertex", &inf.max_influences.to_string());
+    row(
+        s,
+        "most influences on a vertex",
+        &inf.max_influences.to_string(),
+    );
     row(s, "vertices over 4 influences", &inf.over_4.to_string());
-    row(s, "vertices over 8 (the GPU keeps 8)", &inf.over_8.to_string());
+    row(
+        s,
+        "vertices over 8 (the GPU keeps 8)",
+        &inf.over_8.to_string(),
+    );
     row(
         s,
         "largest weight dropped past 8",
@@ -260,7 +274,9 @@ pub(super) fn blend_fit(s: &mut String, report: &RigReport) {
         "<p>Per-vertex DQS betas fitted to CoR (as <code>dqview blend</code> does) over {} poses, {} vertices, in {:.2} s; mean beta {:.3}. Distance: each vertex's distance from its CoR position, the largest per pose, over the rest bounding-box diagonal.</p>",
         fit.poses, fit.vertices, fit.seconds, fit.mean_beta
     );
-    s.push_str("<table><tr><th>mode</th><th>largest distance from CoR</th><th>mean over poses</th></tr>\n");
+    s.push_str(
+        "<table><tr><th>mode</th><th>largest distance from CoR</th><th>mean over poses</th></tr>\n",
+    );
     for (label, d) in FitReport::LABELS.iter().zip(&fit.distances) {
         let _ = writeln!(
             s,

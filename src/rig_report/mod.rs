@@ -197,7 +197,8 @@ pub fn gather(
         .first()
         .and_then(|f| twist_sweep(scene, centers, f.joint, options, cancel));
     progress("sweep", 1, 1);
-    let fit = fit_report(scene, centers, options, &flip_joints, progress, cancel)?;
+    let flipping: Vec<usize> = flips.iter().map(|f| f.joint).collect();
+    let fit = fit_report(scene, centers, options, &flipping, progress, cancel)?;
     let scales = joint_scales(scene, &options.clips, &options.overrides);
     let wide = worst_regions(&clips, 64);
     let dqs_candidates = advice::dqs_candidates(&wide[0]);

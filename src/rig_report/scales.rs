@@ -136,7 +136,10 @@ mod tests {
             k(Mat3::from_diagonal(Vec3::new(1.0, 2.0, 1.0))),
             Some(ScaleKind::NonUniform)
         );
-        assert_eq!(k(Mat3::from_diagonal(Vec3::splat(2.0))), Some(ScaleKind::Uniform));
+        assert_eq!(
+            k(Mat3::from_diagonal(Vec3::splat(2.0))),
+            Some(ScaleKind::Uniform)
+        );
         assert_eq!(
             k(Mat3::from_diagonal(Vec3::splat(1.0 + 1e-4))),
             Some(ScaleKind::NearRigid)

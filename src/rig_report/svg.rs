@@ -30,6 +30,8 @@ pub struct Line<'a> {
     pub color: &'a str,
     /// One y per x (NaN: a gap).
     pub y: &'a [f64],
+    /// Dashed, so a line drawn over another stays visible.
+    pub dashed: bool,
 }
 
 /// A line plot.
@@ -211,9 +213,14 @@ impl Plot<'_> {
         for line in &self.lines {
             let _ = write!(
                 s,
-                r#"<line x1="{x:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{}" stroke-width="2.5"/><text x="{:.1}" y="{:.1}" font-size="10">{}</text>"#,
+                r#"<line x1="{x:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{}" stroke-width="2.5"{}/><text x="{:.1}" y="{:.1}" font-size="10">{}</text>"#,
                 x + 16.0,
                 line.color,
+                if line.dashed {
+                    r#" stroke-dasharray="4,2""#
+                } else {
+                    ""
+                },
                 x + 19.0,
                 y + 3.5,
                 escape(&line.label)
@@ -236,8 +243,13 @@ fn polyline(
         if !points.is_empty() {
             let _ = write!(
                 out,
-                r#"<polyline fill="none" stroke="{}" stroke-width="1.8" points="{}"/>"#,
+                r#"<polyline fill="none" stroke="{}" stroke-width="1.8"{} points="{}"/>"#,
                 line.color,
+                if line.dashed {
+                    r#" stroke-dasharray="6,4""#
+                } else {
+                    ""
+                },
                 points.trim_end()
             );
             points.clear();
@@ -303,7 +315,10 @@ mod tests {
 
     #[test]
     fn ticks_are_round_and_inside() {
-        assert_eq!(ticks(0.0, 1.0, 5), vec![0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]);
+        assert_eq!(
+            ticks(0.0, 1.0, 5),
+            vec![0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
+        );
         let t = ticks(-360.0, 360.0, 6);
         assert!(t.contains(&0.0) && t.iter().all(|v| (-360.0..=360.0).contains(v)));
         assert_eq!(tick_text(0.25, 0.05), "0.25");
@@ -323,6 +338,7 @@ mod tests {
                 label: "LBS".into(),
                 color: "#f00",
                 y: &y,
+                dashed: false,
             }],
             markers: vec![(1.0, "flip".into())],
             reference: Some(1.0),
