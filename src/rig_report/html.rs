@@ -192,20 +192,7 @@ fn recommendations(s: &mut String, report: &RigReport) {
             f.above_deg.map_or("-".into(), |a| format!("{a:.1}"))
         );
     }
-    let scaled: Vec<String> = report
-        .scales
-        .iter()
-        .take(10)
-        .map(|j| format!("{} ({})", j.name, j.kind.text()))
-        .collect();
-    if !scaled.is_empty() {
-        let _ = writeln!(
-            s,
-            "<li>Joints with scale ({} in all; DQS splits it off and blends it apart): {}.</li>",
-            report.scales.len(),
-            escape(&scaled.join(", "))
-        );
-    }
+    scale_advice(s, &report.scales);
     let inf = &report.influences;
     if inf.unnormalised > 0 {
         let _ = writeln!(
@@ -230,6 +217,37 @@ fn recommendations(s: &mut String, report: &RigReport) {
         );
     }
     s.push_str("</ul>\n");
+}
+
+/// One line on the joints with scale: one shared uniform scale (a scaled armature), or a list.
+fn scale_advice(s: &mut String, scales: &[super::JointScale]) {
+    let Some(first) = scales.first() else {
+        return;
+    };
+    let shared = scales.iter().all(|j| {
+        j.kind == super::ScaleKind::Uniform
+            && (j.scale - first.scale).abs().max_element() < 1e-3 * first.scale.max_element()
+    });
+    if shared {
+        let _ = writeln!(
+            s,
+            "<li>All {} joints with scale carry the same uniform scale {:.4} (the armature or its parent is scaled): harmless for LBS; DQS splits the scale off and blends it apart.</li>",
+            scales.len(),
+            first.scale.x
+        );
+        return;
+    }
+    let listed: Vec<String> = scales
+        .iter()
+        .take(10)
+        .map(|j| format!("{}: {}", j.name, j.kind.text()))
+        .collect();
+    let _ = writeln!(
+        s,
+        "<li>Joints with scale ({} in all; DQS splits it off and blends it apart): {}.</li>",
+        scales.len(),
+        escape(&listed.join("; "))
+    );
 }
 
 /// How long each stage took.

@@ -32,7 +32,7 @@ impl ScaleKind {
             Self::Mirrored => "mirrored (negative determinant)",
             Self::NonUniform => "non-uniform scale",
             Self::Uniform => "uniform scale",
-            Self::NearRigid => "near-rigid (scale within 0.1%, not exactly rigid)",
+            Self::NearRigid => "near-rigid (within 0.1% of rigid, past the rigid tolerance)",
         }
     }
 }
