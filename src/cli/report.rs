@@ -25,10 +25,10 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FILE.html")]
     pub out: PathBuf,
     /// Samples over each clip, both ends included (2 to 1000).
-    #[arg(long, value_name = "N", default_value_t = 24)]
+    #[arg(long, value_name = "N", default_value_t = 30)]
     pub samples: usize,
     /// Samples per clip for the blend fit (1 to 1000).
-    #[arg(long, value_name = "N", default_value_t = 6)]
+    #[arg(long, value_name = "N", default_value_t = 10)]
     pub fit_samples: usize,
     /// Size of each render (four panes side by side).
     #[arg(long, value_name = "WxH", default_value = "1200x360")]
