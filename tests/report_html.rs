@@ -236,7 +236,7 @@ fn bad_flags_and_files_are_clear_errors() {
     let scratch = support::scratch_dir("report_html_errors");
     let out = scratch.join("r.html");
     let out = out.to_str().expect("path");
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 7] = [
         (
             &["report", "builtin:twist", "--out", "r.txt"],
             "--out must end in .html",

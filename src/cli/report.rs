@@ -14,6 +14,10 @@ use crate::rig_report::{ReportOptions, gather, write_html};
 
 /// Most samples per clip.
 const MAX_SAMPLES: usize = 1000;
+/// Worst regions rendered per mode by default.
+const DEFAULT_RENDERS: usize = 2;
+/// Render size by default: four panes of 300x360.
+const DEFAULT_SIZE: &str = "1200x360";
 
 /// Options of `dqview report`.
 #[derive(Clone, Debug, clap::Args)]
@@ -31,13 +35,13 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub fit_samples: usize,
     /// Size of each render (four panes side by side).
-    #[arg(long, value_name = "WxH", default_value = "1200x360")]
+    #[arg(long, value_name = "WxH", default_value = DEFAULT_SIZE)]
     pub size: String,
     /// Worst regions listed per mode (1 to 20).
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub regions: usize,
     /// Worst regions rendered per mode (0 to 5; the same moment is rendered once).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RENDERS)]
     pub renders: usize,
     /// Leave the GPU renders out (plots and tables only).
     #[arg(long)]
@@ -130,6 +134,9 @@ fn check_flags(args: &ReportArgs) -> Result<()> {
     }
     if args.renders > 5 {
         bail!("--renders must be from 0 to 5, got {}", args.renders);
+    }
+    if args.no_renders && (args.renders != DEFAULT_RENDERS || args.size != DEFAULT_SIZE) {
+        bail!("--renders and --size have no effect with --no-renders (no picture is made)");
     }
     if let Some(mode) = &args.pose.mode {
         bail!(
