@@ -261,6 +261,18 @@ fn bad_flags_and_files_are_clear_errors() {
             &["report", "/no/such/file.glb", "--out", out],
             "cannot load /no/such/file.glb",
         ),
+        (
+            &[
+                "report",
+                "builtin:twist",
+                "--out",
+                out,
+                "--no-renders",
+                "--renders",
+                "3",
+            ],
+            "no effect with --no-renders",
+        ),
     ];
     for (args, message) in cases {
         let o = support::dqview_in(args, &scratch.join("cache"));
