@@ -27,12 +27,19 @@ pub struct Influences {
     unweighted_vertices: usize,
     /// Weights that were negative, NaN or infinite and were treated as zero.
     invalid_weights: usize,
-    /// Per vertex, the sum of its valid weights as the file stored them, before renormalising.
-    stored_sums: Vec<f32>,
+    /// Vertices whose stored weights summed off 1 by more than [`RECORDED_SUM_DEVIATION`]: (vertex, sum).
+    off_sums: Vec<(u32, f32)>,
 }
 
 /// Weight below which an influence is treated as absent.
 pub const MIN_WEIGHT: f32 = 1e-7;
+
+/// Smallest deviation of a stored weight sum from 1 that [`Influences::off_sums`] records.
+///
+/// f32 weights written by exporters sum to 1 within a few 1e-7, and normalised u16
+/// weights within 4 / 65535 (6e-5); 1e-5 keeps the former out of the list while any
+/// tolerance a pipeline check would use (1e-3) still sees every vertex it must.
+pub const RECORDED_SUM_DEVIATION: f64 = 1e-5;
 
 impl Influences {
     /// Builds influences from per-vertex rows of raw (joint, weight) pairs.
@@ -71,10 +78,13 @@ impl Influences {
                 }
             }
             let mut sum: f64 = wide.iter().map(|(_, w)| w).sum();
-            out.stored_sums.push(sum as f32);
             if !(sum.is_finite() && sum > f64::from(MIN_WEIGHT)) {
                 out.unweighted_vertices += 1;
                 wide.clear();
+            } else if (sum - 1.0).abs() > RECORDED_SUM_DEVIATION {
+                let vertex = out.offsets.len() as u32 - 1;
+                out.off_sums
+                    .push((vertex, sum.min(f64::from(f32::MAX)) as f32));
             }
             // Relative to a huge weight a small one would round to 0 as f32: drop it too.
             let before = wide.len();
@@ -169,11 +179,27 @@ impl Influences {
         self.invalid_weights
     }
 
-    /// Per vertex, the sum of its valid weights as stored in the file, before renormalising
-    /// (weights under [`MIN_WEIGHT`] left out; 0 for an unweighted vertex).
+    /// Vertices whose weights as stored (before renormalising) summed off 1 by more than
+    /// [`RECORDED_SUM_DEVIATION`], with that sum, in vertex order; vertices summing to 0 are
+    /// [`Influences::unweighted_vertices`] instead.
     #[must_use]
-    pub fn stored_sums(&self) -> &[f32] {
-        &self.stored_sums
+    pub fn off_sums(&self) -> &[(u32, f32)] {
+        &self.off_sums
+    }
+
+    /// How many vertices' stored weight sums are off 1 by more than `tolerance`, and the sum
+    /// farthest from 1 among them (`None` when there are none).
+    #[must_use]
+    pub fn sums_off_by(&self, tolerance: f32) -> (usize, Option<f32>) {
+        let off = self
+            .off_sums
+            .iter()
+            .map(|&(_, s)| s)
+            .filter(|s| (s - 1.0).abs() > tolerance);
+        off.fold((0, None), |(n, worst), s| {
+            let worse = worst.is_none_or(|w: f32| (s - 1.0).abs() > (w - 1.0).abs());
+            (n + 1, if worse { Some(s) } else { worst })
+        })
     }
 
     /// The largest joint index referenced, if any vertex is weighted.
@@ -281,6 +307,22 @@ mod tests {
             let sum: f32 = row.iter().map(|i| i.weight).sum();
             assert!((sum - 1.0).abs() < 1e-6 && row.iter().all(|i| i.weight > 0.0));
         }
+    }
+
+    #[test]
+    fn stored_sums_off_one_are_recorded() {
+        let inf = Influences::from_rows([
+            vec![(0, 0.5), (1, 0.5)],
+            vec![(0, 1.0), (1, 0.755)],
+            vec![(0, 0.0)],
+            vec![(2, 0.6)],
+            vec![(0, 0.5), (1, 0.500_002)],
+        ]);
+        assert_eq!(inf.off_sums(), &[(1, 1.755), (3, 0.6)]);
+        assert_eq!(inf.sums_off_by(1e-3), (2, Some(1.755)));
+        assert_eq!(inf.sums_off_by(0.5), (1, Some(1.755)));
+        assert_eq!(inf.sums_off_by(1.0), (0, None));
+        assert!((inf.of(1)[1].weight - 0.755 / 1.755).abs() < 1e-6);
     }
 
     #[test]

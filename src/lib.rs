@@ -11,6 +11,7 @@
 //! - [`analysis`]: volume and area ratios, joint regions, cross-sections, over clips.
 //! - [`rig_report`]: everything `dqview report` measures about a rig, and its HTML page.
 //! - [`pose_request`]: pose options (mode, clip, time, joint angles) checked against a scene.
+//! - [`check`]: pipeline rules over many files in parallel (`dqview check`).
 //! - [`render`]: GPU skinning on wgpu, checked against [`skin`].
 //! - [`ui`]: the viewer's panels and camera, egui only (no wgpu).
 //! - [`session`]: rig session files (camera, mode, clip, overrides), plain serde data.
@@ -24,6 +25,7 @@ pub mod anim;
 pub mod app;
 pub mod blend_file;
 pub mod builtin;
+pub mod check;
 pub mod cli;
 pub mod dq;
 pub mod influences;

@@ -12,6 +12,12 @@ fn main() -> std::process::ExitCode {
     match dqview::cli::run(cli) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
+            if let Some(exit) = e.downcast_ref::<dqview::cli::Exit>() {
+                if !exit.message.is_empty() {
+                    eprintln!("dqview: {}", exit.message);
+                }
+                return std::process::ExitCode::from(exit.code);
+            }
             eprintln!("dqview: {}", dqview::report::error_message(&e));
             std::process::ExitCode::FAILURE
         }

@@ -36,7 +36,12 @@ fn load_and_skin(bytes: &[u8], base: &Path, what: &str) -> Option<String> {
             let text = e.to_string();
             assert!(!text.is_empty(), "{what}: empty error message");
             assert!(
-                matches!(e, SceneError::Fbx(_) | SceneError::LimitExceeded { .. }),
+                matches!(
+                    e,
+                    SceneError::Fbx(_)
+                        | SceneError::LimitExceeded { .. }
+                        | SceneError::MemoryLimit { .. }
+                ),
                 "{what}: unexpected error kind: {text}"
             );
             Some(text)

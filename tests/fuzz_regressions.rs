@@ -1,12 +1,17 @@
 //! Every input the fuzz targets (`fuzz/`) ever crashed on, replayed through the same checks.
 //!
 //! Inputs live in `tests/fuzz_regressions/<target>/`; add a crash file there when a fuzz target
-//! finds one. The check functions mirror `fuzz/fuzz_targets/*.rs`: keep them in sync.
+//! finds one. FBX findings made from the shared test files stay with them, in
+//! `$DQVIEW_FBX/fuzz/` (licensed ufbx data, 585 KB), and are replayed from there. The check
+//! functions mirror `fuzz/fuzz_targets/*.rs`: keep them in sync.
+
+mod support;
 
 use std::path::Path;
 
-use dqview::anim::Pose;
+use dqview::anim::{JointOverrides, Pose};
 use dqview::influences::Influences;
+use dqview::scene::{LoadOptions, SceneError, load_fbx_slice_with};
 use dqview::skin::{
     Betas, JointPalette, SkinMesh, SkinnedVertices, SkinningMode, skin_scene, skin_vertices,
 };
@@ -43,6 +48,48 @@ fn load_gltf(bytes: &[u8]) {
             }
         }
     }
+}
+
+/// `max_buffer_bytes` of `fuzz/fuzz_targets/load_fbx.rs`: 256 MiB.
+const FBX_FUZZ_BUDGET: u64 = 256 << 20;
+
+/// `fuzz/fuzz_targets/load_fbx.rs`; returns the load error, if any.
+fn load_fbx(bytes: &[u8]) -> Option<SceneError> {
+    let options = LoadOptions {
+        max_buffer_bytes: FBX_FUZZ_BUDGET,
+        ..LoadOptions::DEFAULT
+    };
+    let scene = match load_fbx_slice_with(bytes, None, "fuzz", &options) {
+        Ok(scene) => scene,
+        Err(e) => return Some(e),
+    };
+    let mut pose = Pose::rest(&scene);
+    if !scene.animations.is_empty() {
+        pose.sample(&scene, Some(0), 0.5, &JointOverrides::new());
+    }
+    for mode in SkinningMode::ALL {
+        for p in &skin_scene(&scene, &pose, mode, Betas::Uniform(0.5)) {
+            assert!(p.vertices.positions.iter().all(|v| v.is_finite()));
+            assert!(p.vertices.normals.iter().all(|v| v.is_finite()));
+        }
+    }
+    None
+}
+
+/// The `.fbx` files of `$DQVIEW_FBX/fuzz/`, with their bytes (none after a skip message).
+fn shared_fbx_findings(test: &str) -> Vec<(String, Vec<u8>)> {
+    let Some(dir) = support::data_dir("DQVIEW_FBX", test) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join("fuzz"))
+        .expect("$DQVIEW_FBX/fuzz")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fbx"))
+        .map(|p| (p.display().to_string(), std::fs::read(&p).expect("read")))
+        .collect();
+    out.sort();
+    assert!(!out.is_empty(), "$DQVIEW_FBX/fuzz holds no .fbx files");
+    out
 }
 
 /// Reads little-endian values off the front of the input; zeros once it runs out.
@@ -122,6 +169,60 @@ fn load_gltf_crashes_stay_fixed() {
         eprintln!("load_gltf {name}");
         load_gltf(&bytes);
     }
+}
+
+#[test]
+fn load_fbx_findings_stay_fixed() {
+    let mut found = inputs("load_fbx");
+    found.extend(shared_fbx_findings("load_fbx_findings_stay_fixed"));
+    for (name, bytes) in found {
+        eprintln!("load_fbx {name}");
+        let _ = load_fbx(&bytes);
+    }
+}
+
+/// `barbarian_alloc_7_7gb.fbx` makes ufbx ask for one 7.7 GB block: the budget refuses it
+/// before anything is allocated, whatever the budget, and says which flag raises it.
+#[test]
+fn the_7_7_gb_fbx_request_is_refused_by_the_memory_budget() {
+    let found = shared_fbx_findings("the_7_7_gb_fbx_request_is_refused_by_the_memory_budget");
+    let Some((_, bytes)) = found
+        .iter()
+        .find(|(n, _)| n.ends_with("barbarian_alloc_7_7gb.fbx"))
+    else {
+        return;
+    };
+    assert!(matches!(
+        load_fbx(bytes),
+        Some(SceneError::MemoryLimit { .. })
+    ));
+    for budget in [16 << 20, LoadOptions::DEFAULT_MAX_BUFFER_BYTES] {
+        let options = LoadOptions {
+            max_buffer_bytes: budget,
+            ..LoadOptions::DEFAULT
+        };
+        let err = load_fbx_slice_with(bytes, None, "fuzz", &options).expect_err("refused");
+        assert!(
+            matches!(err, SceneError::MemoryLimit { limit, .. } if limit == budget),
+            "{err}"
+        );
+        assert!(err.to_string().contains("--max-buffer-bytes"), "{err}");
+    }
+    // The undamaged file it came from needs about 3 MB of ufbx memory.
+    let dir = support::data_dir("DQVIEW_FBX", "the_7_7_gb_fbx_request_is_refused").unwrap();
+    let original = std::fs::read(dir.join("blender_293_barbarian_7400_binary.fbx")).unwrap();
+    let within = |budget: u64| {
+        let options = LoadOptions {
+            max_buffer_bytes: budget,
+            ..LoadOptions::DEFAULT
+        };
+        load_fbx_slice_with(&original, None, "barbarian", &options)
+    };
+    assert!(within(16 << 20).is_ok());
+    assert!(matches!(
+        within(1 << 20),
+        Err(SceneError::MemoryLimit { .. })
+    ));
 }
 
 #[test]

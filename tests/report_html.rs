@@ -14,7 +14,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The sections every report has, by their `id`.
-const SECTIONS: [&str; 9] = [
+const SECTIONS: [&str; 10] = [
     "summary",
     "recommendations",
     "volume",
@@ -23,6 +23,7 @@ const SECTIONS: [&str; 9] = [
     "influences",
     "blend-fit",
     "scales",
+    "checks",
     "timing",
 ];
 

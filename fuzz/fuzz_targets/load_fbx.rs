@@ -1,11 +1,21 @@
 //! The FBX loader (ufbx plus dqview's conversion) on arbitrary bytes: it must return a scene
 //! or an error, never panic or hang; a loaded scene skins to finite vertices in every mode.
+//!
+//! The memory budget (`max_buffer_bytes`, which bounds each of ufbx's allocators) is 256 MiB,
+//! below `-malloc_limit_mb=1024`: an input (a few MB at most) that makes anything ask for
+//! more than 1 GiB at once is then a bug in dqview's bounds, not a budget too loose to catch it.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
+/// `LoadOptions::max_buffer_bytes` for fuzzing: 256 MiB (the barbarian character needs 3 MB).
+const FUZZ_BUDGET: u64 = 256 << 20;
+
 fuzz_target!(|bytes: &[u8]| {
-    let options = dqview::scene::LoadOptions::DEFAULT;
+    let options = dqview::scene::LoadOptions {
+        max_buffer_bytes: FUZZ_BUDGET,
+        ..dqview::scene::LoadOptions::DEFAULT
+    };
     if let Ok(scene) = dqview::scene::load_fbx_slice_with(bytes, None, "fuzz", &options) {
         let mut pose = dqview::anim::Pose::rest(&scene);
         if !scene.animations.is_empty() {

@@ -311,6 +311,22 @@ pub fn clip_flips(
     overrides: &JointOverrides,
     times_s: &[f32],
 ) -> Vec<bool> {
+    clip_flipped_pairs(scene, pairs, clip, overrides, times_s)
+        .into_iter()
+        .map(|p| p.is_some())
+        .collect()
+}
+
+/// Per sample time of clip `clip`: the first pair of `pairs.pairs` (an index into it) that has
+/// passed a flip since the first sample, as [`clip_flips`] finds them; `None` where none has.
+#[must_use]
+pub fn clip_flipped_pairs(
+    scene: &Scene,
+    pairs: &BlendPairs,
+    clip: usize,
+    overrides: &JointOverrides,
+    times_s: &[f32],
+) -> Vec<Option<usize>> {
     let mut pose = Pose::rest(scene);
     let mut matrices = Vec::new();
     let mut palette = JointPalette::default();
@@ -334,7 +350,7 @@ pub fn clip_flips(
         .map(|p| pair_dot(&prev, p).signum())
         .collect();
     let mut out = Vec::with_capacity(times_s.len());
-    out.push(false);
+    out.push(None);
     for &t in times_s.iter().skip(1) {
         let now = aligned(rotations_at(t), &prev);
         out.push(
@@ -342,7 +358,7 @@ pub fn clip_flips(
                 .pairs
                 .iter()
                 .zip(&reference)
-                .any(|(p, s)| pair_dot(&now, p) * s < -FLIP_TOLERANCE),
+                .position(|(p, s)| pair_dot(&now, p) * s < -FLIP_TOLERANCE),
         );
         prev = now;
     }

@@ -13,7 +13,8 @@ mod series;
 
 pub use bulge::bulge;
 pub use flip::{
-    BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flips, twist_flips,
+    BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flipped_pairs, clip_flips,
+    twist_flips,
 };
 pub use focus::{FOCUS_MARGIN, FOCUS_WEIGHT_THRESHOLD, FocusError, FocusRegion, focus_region};
 pub use heat::{

@@ -412,7 +412,7 @@ impl Running {
                 view,
                 resolve_target,
                 &targets.depth,
-                ui.panel_fill,
+                Some(ui.panel_fill),
                 timer.map(|t| t.writes(true)),
             );
             let (width, height) = (self.gpu.config.width, self.gpu.config.height);

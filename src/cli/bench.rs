@@ -207,9 +207,13 @@ fn print_report(
         "skin_timing": if gpu.timestamps { "gpu_timestamps" } else { "wall" },
         "palette_binding": gpu.palette_binding,
         "palette_uploads": gpu.palette_uploads,
-        "skin_vertices_per_cpu_s": gpu.vertices_per_cpu_s,
+        "skin_vertices_per_cpu_s": gpu.vertices_per_cpu_s.as_ref().map(|r| json!({"lbs": r[0], "dqs": r[1], "hybrid": r[2]})),
         "modes": {"lbs": mode_json(0), "dqs": mode_json(1), "hybrid": mode_json(2)},
-        "dqs_over_lbs": {"frame": g[1].0 / g[0].0, "skin": g[1].1 / g[0].1},
+        "dqs_over_lbs": {
+            "frame": g[1].0 / g[0].0,
+            "skin": g[1].1 / g[0].1,
+            "skin_cpu_s": gpu.vertices_per_cpu_s.as_ref().map(|r| r[0] / r[1]),
+        },
         "cpu": {
             "palette_ns_per_joint": cpu.palette_ns,
             "joints": cpu.joints,
@@ -259,9 +263,11 @@ fn print_report(
         cpu.skin_path
     );
     println!("{}", skin_note(options.path, gpu.timestamps));
-    if let Some(rate) = gpu.vertices_per_cpu_s.filter(|_| gpu.software) {
+    if let Some(rates) = gpu.vertices_per_cpu_s.as_ref().filter(|_| gpu.software) {
+        let [lbs, dqs, hybrid] = [0, 1, 2].map(|m| rates.get(m).copied().unwrap_or(f64::NAN));
         println!(
-            "skinning   {rate:.3e} vertices per CPU-second of this process (all modes; load-independent on a software adapter)"
+            "skinning   lbs {lbs:.3e}, dqs {dqs:.3e}, hybrid {hybrid:.3e} vertices per CPU-second of this process; dqs/lbs {:.3} (load-independent on a software adapter)",
+            lbs / dqs
         );
     }
     Ok(())

@@ -23,8 +23,8 @@ pub(super) struct GpuFigures {
     pub modes: Vec<(f64, f64)>,
     /// Process start to the first waited frame, milliseconds.
     pub first_frame_ms: f64,
-    /// Skinning vertices per CPU-second of this process (software adapters only).
-    pub vertices_per_cpu_s: Option<f64>,
+    /// Per mode of [`GPU_MODES`]: skinning vertices per CPU-second of this process (software adapters only).
+    pub vertices_per_cpu_s: Option<Vec<f64>>,
     /// Whether pass times came from GPU timestamps.
     pub timestamps: bool,
     /// The first palette slot's binding kind.
@@ -88,16 +88,23 @@ pub(super) fn measure_gpu(
         frame: &frame,
         timer: timer.as_ref(),
         overrides: JointOverrides::new(),
-        skin_cpu_s: Vec::new(),
+        skin_cpu_s: vec![Vec::new(); GPU_MODES.len()],
     };
     measure.frame(&mut crowd, SkinningMode::Dqs, 0, Part::Frame)?;
     let first_frame_ms = started.elapsed().as_secs_f64() * 1e3;
     let modes = measure.interleaved(&mut crowd, options)?;
-    // Per skinning run, all modes: CPU-seconds over the vertices skinned (software adapters only).
-    let cpu_s = &measure.skin_cpu_s;
-    let cpu_per_pass_s = cpu_s.iter().sum::<f64>() / cpu_s.len().max(1) as f64;
-    let vertices_per_cpu_s = (software && cpu_per_pass_s > 0.0)
-        .then(|| (skinned_vertices * options.instances) as f64 / cpu_per_pass_s);
+    // Per mode, the median skinning run's CPU-seconds over the vertices skinned (software adapters only).
+    let vertices = (skinned_vertices * options.instances) as f64;
+    let vertices_per_cpu_s = software
+        .then(|| {
+            measure
+                .skin_cpu_s
+                .iter()
+                .map(|runs| median(runs.clone()))
+                .map(|s| (s > 0.0).then(|| vertices / s))
+                .collect::<Option<Vec<f64>>>()
+        })
+        .flatten();
     Ok(GpuFigures {
         adapter: ctx.describe(),
         software,
@@ -109,6 +116,13 @@ pub(super) fn measure_gpu(
         palette_uploads: crowd.palette_uploads(),
     })
 }
+
+/// Most vertices one waited submission draws on a software adapter (a frame draws in slices).
+///
+/// lavapipe bins every triangle of a submission before its threads rasterise it and keeps
+/// several binned scenes in flight: one 4,000,000-vertex draw held about 2 GB of them. Slices
+/// with a wait between bound that to one slice's worth; the frame's wall time covers them all.
+const SLICE_VERTICES: usize = 100_000;
 
 /// Which part of a frame one measurement runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,7 +146,7 @@ struct Measure<'a> {
     timer: Option<&'a GpuTimer>,
     overrides: JointOverrides,
     /// Process CPU seconds of each [`Part::Skinning`] run (software rasterisers run in-process).
-    skin_cpu_s: Vec<f64>,
+    skin_cpu_s: Vec<Vec<f64>>,
 }
 
 impl Measure<'_> {
@@ -191,6 +205,42 @@ impl Measure<'_> {
         };
         let cpu0 = process_cpu_s();
         let timer = self.timer.filter(|_| part != Part::Frame);
+        let slices = if timer.is_none() && part == Part::Frame {
+            crowd.drawn_vertices().div_ceil(SLICE_VERTICES).max(1)
+        } else {
+            1
+        };
+        for k in 0..slices {
+            let commands = self.encode(crowd, mode, part, timer, (k, slices))?;
+            self.ctx.queue.submit([commands]);
+            self.ctx
+                .device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| anyhow::anyhow!("GPU wait failed: {e}"))?;
+        }
+        let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
+        if part == Part::Skinning
+            && let (Some(a), Some(b)) = (cpu0, process_cpu_s())
+        {
+            let m = GPU_MODES.iter().position(|&g| g == mode).unwrap_or(0);
+            self.skin_cpu_s[m].push(b - a);
+        }
+        match timer {
+            Some(timer) => Ok(timer.read_ms(self.ctx)?),
+            None => Ok(wall_ms),
+        }
+    }
+
+    /// Encodes slice `k` of `n` of `part` (skinning and timestamps with the first and last
+    /// slice): the whole of it when `n` is 1.
+    fn encode(
+        &self,
+        crowd: &mut SceneGpu,
+        mode: SkinningMode,
+        part: Part,
+        timer: Option<&GpuTimer>,
+        (k, n): (usize, usize),
+    ) -> Result<wgpu::CommandBuffer> {
         let compute = crowd.path() == SkinPath::Compute;
         let mut encoder = self
             .ctx
@@ -198,18 +248,21 @@ impl Measure<'_> {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("dqview::bench"),
             });
-        if compute && part != Part::EmptyPass {
+        if k == 0 && compute && part != Part::EmptyPass {
             let writes = timer.map(GpuTimer::compute_writes);
             let run = SkinRun::new(mode, 0.5);
             crowd.encode_skinning(self.ctx, &mut encoder, self.renderer, run, writes)?;
         }
         if !(compute && part == Part::Skinning) {
             let writes = timer.filter(|_| !compute).map(GpuTimer::render_writes);
-            let mut pass = self
-                .target
-                .begin_pass_timed(&mut encoder, [0.0, 0.0, 0.0, 1.0], writes);
+            let mut pass = if k == 0 {
+                self.target
+                    .begin_pass_timed(&mut encoder, [0.0, 0.0, 0.0, 1.0], writes)
+            } else {
+                self.target.begin_pass_continued(&mut encoder)
+            };
             match part {
-                Part::Frame => crowd.draw(&mut pass, self.renderer, self.frame, mode),
+                Part::Frame => crowd.draw_slice(&mut pass, self.renderer, self.frame, mode, (k, n)),
                 Part::Skinning => {
                     // One pixel: the vertex shader (skinning) runs, rasterisation nearly does not.
                     pass.set_viewport(0.0, 0.0, 1.0, 1.0, 0.0, 1.0);
@@ -218,24 +271,10 @@ impl Measure<'_> {
                 Part::EmptyPass => {}
             }
         }
-        if let Some(timer) = timer {
+        if let Some(timer) = timer.filter(|_| k + 1 == n) {
             timer.resolve(&mut encoder);
         }
-        self.ctx.queue.submit([encoder.finish()]);
-        self.ctx
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| anyhow::anyhow!("GPU wait failed: {e}"))?;
-        let wall_ms = t0.elapsed().as_secs_f64() * 1e3;
-        if part == Part::Skinning
-            && let (Some(a), Some(b)) = (cpu0, process_cpu_s())
-        {
-            self.skin_cpu_s.push(b - a);
-        }
-        match timer {
-            Some(timer) => Ok(timer.read_ms(self.ctx)?),
-            None => Ok(wall_ms),
-        }
+        Ok(encoder.finish())
     }
 }
 

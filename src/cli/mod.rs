@@ -5,6 +5,7 @@ mod analyze_joint;
 mod bench;
 mod bench_gpu;
 mod blend;
+mod check;
 mod cor_args;
 mod export;
 mod inspect;
@@ -26,6 +27,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::scene::LoadOptions;
 
 pub use blend::BlendArgs;
+pub use check::CheckArgs;
 pub use cor_args::CorArgs;
 pub use pose_args::PoseArgs;
 pub use render_args::{CameraFlags, MotionFlags};
@@ -185,6 +187,9 @@ pub enum Command {
     /// Write one self-contained HTML report of a rig: volume per mode over each clip, the worst
     /// joint regions with renders, DQS flips, influences, a fitted blend map, advice.
     Report(Box<ReportArgs>),
+    /// Check many rigs in parallel against pipeline rules (weights, joint scale, DQS flips,
+    /// LBS collapse, ...): one line per file and a summary; exit status 1 when a file fails.
+    Check(CheckArgs),
     /// Write a built-in rig (twist, elbow, arm) as a .glb file.
     Builtin {
         /// Rig name: twist, elbow or arm.
@@ -286,6 +291,19 @@ impl LoadArgs {
     }
 }
 
+/// An exit status other than success or plain failure, for `main` to return.
+///
+/// `check` exits 1 when a file fails (its report already printed, so `message` is
+/// empty) and 2 when its inputs are wrong, like clap's own usage errors.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct Exit {
+    /// The process exit status.
+    pub code: u8,
+    /// One line for stderr; empty for none.
+    pub message: String,
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
     let started = std::time::Instant::now();
@@ -343,6 +361,7 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Some(Command::Blend(args)) => blend::run(&args),
         Some(Command::Report(args)) => report::run(&args),
+        Some(Command::Check(args)) => check::run(&args),
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
             std::fs::write(&out, bytes)

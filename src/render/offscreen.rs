@@ -94,18 +94,32 @@ impl OffscreenTarget {
         background: [f64; 4],
         timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> wgpu::RenderPass<'e> {
-        let (color, resolve) = match &self.msaa_view {
-            Some(msaa) => (msaa, Some(&self.resolve_view)),
-            None => (&self.resolve_view, None),
-        };
+        let (color, resolve) = self.color_attachment();
         begin_scene_pass(
             encoder,
             color,
             resolve,
             &self.depth_view,
-            background,
+            Some(background),
             timestamp_writes,
         )
+    }
+
+    /// The view drawn into, and the one it resolves into when multisampled.
+    fn color_attachment(&self) -> (&wgpu::TextureView, Option<&wgpu::TextureView>) {
+        match &self.msaa_view {
+            Some(msaa) => (msaa, Some(&self.resolve_view)),
+            None => (&self.resolve_view, None),
+        }
+    }
+
+    /// Begins a render pass that keeps the colour and depth the last pass stored.
+    pub fn begin_pass_continued<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+    ) -> wgpu::RenderPass<'e> {
+        let (color, resolve) = self.color_attachment();
+        begin_scene_pass(encoder, color, resolve, &self.depth_view, None, None)
     }
 
     /// Reads the resolved colour back, without the row padding of the copy.
@@ -157,16 +171,22 @@ impl OffscreenTarget {
 }
 
 /// Begins the 3D pass every renderer target uses: colour cleared to `background` (resolved into
-/// `resolve` when multisampled), depth cleared to 1 and discarded afterwards.
+/// `resolve` when multisampled) and depth to 1, or with `None` both kept from the last pass.
 pub fn begin_scene_pass<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
     color: &wgpu::TextureView,
     resolve: Option<&wgpu::TextureView>,
     depth: &wgpu::TextureView,
-    background: [f64; 4],
+    background: Option<[f64; 4]>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> wgpu::RenderPass<'e> {
-    let [r, g, b, a] = background;
+    let (color_load, depth_load) = match background {
+        Some([r, g, b, a]) => (
+            wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
+            wgpu::LoadOp::Clear(1.0),
+        ),
+        None => (wgpu::LoadOp::Load, wgpu::LoadOp::Load),
+    };
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some("dqview::scene_pass"),
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -174,15 +194,16 @@ pub fn begin_scene_pass<'e>(
             depth_slice: None,
             resolve_target: resolve,
             ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
+                load: color_load,
                 store: wgpu::StoreOp::Store,
             },
         })],
         depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
             view: depth,
+            // Stored so that a continued pass (a draw split over submissions) depth-tests against it.
             depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Discard,
+                load: depth_load,
+                store: wgpu::StoreOp::Store,
             }),
             stencil_ops: None,
         }),

@@ -135,6 +135,19 @@ impl SceneGpu {
         frame: &FrameBinding,
         mode: SkinningMode,
     ) {
+        self.draw_slice(pass, renderer, frame, mode, (0, 1));
+    }
+
+    /// [`SceneGpu::draw`] for slice `k` of `n` of every primitive's triangles (whole
+    /// triangles, in index order), so one large draw can be split over several passes.
+    pub fn draw_slice(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        renderer: &Renderer,
+        frame: &FrameBinding,
+        mode: SkinningMode,
+        (k, n): (usize, usize),
+    ) {
         let order = in_draw_order(
             &self.items,
             |i: &DrawItem| i.material,
@@ -150,13 +163,16 @@ impl SceneGpu {
                 DrawKind::Shaded
             };
             let (indices, count) = item.geometry.triangles();
+            let triangles = u64::from(count / 3);
+            let n = n.max(1) as u64;
+            let at = |k: u64| (triangles * k.min(n) / n) as u32 * 3;
             self.draw_item(
                 pass,
                 renderer,
                 frame,
                 (item, material),
                 (mode, kind),
-                (indices, count),
+                (indices, at(k as u64)..at(k as u64 + 1)),
             );
         }
     }
@@ -178,8 +194,16 @@ impl SceneGpu {
         };
         let material = renderer.default_material();
         for item in &self.items {
-            if let Some(edges) = item.geometry.edges() {
-                self.draw_item(pass, renderer, frame, (item, material), (mode, kind), edges);
+            if let Some((edges, count)) = item.geometry.edges() {
+                let indices = (edges, 0..count);
+                self.draw_item(
+                    pass,
+                    renderer,
+                    frame,
+                    (item, material),
+                    (mode, kind),
+                    indices,
+                );
             }
         }
     }
@@ -192,7 +216,7 @@ impl SceneGpu {
         frame: &FrameBinding,
         (item, material): (&DrawItem, &super::GpuMaterialBinding),
         (mode, kind): (SkinningMode, DrawKind),
-        (indices, count): (&wgpu::Buffer, u32),
+        (indices, range): (&wgpu::Buffer, std::ops::Range<u32>),
     ) {
         let Some((binding, palette)) = self.store.bind_group(item.slot) else {
             return;
@@ -210,7 +234,7 @@ impl SceneGpu {
         let Some(pipeline) = renderer.pipeline(key) else {
             return;
         };
-        if count == 0 || item.geometry.vertex_count() == 0 {
+        if range.is_empty() || item.geometry.vertex_count() == 0 {
             return;
         }
         pass.set_pipeline(&pipeline);
@@ -219,7 +243,7 @@ impl SceneGpu {
         pass.set_bind_group(2, &frame.bind_group, &[]);
         pass.set_bind_group(3, &material.bind_group, &[]);
         pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
-        pass.draw_indexed(0..count, 0, 0..self.instances() as u32);
+        pass.draw_indexed(range, 0, 0..self.instances() as u32);
     }
 
     /// Reads back what the last compute pass wrote for draw `index`, instance `instance`

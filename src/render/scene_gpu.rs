@@ -509,6 +509,13 @@ impl SceneGpu {
         self.offsets.len()
     }
 
+    /// Vertices one draw of every primitive and instance runs through the vertex shader.
+    #[must_use]
+    pub fn drawn_vertices(&self) -> usize {
+        let per_instance: usize = self.items.iter().map(|i| i.geometry.vertex_count()).sum();
+        per_instance * self.instances()
+    }
+
     /// The skinning path this scene was uploaded for.
     #[must_use]
     pub fn path(&self) -> SkinPath {

@@ -55,7 +55,7 @@ pub fn write_html(report: &RigReport, pictures: &Pictures, stages: &[(String, f6
     );
     let _ = writeln!(s, "<h1>{}</h1>", escape(&title));
     s.push_str(
-        "<nav><a href=\"#summary\">Summary</a><a href=\"#recommendations\">Recommendations</a><a href=\"#volume\">Volume over time</a><a href=\"#worst-regions\">Worst regions</a><a href=\"#flips\">DQS flips</a><a href=\"#influences\">Influences</a><a href=\"#blend-fit\">Blend fit</a><a href=\"#scales\">Joint scales</a><a href=\"#timing\">Time</a></nav>\n",
+        "<nav><a href=\"#summary\">Summary</a><a href=\"#recommendations\">Recommendations</a><a href=\"#volume\">Volume over time</a><a href=\"#worst-regions\">Worst regions</a><a href=\"#flips\">DQS flips</a><a href=\"#influences\">Influences</a><a href=\"#blend-fit\">Blend fit</a><a href=\"#scales\">Joint scales</a><a href=\"#checks\">Checks</a><a href=\"#timing\">Time</a></nav>\n",
     );
     summary(&mut s, report, pictures);
     recommendations(&mut s, report);
@@ -65,6 +65,7 @@ pub fn write_html(report: &RigReport, pictures: &Pictures, stages: &[(String, f6
     sections::influences(&mut s, report);
     sections::blend_fit(&mut s, report);
     sections::scales(&mut s, report);
+    sections::checks(&mut s, report);
     timing(&mut s, stages);
     s.push_str("</body></html>\n");
     s
@@ -193,6 +194,18 @@ fn recommendations(s: &mut String, report: &RigReport) {
         );
     }
     scale_advice(s, &report.scales);
+    let errors = report
+        .checks
+        .iter()
+        .filter(|f| f.severity == crate::check::Severity::Error)
+        .count();
+    if !report.checks.is_empty() {
+        let _ = writeln!(
+            s,
+            "<li><code>dqview check</code> finds {errors} errors and {} warnings (see Pipeline checks).</li>",
+            report.checks.len() - errors
+        );
+    }
     let inf = &report.influences;
     if inf.unnormalised > 0 {
         let _ = writeln!(

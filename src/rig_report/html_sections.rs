@@ -310,3 +310,27 @@ pub(super) fn scales(s: &mut String, report: &RigReport) {
     }
     s.push_str("</table>\n");
 }
+
+/// `dqview check`'s findings on the same scene.
+pub(super) fn checks(s: &mut String, report: &RigReport) {
+    s.push_str("<h2 id=\"checks\">Pipeline checks</h2>\n<p class=\"note\">The rules of <code>dqview check</code> at their default thresholds (weights off 1 by 0.001, scale unevenness 0.001, LBS region volume 0.9, 30 samples a clip).</p>\n");
+    if report.checks.is_empty() {
+        s.push_str("<p>No rule finds anything.</p>\n");
+        return;
+    }
+    s.push_str("<table><tr><th>severity</th><th>rule</th><th>finding</th></tr>\n");
+    for f in &report.checks {
+        let class = match f.severity {
+            crate::check::Severity::Error => " class=\"bad\"",
+            _ => "",
+        };
+        let _ = writeln!(
+            s,
+            "<tr><td{class}>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+            f.severity.name(),
+            f.rule.name(),
+            escape(&f.detail)
+        );
+    }
+    s.push_str("</table>\n");
+}

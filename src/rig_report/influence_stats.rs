@@ -1,4 +1,5 @@
-//! Influence statistics of a scene's skinned primitives, with the weight sums as stored.
+//! Influence statistics of a scene's skinned primitives, with the weight sums as stored
+//! (the loader records every sum off 1, [`crate::influences::Influences::off_sums`]).
 
 use crate::scene::Scene;
 
@@ -50,12 +51,19 @@ impl InfluenceStats {
             };
             out.unweighted += influences.unweighted_vertices();
             out.invalid_weights += influences.invalid_weights();
-            for (v, row) in influences.iter().enumerate() {
+            let mut off = 0;
+            for &(_, sum) in influences.off_sums() {
+                off += 1;
+                out.add_sum(sum);
+            }
+            let mut weighted = 0;
+            for row in influences.iter() {
                 out.add_row(row.len(), row.get(GPU_INFLUENCES).map(|i| i.weight));
-                let sum = influences.stored_sums().get(v).copied().unwrap_or(1.0);
-                if !row.is_empty() {
-                    out.add_sum(sum);
-                }
+                weighted += usize::from(!row.is_empty());
+            }
+            // The other weighted vertices sum to 1 within the loader's record tolerance.
+            if weighted > off {
+                out.add_sum(1.0);
             }
         }
         out

@@ -163,6 +163,8 @@ pub struct RigReport {
     pub scales: Vec<JointScale>,
     /// Joints to flag for DQS.
     pub dqs_candidates: Vec<DqsCandidate>,
+    /// What `dqview check`'s pipeline rules find, at their default thresholds.
+    pub checks: Vec<crate::check::Finding>,
 }
 
 /// Progress of [`gather`]: a stage name, done, total.
@@ -200,6 +202,10 @@ pub fn gather(
     let flipping: Vec<usize> = flips.iter().map(|f| f.joint).collect();
     let fit = fit_report(scene, centers, options, &flipping, progress, cancel)?;
     let scales = joint_scales(scene, &options.clips, &options.overrides);
+    let check_options = crate::check::CheckOptions::DEFAULT;
+    let deadline = std::time::Instant::now() + check_options.time_budget;
+    let checks = crate::check::check_scene(scene, &check_options, deadline);
+    progress("checks", 1, 1);
     let wide = worst_regions(&clips, 64);
     let dqs_candidates = advice::dqs_candidates(&wide[0]);
     Ok(RigReport {
@@ -212,6 +218,7 @@ pub fn gather(
         fit,
         scales,
         dqs_candidates,
+        checks,
     })
 }
 

@@ -247,6 +247,16 @@ pub enum SceneError {
         /// The [`crate::scene::LoadOptions`] field that raises the limit.
         field: &'static str,
     },
+    /// ufbx needed more memory than [`crate::scene::LoadOptions::max_buffer_bytes`] allows to parse an FBX file.
+    #[error(
+        "parsing the FBX file needs more than the limit of {limit} bytes of memory ({reason}); raise it with --max-buffer-bytes (LoadOptions::max_buffer_bytes)"
+    )]
+    MemoryLimit {
+        /// The limit in force, for each of ufbx's two allocators (parsing, result), in bytes.
+        limit: u64,
+        /// ufbx's message.
+        reason: String,
+    },
     /// A buffer URI names a file outside the model's own folder, and external URIs are not allowed.
     #[error(
         "{referrer}: URI `{uri}` {reason}; refused, because files may only name files in their own folder (pass --allow-external-uris, or set LoadOptions::allow_external_uris, to allow it)"

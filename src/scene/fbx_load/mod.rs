@@ -61,15 +61,26 @@ pub fn load_fbx_slice_with(
     source: &str,
     options: &LoadOptions,
 ) -> Result<Scene, SceneError> {
+    let memory_limit = usize::try_from(options.max_buffer_bytes).unwrap_or(usize::MAX);
     let opts = ufbx::LoadOpts {
         // Keep what the file says: no unit or axis conversion, no geometry changes.
         inherit_mode_handling: ufbx::InheritModeHandling::HelperNodes,
         geometry_transform_handling: ufbx::GeometryTransformHandling::Preserve,
         generate_missing_normals: true,
         load_external_files: false,
+        // ufbx checks each request against these before allocating, so a count a damaged
+        // file inflates (one 7.7 GB array block) fails cleanly instead of being allocated.
+        temp_allocator: memory_budget(memory_limit),
+        result_allocator: memory_budget(memory_limit),
         ..Default::default()
     };
-    let fbx = ufbx::load_memory(bytes, opts).map_err(|e| SceneError::Fbx(error_text(&e)))?;
+    let fbx = ufbx::load_memory(bytes, opts).map_err(|e| match e.type_ {
+        ufbx::ErrorType::MemoryLimit => SceneError::MemoryLimit {
+            limit: options.max_buffer_bytes,
+            reason: error_text(&e),
+        },
+        _ => SceneError::Fbx(error_text(&e)),
+    })?;
     check_limits(&fbx, options)?;
     let mut warnings: Vec<String> = fbx
         .metadata
@@ -99,6 +110,14 @@ pub fn load_fbx_slice_with(
     scene.animations = anim::load_animations(&fbx, &nodes.index_of, &morphs, &mut warnings)?;
     scene.warnings = warnings;
     Ok(scene)
+}
+
+/// ufbx allocator options that fail the load once `limit` bytes are in use (0 means no limit to ufbx).
+fn memory_budget(limit: usize) -> ufbx::AllocatorOpts {
+    ufbx::AllocatorOpts {
+        memory_limit: limit.max(1),
+        ..Default::default()
+    }
 }
 
 /// ufbx's formatted error (description, details and where in the file), on one line.

@@ -1,0 +1,173 @@
+//! Checking many models in parallel: a work queue over std threads, reports in input order.
+
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde::Serialize;
+
+use super::{CheckInput, CheckOptions, FileReport, Finding, Rule, Severity, check_model};
+
+/// Totals over every file of a check.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct CheckSummary {
+    /// Files checked.
+    pub files: usize,
+    /// Files that pass.
+    pub passed: usize,
+    /// Files that fail.
+    pub failed: usize,
+    /// Files with at least one warning.
+    pub with_warnings: usize,
+    /// Error findings over all files.
+    pub errors: usize,
+    /// Warning findings over all files.
+    pub warnings: usize,
+    /// Findings per rule name, over all files (rules with none left out).
+    pub rules: BTreeMap<&'static str, usize>,
+}
+
+/// Totals of `reports`.
+#[must_use]
+pub fn summarize(reports: &[FileReport]) -> CheckSummary {
+    let mut s = CheckSummary {
+        files: reports.len(),
+        ..CheckSummary::default()
+    };
+    for r in reports {
+        if r.ok {
+            s.passed += 1;
+        } else {
+            s.failed += 1;
+        }
+        let warned = r.findings.iter().any(|f| f.severity == Severity::Warning);
+        s.with_warnings += usize::from(warned);
+        for f in &r.findings {
+            match f.severity {
+                Severity::Error => s.errors += 1,
+                Severity::Warning => s.warnings += 1,
+            }
+            *s.rules.entry(f.rule.name()).or_insert(0) += 1;
+        }
+    }
+    s
+}
+
+/// Checks every input with `jobs` worker threads (at least 1), reports in input order.
+///
+/// Workers take the next input off a shared counter, so a slow file holds up only its own
+/// worker. Each worker runs its files in a one-thread rayon pool, so `jobs` bounds the cores
+/// used (the skinning inside a file would otherwise spread over rayon's global pool), and
+/// each file under [`catch_unwind`]: a panic becomes that file's `internal_error`.
+/// `progress(done, total)` is called after each file, from the worker threads.
+#[must_use]
+pub fn check_models(
+    inputs: &[CheckInput],
+    options: &CheckOptions,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<FileReport> {
+    let jobs = jobs.clamp(1, inputs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let worker = || {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
+        let mut mine: Vec<(usize, FileReport)> = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(input) = inputs.get(i) else {
+                break;
+            };
+            mine.push((i, check_isolated(input, options, pool.as_ref())));
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1, inputs.len());
+        }
+        mine
+    };
+    let mut all: Vec<(usize, FileReport)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..jobs).map(|_| s.spawn(worker)).collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    all.sort_by_key(|(i, _)| *i);
+    // A worker that died (it cannot: every file is isolated) would leave gaps; fill them.
+    let mut reports: Vec<FileReport> = Vec::with_capacity(inputs.len());
+    let mut found = all.into_iter().peekable();
+    for (i, input) in inputs.iter().enumerate() {
+        match found.next_if(|(j, _)| *j == i) {
+            Some((_, report)) => reports.push(report),
+            None => reports.push(internal_error(input.name(), "no report", options.strict)),
+        }
+    }
+    reports
+}
+
+/// Checks one input on this thread (inside `pool` when given), a panic caught and reported.
+fn check_isolated(
+    input: &CheckInput,
+    options: &CheckOptions,
+    pool: Option<&rayon::ThreadPool>,
+) -> FileReport {
+    let (spec, reason) = match input {
+        CheckInput::Model(spec) => (spec, None),
+        CheckInput::Unreadable { path, reason } => (path, Some(reason)),
+    };
+    if let Some(reason) = reason {
+        let finding = Finding::new(Rule::LoadError, format!("cannot read folder: {reason}"));
+        return FileReport::new(spec.clone(), vec![finding], options.strict);
+    }
+    let run = || match pool {
+        Some(pool) => pool.install(|| check_model(spec, options)),
+        None => check_model(spec, options),
+    };
+    match catch_unwind(AssertUnwindSafe(run)) {
+        Ok(report) => report,
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| String::from("unknown panic"));
+            internal_error(spec, &message, options.strict)
+        }
+    }
+}
+
+/// A report of one `internal_error` finding: dqview failed on `file`.
+fn internal_error(file: &str, message: &str, strict: bool) -> FileReport {
+    let finding = Finding::new(
+        Rule::InternalError,
+        format!("dqview failed while checking this file ({message}); please report it"),
+    );
+    FileReport::new(file.to_owned(), vec![finding], strict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_is_the_inputs_whatever_the_jobs() {
+        let inputs: Vec<CheckInput> = ["builtin:arm", "/nonexistent/x.glb", "builtin:twist"]
+            .iter()
+            .map(|s| CheckInput::Model((*s).to_owned()))
+            .collect();
+        let options = CheckOptions {
+            samples: 3,
+            ..CheckOptions::DEFAULT
+        };
+        let one = check_models(&inputs, &options, 1, &|_, _| {});
+        let three = check_models(&inputs, &options, 3, &|_, _| {});
+        assert_eq!(one, three);
+        let files: Vec<&str> = one.iter().map(|r| r.file.as_str()).collect();
+        assert_eq!(
+            files,
+            ["builtin:arm", "/nonexistent/x.glb", "builtin:twist"]
+        );
+        assert_eq!(one[1].findings[0].rule, Rule::LoadError);
+        let s = summarize(&one);
+        assert_eq!((s.files, s.failed), (3, 1));
+        assert_eq!(s.rules.get("load_error"), Some(&1));
+    }
+}
