@@ -202,8 +202,9 @@ fn recommendations(s: &mut String, report: &RigReport) {
     if !report.checks.is_empty() {
         let _ = writeln!(
             s,
-            "<li><code>dqview check</code> finds {errors} errors and {} warnings (see Pipeline checks).</li>",
-            report.checks.len() - errors
+            "<li><code>dqview check</code> finds {} and {} (see Pipeline checks).</li>",
+            counted(errors, "error"),
+            counted(report.checks.len() - errors, "warning")
         );
     }
     let inf = &report.influences;
@@ -261,6 +262,15 @@ fn scale_advice(s: &mut String, scales: &[super::JointScale]) {
         scales.len(),
         escape(&listed.join("; "))
     );
+}
+
+/// `n thing` or `n things`.
+fn counted(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
 }
 
 /// How long each stage took.
