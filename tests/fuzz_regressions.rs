@@ -219,10 +219,8 @@ fn the_7_7_gb_fbx_request_is_refused_by_the_memory_budget() {
         load_fbx_slice_with(&original, None, "barbarian", &options)
     };
     assert!(within(16 << 20).is_ok());
-    assert!(matches!(
-        within(1 << 20),
-        Err(SceneError::MemoryLimit { .. })
-    ));
+    // A byte limit below the parser's floor (`MIN_PARSE_MEMORY`, 16 MiB) leaves parsing at the floor.
+    assert!(within(1 << 20).is_ok());
 }
 
 #[test]

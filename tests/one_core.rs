@@ -61,6 +61,10 @@ enum Draw {
     Mesh,
     /// Edges only, on top of nothing.
     Wire,
+    /// The triangles in this many slices, each in a pass that keeps the last one's colour and depth.
+    Slices(usize),
+    /// Slice `k` of `n` alone.
+    Slice(usize, usize),
 }
 
 /// Renders `gpu_scene` in `mode` with `params` from a camera framing `bounds`; on the compute
@@ -80,7 +84,7 @@ fn render(
     let frame = FrameBinding::new(ctx, renderer).expect("frame");
     let uniforms = settings.to_gpu_view(&camera, params);
     let uniforms = match draw {
-        Draw::Mesh => uniforms,
+        Draw::Mesh | Draw::Slices(_) | Draw::Slice(..) => uniforms,
         Draw::Wire => uniforms.with_wire(Vec4::ONE),
     };
     frame.write(&ctx.queue, &uniforms);
@@ -96,11 +100,21 @@ fn render(
     gpu_scene
         .encode_skinning(ctx, &mut encoder, renderer, run, None)
         .expect("compute pass");
-    {
+    if let Draw::Slices(n) = draw {
+        for k in 0..n {
+            let mut pass = if k == 0 {
+                target.begin_pass(&mut encoder, settings.background)
+            } else {
+                target.begin_pass_continued(&mut encoder)
+            };
+            gpu_scene.draw_slice(&mut pass, renderer, &frame, mode, (k, n));
+        }
+    } else {
         let mut pass = target.begin_pass(&mut encoder, settings.background);
         match draw {
-            Draw::Mesh => gpu_scene.draw(&mut pass, renderer, &frame, mode),
             Draw::Wire => gpu_scene.draw_wire(&mut pass, renderer, &frame, mode, true),
+            Draw::Slice(k, n) => gpu_scene.draw_slice(&mut pass, renderer, &frame, mode, (k, n)),
+            _ => gpu_scene.draw(&mut pass, renderer, &frame, mode),
         }
     }
     ctx.queue.submit([encoder.finish()]);
@@ -483,5 +497,55 @@ fn bulge_compensation_in_wgsl_matches_the_cpu() {
             );
             assert!(worst < 1e-5, "{name} {amount}: {worst}");
         }
+    }
+}
+
+#[test]
+fn a_frame_drawn_in_slices_is_the_frame_drawn_at_once() {
+    // `bench` draws a frame in slices on software adapters; the picture must not change.
+    let Some(gpu) = gpu("a_frame_drawn_in_slices_is_the_frame_drawn_at_once") else {
+        return;
+    };
+    let scene = load_model("builtin:arm").expect("builtin");
+    let pose = Pose::rest(&scene);
+    let gpu_scene = upload(gpu, &scene, &pose, SkinPath::Vertex);
+    let bounds = rest_bounds(&scene).expect("bounds");
+    let params = ViewParams::shaded(0.5);
+    let whole = render(
+        gpu,
+        &gpu_scene,
+        SkinningMode::Dqs,
+        &params,
+        bounds,
+        Draw::Mesh,
+    );
+    let covered = mask(&whole).iter().filter(|&&m| m).count();
+    assert!(covered > 1000, "the arm covers {covered} pixels");
+    for n in [2, 7] {
+        let sliced = render(
+            gpu,
+            &gpu_scene,
+            SkinningMode::Dqs,
+            &params,
+            bounds,
+            Draw::Slices(n),
+        );
+        assert_eq!(differing(&whole, &sliced, 0), 0, "{n} slices");
+    }
+    // Each half alone draws part of the arm: the slices really split the triangles.
+    for k in 0..2 {
+        let half = render(
+            gpu,
+            &gpu_scene,
+            SkinningMode::Dqs,
+            &params,
+            bounds,
+            Draw::Slice(k, 2),
+        );
+        let part = mask(&half).iter().filter(|&&m| m).count();
+        assert!(
+            part > 100 && part < covered * 9 / 10,
+            "half {k}: {part} of {covered} pixels"
+        );
     }
 }

@@ -51,6 +51,11 @@ pub fn load_fbx_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, S
     load_fbx_slice_with(&bytes, Some(base_dir), &path.display().to_string(), options)
 }
 
+/// The least memory each of ufbx's allocators gets, whatever `max_buffer_bytes` says: parsing
+/// has a fixed cost of its own (the 585 KB barbarian needs about 3 MB), and a byte limit set to
+/// check dqview's own buffers (a few KB in tests) must not refuse the parse first.
+pub const MIN_PARSE_MEMORY: u64 = 16 << 20;
+
 /// Loads FBX from bytes within the limits and URI policy of `options`.
 ///
 /// Relative texture paths are resolved against `base_dir`; with `None` only
@@ -61,7 +66,8 @@ pub fn load_fbx_slice_with(
     source: &str,
     options: &LoadOptions,
 ) -> Result<Scene, SceneError> {
-    let memory_limit = usize::try_from(options.max_buffer_bytes).unwrap_or(usize::MAX);
+    let limit = options.max_buffer_bytes.max(MIN_PARSE_MEMORY);
+    let memory_limit = usize::try_from(limit).unwrap_or(usize::MAX);
     let opts = ufbx::LoadOpts {
         // Keep what the file says: no unit or axis conversion, no geometry changes.
         inherit_mode_handling: ufbx::InheritModeHandling::HelperNodes,
@@ -76,7 +82,7 @@ pub fn load_fbx_slice_with(
     };
     let fbx = ufbx::load_memory(bytes, opts).map_err(|e| match e.type_ {
         ufbx::ErrorType::MemoryLimit => SceneError::MemoryLimit {
-            limit: options.max_buffer_bytes,
+            limit,
             reason: error_text(&e),
         },
         _ => SceneError::Fbx(error_text(&e)),
