@@ -9,6 +9,7 @@
 //! - [`anim`]: clip sampling, poses, joint overrides.
 //! - [`skin`]: joint palettes and the CPU reference skinning.
 //! - [`analysis`]: volume and area ratios, joint regions, cross-sections, over clips.
+//! - [`rig_report`]: everything `dqview report` measures about a rig, and its HTML page.
 //! - [`pose_request`]: pose options (mode, clip, time, joint angles) checked against a scene.
 //! - [`check`]: pipeline rules over many files in parallel (`dqview check`).
 //! - [`render`]: GPU skinning on wgpu, checked against [`skin`].
@@ -32,6 +33,7 @@ pub mod model;
 pub mod pose_request;
 pub mod render;
 pub mod report;
+pub mod rig_report;
 pub mod scene;
 pub mod session;
 pub mod skin;

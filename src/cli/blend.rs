@@ -168,7 +168,7 @@ fn fit_poses(scene: &Scene, args: &BlendArgs) -> Result<Vec<FitPose>> {
 }
 
 /// The clips `--clip` names: one by name or index, or every clip for `all`.
-fn clip_indices(scene: &Scene, clip: &str) -> Result<Vec<usize>> {
+pub(super) fn clip_indices(scene: &Scene, clip: &str) -> Result<Vec<usize>> {
     let names = || -> String {
         let list: Vec<String> = scene
             .animations

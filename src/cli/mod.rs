@@ -16,6 +16,8 @@ pub mod render;
 mod render_anim;
 mod render_args;
 mod render_camera;
+mod report;
+mod report_pictures;
 
 use std::path::PathBuf;
 
@@ -29,6 +31,7 @@ pub use check::CheckArgs;
 pub use cor_args::CorArgs;
 pub use pose_args::PoseArgs;
 pub use render_args::{CameraFlags, MotionFlags};
+pub use report::ReportArgs;
 
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
 #[derive(Debug, Parser)]
@@ -181,6 +184,9 @@ pub enum Command {
     /// Fit per-vertex DQS blend weights that bring the hybrid closest to CoR over a clip, all
     /// clips and/or joint sweeps, and write them into the file as `_DQS_BLEND` (or as JSON).
     Blend(BlendArgs),
+    /// Write one self-contained HTML report of a rig: volume per mode over each clip, the worst
+    /// joint regions with renders, DQS flips, influences, a fitted blend map, advice.
+    Report(Box<ReportArgs>),
     /// Check many rigs in parallel against pipeline rules (weights, joint scale, DQS flips,
     /// LBS collapse, ...): one line per file and a summary; exit status 1 when a file fails.
     Check(CheckArgs),
@@ -354,6 +360,7 @@ pub fn run(cli: Cli) -> Result<()> {
             bench::run(&options, json, started, &load)
         }
         Some(Command::Blend(args)) => blend::run(&args),
+        Some(Command::Report(args)) => report::run(&args),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;

@@ -358,6 +358,12 @@ impl<'s> Painter<'s> {
         })
     }
 
+    /// Replaces the hybrid panes' per-vertex betas (e.g. the joint flags of another clip).
+    pub fn set_betas(&mut self, betas: &SceneBetas) {
+        self.gpu.set_betas(&self.ctx, &self.renderer, betas);
+        self.look.betas = Some(betas.clone());
+    }
+
     /// Renders `pose` seen by `camera` in every pane, labelled, with a colour bar per pane in heat views.
     pub fn paint(&mut self, pose: &Pose, camera: &OrbitCamera) -> Result<RgbaImage> {
         self.gpu.update(&self.ctx, self.scene, pose);

@@ -1,0 +1,191 @@
+//! `report`'s GPU pictures: the rest pose, each worst region at its worst moment, a twist
+//! sweep across the flip; LBS | DQS | hybrid | CoR panes, framed as `render --focus` frames.
+
+use anyhow::Result;
+
+use super::render::{Painter, RenderLook};
+use super::render_camera::CameraRequest;
+use crate::anim::{JointAngles, Pose};
+use crate::render::RgbaImage;
+use crate::rig_report::{Pictures, RegionPicture, ReportOptions, RigReport, WorstRegion};
+use crate::scene::Scene;
+use crate::skin::{SceneBetas, SceneCenters, SkinningMode};
+
+/// Degrees each side of the flip the sweep picture shows.
+const SWEEP_MARGIN_DEG: f32 = 20.0;
+
+/// Paints the report's pictures; a GPU failure leaves them out with a note instead.
+pub fn paint(
+    scene: &Scene,
+    centers: &SceneCenters,
+    report: &RigReport,
+    options: &ReportOptions,
+    size: (u32, u32),
+    per_mode: usize,
+) -> Pictures {
+    match try_paint(scene, centers, report, options, size, per_mode) {
+        Ok(p) => p,
+        Err(e) => Pictures {
+            note: Some(format!("GPU renders left out: {e:#}")),
+            ..Pictures::default()
+        },
+    }
+}
+
+/// The pictures, or the first GPU error.
+fn try_paint(
+    scene: &Scene,
+    centers: &SceneCenters,
+    report: &RigReport,
+    options: &ReportOptions,
+    size: (u32, u32),
+    per_mode: usize,
+) -> Result<Pictures> {
+    let rest = Pose::rest(scene);
+    let look = RenderLook {
+        betas: Some(SceneBetas::defaults(scene, None, &options.overrides)),
+        cor_centers: Some(centers.clone()),
+        ..RenderLook::default()
+    };
+    let mut painter = Painter::new(
+        scene,
+        &rest,
+        &SkinningMode::ALL,
+        1.0,
+        look,
+        [size.0, size.1],
+    )?;
+    let narrowest = (size.0 / 4).max(1) as f32 / size.1.max(1) as f32;
+    let (camera, _) =
+        CameraRequest::default_view().orbit(scene, std::slice::from_ref(&rest), narrowest)?;
+    let mut pictures = Pictures {
+        overview: Some(png_bytes(&painter.paint(&rest, &camera)?)?),
+        ..Pictures::default()
+    };
+    for region in picked_regions(report, per_mode) {
+        let mut pose = Pose::rest(scene);
+        pose.sample(scene, region.clip, region.time_s, &options.overrides);
+        painter.set_betas(&SceneBetas::defaults(
+            scene,
+            region.clip,
+            &options.overrides,
+        ));
+        // A region without vertices above the focus weight cannot be framed: it is left out.
+        let Ok(images) = focused(&mut painter, scene, &[pose], region.joint, narrowest) else {
+            continue;
+        };
+        if let Some(image) = images.first() {
+            pictures.regions.push(RegionPicture {
+                region: region.clone(),
+                png: png_bytes(image)?,
+            });
+        }
+    }
+    painter.set_betas(&SceneBetas::defaults(scene, None, &options.overrides));
+    pictures.sweep = sweep_picture(&mut painter, scene, report, options, narrowest)?;
+    Ok(pictures)
+}
+
+/// The first `per_mode` regions of each mode, each moment once.
+fn picked_regions(report: &RigReport, per_mode: usize) -> Vec<&WorstRegion> {
+    let mut out: Vec<&WorstRegion> = Vec::new();
+    for list in &report.worst {
+        for w in list.iter().take(per_mode) {
+            let seen = out
+                .iter()
+                .any(|o| (o.joint, o.clip) == (w.joint, w.clip) && o.time_s == w.time_s);
+            if !seen {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
+/// `poses` rendered with the camera framing `joint`'s region over all of them; the first pose's image.
+fn focused(
+    painter: &mut Painter<'_>,
+    scene: &Scene,
+    poses: &[Pose],
+    joint: usize,
+    narrowest: f32,
+) -> Result<Vec<RgbaImage>> {
+    let request = CameraRequest {
+        focus: Some(joint),
+        ..CameraRequest::default_view()
+    };
+    let (camera, _) = request.orbit(scene, poses, narrowest)?;
+    poses.iter().map(|p| painter.paint(p, &camera)).collect()
+}
+
+/// The first flip joint twisted just before and just past its nearest flip, one image above the other.
+fn sweep_picture(
+    painter: &mut Painter<'_>,
+    scene: &Scene,
+    report: &RigReport,
+    options: &ReportOptions,
+    narrowest: f32,
+) -> Result<Option<(Vec<u8>, String)>> {
+    let Some(flip) = report.flips.iter().find(|f| f.nearest_deg().is_finite()) else {
+        return Ok(None);
+    };
+    let at = match (flip.above_deg, flip.below_deg) {
+        (Some(a), Some(b)) if b.abs() < a => b,
+        (Some(a), _) => a,
+        (None, Some(b)) => b,
+        (None, None) => return Ok(None),
+    };
+    let step = SWEEP_MARGIN_DEG * at.signum();
+    let angles = [at - step, at + step];
+    let poses: Vec<Pose> = angles
+        .iter()
+        .map(|&deg| {
+            let mut overrides = options.overrides.clone();
+            let a = overrides.get(flip.joint);
+            overrides.set(
+                flip.joint,
+                JointAngles {
+                    twist_deg: deg,
+                    ..a
+                },
+            );
+            let mut pose = Pose::rest(scene);
+            pose.sample(scene, None, 0.0, &overrides);
+            pose
+        })
+        .collect();
+    let images = focused(painter, scene, &poses, flip.joint, narrowest)?;
+    let caption = format!(
+        "Twist of {} on the rest pose at {:.0} degrees (top) and {:.0} degrees (bottom), either side of the DQS flip at {at:.1} degrees; panes LBS | DQS | hybrid | CoR.",
+        flip.name, angles[0], angles[1]
+    );
+    Ok(Some((png_bytes(&stack(&images))?, caption)))
+}
+
+/// Images of one width stacked top to bottom.
+fn stack(images: &[RgbaImage]) -> RgbaImage {
+    let width = images.first().map_or(0, |i| i.width);
+    let mut out = RgbaImage {
+        width,
+        height: 0,
+        pixels: Vec::new(),
+    };
+    for image in images.iter().filter(|i| i.width == width) {
+        out.height += image.height;
+        out.pixels.extend_from_slice(&image.pixels);
+    }
+    out
+}
+
+/// An image as PNG file bytes.
+fn png_bytes(image: &RgbaImage) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut bytes, image.width, image.height);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(&image.pixels)?;
+    }
+    Ok(bytes)
+}

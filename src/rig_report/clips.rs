@@ -1,0 +1,230 @@
+//! Volume over a clip per mode, for the whole mesh and every joint region, and the worst regions.
+
+use rayon::prelude::*;
+
+use super::ReportOptions;
+use crate::analysis::{Measure, RestReference};
+use crate::anim::{Pose, clip_duration_s};
+use crate::scene::Scene;
+use crate::skin::{SceneBetas, SceneCenters, SkinningMode, skin_scene_cor, skin_scene_hybrid};
+
+/// One joint region's ratio to rest per mode over a clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionTrack {
+    /// The joint (node index).
+    pub joint: usize,
+    /// The joint's name.
+    pub name: String,
+    /// Per mode in [`SkinningMode::ALL`] order, one ratio per sample.
+    pub ratios: [Vec<f64>; 4],
+}
+
+impl RegionTrack {
+    /// The largest deviation from 1 (as |ln ratio|) of any mode at any sample.
+    #[must_use]
+    pub fn worst_deviation(&self) -> f64 {
+        self.ratios
+            .iter()
+            .flatten()
+            .map(|&r| deviation(r))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// One clip (or the single pose) measured in every mode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipReport {
+    /// The clip; `None` for the single pose.
+    pub clip: Option<usize>,
+    /// The clip's name (`pose` for the single pose).
+    pub name: String,
+    /// Sample times, seconds.
+    pub times_s: Vec<f32>,
+    /// Volume (closed meshes) or area.
+    pub measure: Measure,
+    /// Whole-mesh ratio to rest per mode in [`SkinningMode::ALL`] order.
+    pub whole: [Vec<f64>; 4],
+    /// Every joint region's ratios.
+    pub regions: Vec<RegionTrack>,
+}
+
+impl ClipReport {
+    /// The `n` regions that deviate most in some mode, worst first.
+    #[must_use]
+    pub fn worst_tracks(&self, n: usize) -> Vec<&RegionTrack> {
+        let mut tracks: Vec<&RegionTrack> = self.regions.iter().collect();
+        tracks.sort_by(|a, b| b.worst_deviation().total_cmp(&a.worst_deviation()));
+        tracks.truncate(n);
+        tracks
+    }
+}
+
+/// A region at its worst moment in one mode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorstRegion {
+    /// The mode.
+    pub mode: SkinningMode,
+    /// The joint (node index).
+    pub joint: usize,
+    /// The joint's name.
+    pub name: String,
+    /// The clip of the worst moment (`None`: the single pose).
+    pub clip: Option<usize>,
+    /// The clip's name.
+    pub clip_name: String,
+    /// Time of the worst moment, seconds.
+    pub time_s: f32,
+    /// The region's ratio to rest in every mode at that moment ([`SkinningMode::ALL`] order).
+    pub ratios: [f64; 4],
+}
+
+impl WorstRegion {
+    /// The ratio in this region's own mode.
+    #[must_use]
+    pub fn ratio(&self) -> f64 {
+        self.ratios[mode_index(self.mode)]
+    }
+}
+
+/// Distance of a ratio from 1 as |ln r| (NaN: 0).
+#[must_use]
+pub fn deviation(ratio: f64) -> f64 {
+    if ratio.is_nan() {
+        0.0
+    } else {
+        ratio.max(1e-12).ln().abs()
+    }
+}
+
+/// Index of `mode` in [`SkinningMode::ALL`].
+#[must_use]
+pub fn mode_index(mode: SkinningMode) -> usize {
+    SkinningMode::ALL
+        .iter()
+        .position(|&m| m == mode)
+        .unwrap_or(0)
+}
+
+/// One mode at one sample: the whole-mesh ratio and (joint, ratio) per region.
+type SampleRatios = (f64, Vec<(usize, f64)>);
+
+/// Skins `clip` (or the single pose) at `options.samples` times in every mode and measures each.
+#[must_use]
+pub fn clip_report(
+    scene: &Scene,
+    centers: &SceneCenters,
+    clip: Option<usize>,
+    options: &ReportOptions,
+) -> ClipReport {
+    let reference = RestReference::at_rest(scene);
+    let duration = clip
+        .and_then(|c| scene.animations.get(c))
+        .map_or(0.0, clip_duration_s);
+    let n = if clip.is_none() || duration <= 0.0 {
+        1
+    } else {
+        options.samples.max(2)
+    };
+    let times_s: Vec<f32> = (0..n)
+        .map(|k| duration * k as f32 / (n - 1).max(1) as f32)
+        .collect();
+    let betas = SceneBetas::defaults(scene, clip, &options.overrides);
+    let rows: Vec<[SampleRatios; 4]> = times_s
+        .par_iter()
+        .map(|&t| {
+            let mut pose = Pose::rest(scene);
+            pose.sample(scene, clip, t, &options.overrides);
+            SkinningMode::ALL.map(|mode| {
+                let posed = match mode {
+                    SkinningMode::Cor => skin_scene_cor(scene, &pose, centers),
+                    _ => skin_scene_hybrid(scene, &pose, mode, &betas, 1.0),
+                };
+                reference.ratios(scene, &posed)
+            })
+        })
+        .collect();
+    let whole = [0, 1, 2, 3].map(|m| rows.iter().map(|r| r[m].0).collect());
+    let joints: Vec<usize> = rows
+        .first()
+        .map(|r| r[0].1.iter().map(|(j, _)| *j).collect())
+        .unwrap_or_default();
+    let regions = joints
+        .iter()
+        .enumerate()
+        .map(|(k, &joint)| RegionTrack {
+            joint,
+            name: node_name(scene, joint),
+            ratios: [0, 1, 2, 3].map(|m| {
+                rows.iter()
+                    .map(|r| r[m].1.get(k).map_or(f64::NAN, |x| x.1))
+                    .collect()
+            }),
+        })
+        .collect();
+    ClipReport {
+        clip,
+        name: clip
+            .and_then(|c| scene.animations.get(c))
+            .map_or_else(|| "pose".to_string(), |a| a.name.clone()),
+        times_s,
+        measure: reference.measure,
+        whole,
+        regions,
+    }
+}
+
+/// Per mode, the `n` regions farthest from their rest measure over all clips, each at its
+/// worst moment (a joint appears once per mode, at its worst clip).
+#[must_use]
+pub fn worst_regions(clips: &[ClipReport], n: usize) -> [Vec<WorstRegion>; 4] {
+    SkinningMode::ALL.map(|mode| {
+        let m = mode_index(mode);
+        let mut best: Vec<WorstRegion> = Vec::new();
+        for clip in clips {
+            for track in &clip.regions {
+                let Some(k) = worst_sample(&track.ratios[m]) else {
+                    continue;
+                };
+                let candidate = WorstRegion {
+                    mode,
+                    joint: track.joint,
+                    name: track.name.clone(),
+                    clip: clip.clip,
+                    clip_name: clip.name.clone(),
+                    time_s: clip.times_s.get(k).copied().unwrap_or(0.0),
+                    ratios: [0, 1, 2, 3]
+                        .map(|i| track.ratios[i].get(k).copied().unwrap_or(f64::NAN)),
+                };
+                match best.iter_mut().find(|b| b.joint == track.joint) {
+                    Some(b) if deviation(b.ratio()) < deviation(candidate.ratio()) => {
+                        *b = candidate;
+                    }
+                    Some(_) => {}
+                    None => best.push(candidate),
+                }
+            }
+        }
+        best.sort_by(|a, b| deviation(b.ratio()).total_cmp(&deviation(a.ratio())));
+        best.truncate(n);
+        best
+    })
+}
+
+/// The sample of `ratios` farthest from 1; `None` when empty or all NaN.
+fn worst_sample(ratios: &[f64]) -> Option<usize> {
+    ratios
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.is_nan())
+        .max_by(|a, b| deviation(*a.1).total_cmp(&deviation(*b.1)))
+        .map(|(k, _)| k)
+}
+
+/// A node's name, or `node N` when it has none.
+#[must_use]
+pub fn node_name(scene: &Scene, node: usize) -> String {
+    match scene.nodes.get(node) {
+        Some(n) if !n.name.is_empty() => n.name.clone(),
+        _ => format!("node {node}"),
+    }
+}

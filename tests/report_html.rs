@@ -1,0 +1,407 @@
+//! `dqview report`: the HTML page of a rig, on the real characters and the built-in rigs, and
+//! the page as headless Chromium shows it.
+//!
+//! The characters come from `DQVIEW_CHARACTERS` (skipped without it, a failure with
+//! `DQVIEW_REQUIRE_DATA=1`). The browser test needs `chromium` on PATH; with
+//! `DQVIEW_REQUIRE_BROWSER=1` or `DQVIEW_REQUIRE_DISPLAY=1` a missing one fails the test.
+//! With `DQVIEW_REQUIRE_GPU=1` the report must carry its GPU renders.
+
+mod support;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The sections every report has, by their `id`.
+const SECTIONS: [&str; 10] = [
+    "summary",
+    "recommendations",
+    "volume",
+    "worst-regions",
+    "flips",
+    "influences",
+    "blend-fit",
+    "scales",
+    "checks",
+    "timing",
+];
+
+/// Runs `dqview report` on `model` into `dir/name.html` with `extra` flags; the page's text.
+fn report(model: &str, dir: &Path, name: &str, extra: &[&str]) -> (PathBuf, String) {
+    let out = dir.join(format!("{name}.html"));
+    let out_text = out.to_str().expect("utf-8 path").to_string();
+    let mut args = vec!["report", model, "--out", &out_text];
+    args.extend_from_slice(extra);
+    let o = support::dqview_in(&args, &dir.join("cache"));
+    assert!(
+        o.status.success(),
+        "report {model} failed: {}",
+        support::stderr_of(&o)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("wrote "), "{stdout}");
+    let html = std::fs::read_to_string(&out).expect("report written");
+    (out, html)
+}
+
+/// The checks every page passes: sections, no scripts or fetched resources, renders.
+fn check_page(html: &str) {
+    for id in SECTIONS {
+        assert!(
+            html.contains(&format!("id=\"{id}\"")),
+            "section {id} missing"
+        );
+    }
+    assert!(
+        !html.to_ascii_lowercase().contains("<script"),
+        "the report has no scripts"
+    );
+    for fetched in ["src=\"http", "href=\"http", "url(", "@import"] {
+        assert!(
+            !html.contains(fetched),
+            "the report fetches nothing: {fetched}"
+        );
+    }
+    assert!(html.contains("<svg"), "inline SVG plots");
+    let gpu_required = std::env::var("DQVIEW_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    if gpu_required {
+        assert!(
+            !html.contains("GPU renders left out"),
+            "renders missing with DQVIEW_REQUIRE_GPU=1"
+        );
+        assert!(html.matches("<img src=\"data:image/png;base64,").count() >= 3);
+    }
+}
+
+/// The text of the table cell after the header `key` (rows written by the report as `<th>key</th><td>value</td>`).
+fn cell(html: &str, key: &str) -> String {
+    let start = format!("<th>{key}</th><td>");
+    let at = html
+        .find(&start)
+        .unwrap_or_else(|| panic!("no row `{key}`"))
+        + start.len();
+    let rest = &html[at..];
+    rest[..rest.find("</td>").expect("cell end")].to_string()
+}
+
+/// The two percentages after a blend-fit row's label.
+fn fit_row(html: &str, label: &str) -> (f64, f64) {
+    let start = format!("<tr><td>{label}</td><td class=\"n\">");
+    let at = html
+        .find(&start)
+        .unwrap_or_else(|| panic!("no fit row {label}"))
+        + start.len();
+    let mut numbers = html[at..].split("%").take(2).map(|s| {
+        s.rsplit('>')
+            .next()
+            .unwrap_or(s)
+            .trim()
+            .parse::<f64>()
+            .expect("a percentage")
+    });
+    (numbers.next().expect("max"), numbers.next().expect("mean"))
+}
+
+/// The robot's report, made once for the tests that read it.
+fn robot_report() -> Option<&'static (PathBuf, String)> {
+    static REPORT: OnceLock<Option<(PathBuf, String)>> = OnceLock::new();
+    REPORT
+        .get_or_init(|| {
+            let dir = support::characters_dir("report_html robot")?;
+            let model = dir.join("RobotExpressive.glb");
+            let scratch = support::scratch_dir("report_html_robot");
+            Some(report(model.to_str()?, &scratch, "robot", &[]))
+        })
+        .as_ref()
+}
+
+#[test]
+fn robot_report_has_its_real_numbers() {
+    let Some((_, html)) = robot_report() else {
+        return;
+    };
+    check_page(html);
+    // Stored (not renormalised) weight sums: the robot's worst is 1.755.
+    let worst: f64 = cell(html, "worst stored weight sum")
+        .parse()
+        .expect("number");
+    assert!((worst - 1.755).abs() < 0.001, "worst stored sum {worst}");
+    let unnormalised: usize = cell(html, "stored weight sums not 1 (off by more than 0.001)")
+        .parse()
+        .expect("count");
+    assert!(unnormalised > 100, "{unnormalised} unnormalised vertices");
+    // Influence counts agree with the model: its two hands are the skinned primitives.
+    let scene = dqview::model::load_model(
+        support::characters_dir("robot")
+            .expect("folder")
+            .join("RobotExpressive.glb")
+            .to_str()
+            .expect("path"),
+    )
+    .expect("robot loads");
+    let skinned: usize = dqview::rig_report::skinned_primitives(&scene)
+        .iter()
+        .map(|&(m, p)| scene.meshes[m].primitives[p].positions.len())
+        .sum();
+    assert_eq!(cell(html, "skinned vertices"), skinned.to_string());
+    assert_eq!(cell(html, "most influences on a vertex"), "4");
+    assert_eq!(cell(html, "vertices over 8 (the GPU keeps 8)"), "0");
+    for clip in &scene.animations {
+        assert!(
+            html.contains(&format!("<h3>{}</h3>", clip.name)),
+            "clip {}",
+            clip.name
+        );
+    }
+    // One whole-mesh plot per clip, with numbered axes and a legend.
+    assert_eq!(
+        html.matches(": whole mesh</title>").count(),
+        scene.animations.len()
+    );
+    assert!(html.contains(">time (s)</text>") && html.contains(">LBS</text>"));
+    // The robot's right thumb collapses most under LBS, in Wave.
+    assert!(
+        html.contains("<td>Thumb.R</td><td>Wave</td>"),
+        "worst region"
+    );
+    // The fitted map is closer to CoR than the joint flags.
+    let (before, _) = fit_row(html, "hybrid (joint flags)");
+    let (after, _) = fit_row(html, "hybrid (fitted map)");
+    assert!(after < before, "fit {before}% -> {after}%");
+    assert!(
+        html.contains("uniform scale"),
+        "the robot's joints carry scale"
+    );
+}
+
+#[test]
+fn adventurer_report_flags_joints_and_finds_flips() {
+    let Some(dir) = support::characters_dir("adventurer_report") else {
+        return;
+    };
+    let scratch = support::scratch_dir("report_html_adventurer");
+    let model = dir.join("Adventurer.gltf");
+    let (_, html) = report(model.to_str().expect("path"), &scratch, "adventurer", &[]);
+    check_page(&html);
+    assert_eq!(
+        cell(&html, "stored weight sums not 1 (off by more than 0.001)"),
+        "0"
+    );
+    assert_eq!(cell(&html, "skinned vertices"), "13715");
+    assert!(html.contains("Flag <b>"), "joints to flag for DQS");
+    // Flip angles of twisting joints lie near half a turn.
+    let flips = &html[html.find("id=\"flips\"").expect("flips")
+        ..html.find("id=\"influences\"").expect("influences")];
+    // Rows: joint, flip below, flip above, pairs.
+    let angles: Vec<f64> = flips
+        .split("<tr><td>")
+        .skip(1)
+        .flat_map(|row| {
+            row.split("<td class=\"n\">")
+                .skip(1)
+                .take(2)
+                .filter_map(|c| c.split('<').next()?.parse::<f64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(!angles.is_empty(), "flip angles");
+    assert!(
+        angles.iter().all(|a| (100.0..=260.0).contains(&a.abs())),
+        "{angles:?}"
+    );
+    assert!(flips.contains("twist of ") && flips.contains(">twist (degrees)</text>"));
+}
+
+#[test]
+fn builtin_rigs_report_their_known_numbers() {
+    let scratch = support::scratch_dir("report_html_builtin");
+    let (_, twist) = report("builtin:twist", &scratch, "twist", &[]);
+    check_page(&twist);
+    // The tip's flip is at exactly half a turn either way.
+    assert!(
+        twist.contains("<tr><td>tip</td><td class=\"n\">-180.0</td><td class=\"n\">180.0</td>")
+    );
+    let (_, arm) = report(
+        "builtin:arm",
+        &scratch,
+        "arm",
+        &["--samples", "8", "--no-renders"],
+    );
+    assert!(arm.contains("Renders left out (--no-renders)."));
+    assert!(arm.contains("forearm_twist"));
+}
+
+#[test]
+fn bad_flags_and_files_are_clear_errors() {
+    let scratch = support::scratch_dir("report_html_errors");
+    let out = scratch.join("r.html");
+    let out = out.to_str().expect("path");
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["report", "builtin:twist", "--out", "r.txt"],
+            "--out must end in .html",
+        ),
+        (
+            &["report", "builtin:twist", "--out", out, "--mode", "dqs"],
+            "--mode dqs does not apply",
+        ),
+        (
+            &["report", "builtin:twist", "--out", out, "--clip", "nope"],
+            "unknown clip `nope`",
+        ),
+        (
+            &["report", "builtin:twist", "--out", out, "--samples", "1"],
+            "--samples must be from 2",
+        ),
+        (
+            &["report", "builtin:twist", "--out", out, "--time", "1"],
+            "--time 1 does not apply",
+        ),
+        (
+            &["report", "/no/such/file.glb", "--out", out],
+            "cannot load /no/such/file.glb",
+        ),
+        (
+            &[
+                "report",
+                "builtin:twist",
+                "--out",
+                out,
+                "--no-renders",
+                "--renders",
+                "3",
+            ],
+            "no effect with --no-renders",
+        ),
+    ];
+    for (args, message) in cases {
+        let o = support::dqview_in(args, &scratch.join("cache"));
+        let err = support::stderr_of(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+}
+
+/// Chromium on PATH, or `None` after a skip message (a failure when a browser is required).
+fn chromium(test: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("chromium"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        let required = ["DQVIEW_REQUIRE_BROWSER", "DQVIEW_REQUIRE_DISPLAY"]
+            .iter()
+            .any(|v| std::env::var(v).is_ok_and(|x| x == "1"));
+        assert!(
+            !required,
+            "{test}: chromium is not on PATH but a browser is required"
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: chromium is not on PATH (apt-get install chromium; DQVIEW_REQUIRE_BROWSER=1 makes this a failure)"
+        );
+    }
+    found
+}
+
+/// Runs headless Chromium on `page` with `flags`; (stdout, stderr).
+fn run_chromium(browser: &Path, profile: &Path, flags: &[&str], page: &Path) -> (String, String) {
+    let o = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(flags)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("run chromium");
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    );
+    assert!(o.status.success(), "chromium failed: {err}");
+    (out, err)
+}
+
+/// A script for a test copy of the page: image sizes and script errors into the DOM.
+const PROBE: &str = "<script>window.__errors=[];window.addEventListener('error',e=>window.__errors.push(String(e.message||e.type)),true);\
+window.addEventListener('load',()=>{const p=document.createElement('pre');p.id='probe';\
+p.textContent='IMAGES '+[...document.images].map(i=>(i.complete?'ok':'wait')+':'+i.naturalWidth+'x'+i.naturalHeight).join(' ')+' ERRORS '+window.__errors.length;\
+document.body.appendChild(p);});</script>";
+
+#[test]
+fn chromium_shows_the_robot_report() {
+    let Some(browser) = chromium("chromium_shows_the_robot_report") else {
+        return;
+    };
+    let Some((page, html)) = robot_report() else {
+        return;
+    };
+    let scratch = support::scratch_dir("report_html_chromium");
+    let shot = scratch.join("shot.png");
+    let (_, log) = run_chromium(
+        &browser,
+        &scratch.join("profile1"),
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1200,2400",
+            "--enable-logging=stderr",
+            "--v=0",
+        ],
+        page,
+    );
+    for line in log.lines().filter(|l| l.contains("CONSOLE")) {
+        assert!(
+            !line.to_ascii_lowercase().contains("error"),
+            "console error: {line}"
+        );
+    }
+    let image = image::open(&shot).expect("screenshot").to_rgb8();
+    let mut colours: Vec<[u8; 3]> = image.pixels().map(|p| p.0).collect();
+    let not_white = colours
+        .iter()
+        .filter(|c| c.iter().any(|&v| v < 240))
+        .count();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(
+        colours.len() > 500,
+        "{} distinct colours: blank?",
+        colours.len()
+    );
+    assert!(
+        not_white * 10 > image.len() / 3,
+        "mostly white: {not_white} pixels drawn"
+    );
+    // A test-only copy with the probe script: every image decodes with a size, no script errors.
+    let probed = scratch.join("probed.html");
+    std::fs::write(&probed, html.replace("</body>", &format!("{PROBE}</body>"))).expect("copy");
+    let (dom, _) = run_chromium(
+        &browser,
+        &scratch.join("profile2"),
+        &["--dump-dom", "--virtual-time-budget=10000"],
+        &probed,
+    );
+    let probe = dom
+        .split("<pre id=\"probe\">IMAGES ")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .expect("probe output in the DOM");
+    let (images, errors) = probe.split_once(" ERRORS ").expect("probe format");
+    assert_eq!(errors.trim(), "0", "script errors");
+    let sizes: Vec<&str> = images.split_whitespace().collect();
+    assert_eq!(sizes.len(), html.matches("<img ").count(), "{probe}");
+    for s in sizes {
+        let (state, size) = s.split_once(':').expect("state:size");
+        let (w, h) = size.split_once('x').expect("WxH");
+        assert!(
+            state == "ok" && w.parse::<u32>().unwrap_or(0) > 0 && h.parse::<u32>().unwrap_or(0) > 0,
+            "{probe}"
+        );
+    }
+}
