@@ -140,7 +140,7 @@ fn robot_report_has_its_real_numbers() {
             .expect("path"),
     )
     .expect("robot loads");
-    let skinned: usize = dqview::rig_report::skinned_primitives(&scene)
+    let skinned: usize = dqview::skin::skinned_primitives(&scene)
         .iter()
         .map(|&(m, p)| scene.meshes[m].primitives[p].positions.len())
         .sum();

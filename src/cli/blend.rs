@@ -284,7 +284,7 @@ fn print_summary(args: &BlendArgs, fit: &BlendFit, fit_s: f64, report: &WriteRep
         .flatten()
         .filter(|p| !p.is_empty())
         .count();
-    let mean = all.iter().map(|&b| f64::from(b)).sum::<f64>() / all.len().max(1) as f64;
+    let mean = fit.betas.mean();
     let lbs = all.iter().filter(|&&b| b == 0.0).count();
     let dqs = all.iter().filter(|&&b| b == 1.0).count();
     let files: Vec<String> = report

@@ -216,18 +216,10 @@ pub fn fit_report(
         max: per_pose.iter().map(|d| d[k]).fold(0.0, f32::max),
         mean: per_pose.iter().map(|d| d[k]).sum::<f32>() / per_pose.len().max(1) as f32,
     });
-    let all: Vec<f32> = fit
-        .betas
-        .per_primitive
-        .iter()
-        .flatten()
-        .flatten()
-        .copied()
-        .collect();
     Ok(Some(FitReport {
         poses: fit.poses,
         vertices: fit.vertices,
-        mean_beta: all.iter().sum::<f32>() / all.len().max(1) as f32,
+        mean_beta: fit.betas.mean(),
         seconds,
         distances,
     }))

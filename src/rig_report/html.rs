@@ -164,25 +164,7 @@ fn recommendations(s: &mut String, report: &RigReport) {
         );
     }
     if let Some(fit) = &report.fit {
-        let (before, after) = (fit.distances[2].max, fit.distances[3].max);
-        let gain = if before > 0.0 {
-            100.0 * (1.0 - after / before)
-        } else {
-            0.0
-        };
-        let verdict = if gain > 10.0 {
-            "helps: write it with <code>dqview blend MODEL --clip all --out fixed.glb</code>"
-        } else {
-            "gains little over the joint flags"
-        };
-        let _ = writeln!(
-            s,
-            "<li>A fitted blend map {verdict}: the hybrid's largest distance from CoR goes from {:.3}% to {:.3}% of the diagonal ({gain:.0}% less; mean {:.3}% to {:.3}%).</li>",
-            100.0 * before,
-            100.0 * after,
-            100.0 * fit.distances[2].mean,
-            100.0 * fit.distances[3].mean
-        );
+        fit_advice(s, fit);
     }
     if let Some(f) = report.flips.iter().find(|f| f.nearest_deg().is_finite()) {
         let _ = writeln!(
@@ -207,7 +189,35 @@ fn recommendations(s: &mut String, report: &RigReport) {
             counted(report.checks.len() - errors, "warning")
         );
     }
-    let inf = &report.influences;
+    influence_advice(s, &report.influences);
+    s.push_str("</ul>\n");
+}
+
+/// The blend-map line: how far the fitted map brings the hybrid to CoR, and whether to write it.
+fn fit_advice(s: &mut String, fit: &super::FitReport) {
+    let (before, after) = (fit.distances[2].max, fit.distances[3].max);
+    let gain = if before > 0.0 {
+        100.0 * (1.0 - after / before)
+    } else {
+        0.0
+    };
+    let verdict = if gain > 10.0 {
+        "helps: write it with <code>dqview blend MODEL --clip all --out fixed.glb</code>"
+    } else {
+        "gains little over the joint flags"
+    };
+    let _ = writeln!(
+        s,
+        "<li>A fitted blend map {verdict}: the hybrid's largest distance from CoR goes from {:.3}% to {:.3}% of the diagonal ({gain:.0}% less; mean {:.3}% to {:.3}%).</li>",
+        100.0 * before,
+        100.0 * after,
+        100.0 * fit.distances[2].mean,
+        100.0 * fit.distances[3].mean
+    );
+}
+
+/// The influence lines: stored sums off 1, more than 8 influences, unweighted vertices.
+fn influence_advice(s: &mut String, inf: &super::InfluenceStats) {
     if inf.unnormalised > 0 {
         let _ = writeln!(
             s,
@@ -230,7 +240,6 @@ fn recommendations(s: &mut String, report: &RigReport) {
             inf.unweighted
         );
     }
-    s.push_str("</ul>\n");
 }
 
 /// One line on the joints with scale: one shared uniform scale (a scaled armature), or a list.

@@ -40,7 +40,7 @@ impl InfluenceStats {
     #[must_use]
     pub fn of(scene: &Scene) -> Self {
         let mut out = Self::default();
-        for (m, p) in super::skinned_primitives(scene) {
+        for (m, p) in crate::skin::skinned_primitives(scene) {
             let Some(influences) = scene
                 .meshes
                 .get(m)

@@ -103,7 +103,7 @@ impl Summary {
             axes: info.axes_text(),
             meshes: scene.meshes.len(),
             primitives: scene.meshes.iter().map(|m| m.primitives.len()).sum(),
-            skinned_primitives: skinned_primitives(scene).len(),
+            skinned_primitives: crate::skin::skinned_primitives(scene).len(),
             vertices: scene
                 .meshes
                 .iter()
@@ -120,26 +120,6 @@ impl Summary {
             warnings: scene.warnings.clone(),
         }
     }
-}
-
-/// (mesh, primitive) of every primitive a skinned node draws with weights.
-#[must_use]
-pub fn skinned_primitives(scene: &Scene) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    for node in &scene.nodes {
-        let (Some(m), Some(s)) = (node.mesh, node.skin) else {
-            continue;
-        };
-        let Some(mesh) = scene.meshes.get(m).filter(|_| s < scene.skins.len()) else {
-            continue;
-        };
-        for (p, prim) in mesh.primitives.iter().enumerate() {
-            if prim.influences.is_some() && !out.contains(&(m, p)) {
-                out.push((m, p));
-            }
-        }
-    }
-    out
 }
 
 /// Everything the report shows, but the pictures.
@@ -178,7 +158,7 @@ pub fn gather(
     progress: &Progress<'_>,
     cancel: &AtomicBool,
 ) -> Result<RigReport, RigReportError> {
-    if skinned_primitives(scene).is_empty() {
+    if crate::skin::skinned_primitives(scene).is_empty() {
         return Err(RigReportError::NotSkinned(scene.source.clone()));
     }
     let clip_list: Vec<Option<usize>> = if options.clips.is_empty() {

@@ -269,8 +269,9 @@ pub fn beta_terms(lbs: Vec3, dqs: Vec3, cor: Vec3) -> [f64; 2] {
     [gap.dot((cor - lbs).as_dvec3()), gap.length_squared()]
 }
 
-/// (mesh, primitive) of every primitive with influences drawn by a node with a skin.
-fn skinned_primitives(scene: &Scene) -> BTreeSet<(usize, usize)> {
+/// (mesh, primitive) of every primitive with influences drawn by a node with a skin, in order.
+#[must_use]
+pub fn skinned_primitives(scene: &Scene) -> BTreeSet<(usize, usize)> {
     let mut out = BTreeSet::new();
     for node in &scene.nodes {
         let (Some(m), Some(s)) = (node.mesh, node.skin) else {

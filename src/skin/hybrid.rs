@@ -153,6 +153,14 @@ pub struct SceneBetas {
 }
 
 impl SceneBetas {
+    /// The mean of every stored beta (0 with none stored).
+    #[must_use]
+    pub fn mean(&self) -> f32 {
+        let all = self.per_primitive.iter().flatten().flatten();
+        let (sum, n) = all.fold((0.0f64, 0usize), |(s, n), &b| (s + f64::from(b), n + 1));
+        if n == 0 { 0.0 } else { (sum / n as f64) as f32 }
+    }
+
     /// Betas from each skin's flags (`flags[skin]`), for every skinned mesh of `scene`.
     #[must_use]
     pub fn from_flags(scene: &Scene, flags: &[HybridFlags]) -> Self {

@@ -20,7 +20,7 @@ mod rigid_split;
 
 pub use blend_fit::{
     BlendFit, FitError, FitOptions, FitPose, JointSweep, NEGLIGIBLE_GAP_RELATIVE, SweepKind,
-    beta_terms, fit_beta, fit_blend,
+    beta_terms, fit_beta, fit_blend, skinned_primitives,
 };
 pub use blend_paint::{BrushOp, Dab, Falloff, Neighbours, apply_dab, mirror_partners};
 pub use blend_smooth::smooth_betas;
