@@ -5,6 +5,7 @@ mod bulge;
 mod flip;
 mod focus;
 mod heat;
+mod joint_scale;
 mod measure;
 mod metrics;
 mod region;
@@ -21,6 +22,7 @@ pub use heat::{
     HeatBetas, HeatQuantity, HeatRange, HeatRangeError, HeatRangeSpec, heat_decimals,
     heat_value_text, heat_values, pose_heat_range,
 };
+pub use joint_scale::{ScaleKind, classify_scale};
 pub use measure::{area, is_closed, signed_volume};
 pub use metrics::{Measure, RestReference, min_radius_about};
 pub use region::{JointRegion, RegionError, WELD_TOLERANCE, find_joint, joint_regions};

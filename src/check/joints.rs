@@ -2,11 +2,11 @@
 
 use std::collections::HashSet;
 
-use glam::{Mat3, Mat4};
+use glam::Mat4;
 
 use super::{Finding, JointAt, Rule, node_name};
+use crate::analysis::{ScaleKind, classify_scale};
 use crate::anim::Pose;
-use crate::dq::split_rigid;
 use crate::scene::Scene;
 
 /// How far a skinned mesh node's own matrix may be from the identity, per entry, and still count as none.
@@ -14,53 +14,11 @@ const IDENTITY_TOLERANCE: f32 = 1e-5;
 /// Joints named in a finding's detail; the JSON lists them all.
 const NAMED_JOINTS: usize = 5;
 
-/// What is wrong with one skinning matrix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum JointFault {
-    /// Scale that differs per axis, or shear.
-    NonUniform,
-    /// A negative determinant.
-    Mirrored,
-}
-
-/// The fault of skinning matrix `m`, if any: a mirror, or a scale/shear S whose unevenness
-/// max |S / cbrt(det S) - I| exceeds `tolerance`. Uniform scale and rigid matrices pass.
-fn classify(m: Mat4, tolerance: f32) -> Option<JointFault> {
-    if !m.is_finite() {
-        return None;
-    }
-    // S^2 = A^T A, so with k = cbrt(det A), A^T A / k^2 - I = (S/k - I)(S/k + I), about
-    // 2 (S/k - I): a Gram matrix within `tolerance` of I leaves S/k within about half of it.
-    // Most joints stop here, without the polar iteration.
-    let a = Mat3::from_mat4(m);
-    let det = a.determinant();
-    if det < 0.0 {
-        return Some(JointFault::Mirrored);
-    }
-    let k = det.cbrt();
-    if k.is_nan() || k <= 1e-12 {
-        // Zero scale on some axis: as uneven as scale gets.
-        return Some(JointFault::NonUniform);
-    }
-    let gram = (a.transpose() * a) * (1.0 / (k * k));
-    if max_off_identity(gram) <= tolerance {
-        return None;
-    }
-    let split = split_rigid(m);
-    if split.was_non_finite {
-        return None;
-    }
-    let s = split.scale_shear;
-    let k = s.determinant().abs().cbrt();
-    (max_off_identity(s * (1.0 / k)) > tolerance).then_some(JointFault::NonUniform)
-}
-
-/// The largest |entry| of `m - I`.
-fn max_off_identity(m: Mat3) -> f32 {
-    (m - Mat3::IDENTITY)
-        .to_cols_array()
-        .iter()
-        .fold(0.0f32, |a, x| a.max(x.abs()))
+/// The fault `check` reports in skinning matrix `m`, if any: a mirror or uneven scale/shear
+/// ([`classify_scale`]); uniform scale and near-rigid matrices pass.
+fn classify(m: Mat4, tolerance: f32) -> Option<ScaleKind> {
+    classify_scale(m, tolerance)
+        .filter(|k| matches!(k, ScaleKind::Mirrored | ScaleKind::NonUniform))
 }
 
 /// Scans poses for non-uniformly scaled and mirrored joints, keeping where each was first seen.
@@ -68,9 +26,9 @@ pub(super) struct JointScan {
     /// `CheckOptions::scale_tolerance`.
     tolerance: f32,
     /// Each faulty joint once per fault, in the order found.
-    found: Vec<(JointFault, JointAt)>,
+    found: Vec<(ScaleKind, JointAt)>,
     /// (node, fault) pairs already in `found`.
-    seen: HashSet<(usize, JointFault)>,
+    seen: HashSet<(usize, ScaleKind)>,
     /// Scratch skinning matrices.
     matrices: Vec<Mat4>,
 }
@@ -110,7 +68,7 @@ impl JointScan {
     /// One `non_uniform_scale` and one `mirrored_joint` finding, each when some joint has the fault.
     pub(super) fn findings(self) -> Vec<Finding> {
         let tolerance = self.tolerance;
-        [JointFault::NonUniform, JointFault::Mirrored]
+        [ScaleKind::NonUniform, ScaleKind::Mirrored]
             .into_iter()
             .filter_map(|fault| {
                 let joints: Vec<JointAt> = self
@@ -120,11 +78,12 @@ impl JointScan {
                     .map(|(_, at)| at.clone())
                     .collect();
                 let (rule, what) = match fault {
-                    JointFault::NonUniform => (
+                    ScaleKind::Mirrored => (Rule::MirroredJoint, String::from("mirror")),
+                    // `classify` keeps only mirrors and uneven scale.
+                    _ => (
                         Rule::NonUniformScale,
                         format!("scale unevenly or shear (by more than {tolerance})"),
                     ),
-                    JointFault::Mirrored => (Rule::MirroredJoint, String::from("mirror")),
                 };
                 (!joints.is_empty()).then(|| {
                     let mut f = Finding::new(
@@ -220,12 +179,12 @@ mod tests {
             None
         );
         let uneven = rot * Mat4::from_scale(Vec3::new(1.0, 1.01, 1.0));
-        assert_eq!(classify(uneven, 1e-3), Some(JointFault::NonUniform));
+        assert_eq!(classify(uneven, 1e-3), Some(ScaleKind::NonUniform));
         assert_eq!(classify(uneven, 0.02), None);
         let mirror = rot * Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0));
-        assert_eq!(classify(mirror, 1e-3), Some(JointFault::Mirrored));
+        assert_eq!(classify(mirror, 1e-3), Some(ScaleKind::Mirrored));
         let flat = Mat4::from_scale(Vec3::new(1.0, 0.0, 1.0));
-        assert_eq!(classify(flat, 1e-3), Some(JointFault::NonUniform));
+        assert_eq!(classify(flat, 1e-3), Some(ScaleKind::NonUniform));
         assert_eq!(classify(Mat4::from_cols_array(&[f32::NAN; 16]), 1e-3), None);
     }
 }

@@ -48,8 +48,7 @@ pub(super) fn measure_gpu(
         RenderSettings {
             width,
             height,
-            base_color: [1.0; 3],
-            ..RenderSettings::TESTING
+            ..RenderSettings::default()
         },
     )?;
     let target = OffscreenTarget::new(&ctx, &renderer)?;

@@ -317,8 +317,7 @@ impl<'s> Painter<'s> {
             RenderSettings {
                 width,
                 height,
-                base_color: [1.0, 1.0, 1.0],
-                ..RenderSettings::TESTING
+                ..RenderSettings::default()
             },
         )?;
         let mut gpu = SceneGpu::new(&ctx, &renderer, scene, pose)?;

@@ -14,6 +14,7 @@ mod influence_stats;
 mod scales;
 mod svg;
 
+pub use crate::analysis::ScaleKind;
 pub use advice::{
     CorDistance, DqsCandidate, FitReport, FlipReport, fit_report, flip_reports, twist_joints,
 };
@@ -21,7 +22,7 @@ pub use base64::base64_encode;
 pub use clips::{ClipReport, RegionTrack, WorstRegion, clip_report, worst_regions};
 pub use html::{Pictures, RegionPicture, write_html};
 pub use influence_stats::InfluenceStats;
-pub use scales::{JointScale, ScaleKind, joint_scales};
+pub use scales::{JointScale, joint_scales};
 
 use std::sync::atomic::AtomicBool;
 

@@ -1,41 +1,15 @@
 //! Scale in joints' skinning matrices: mirrored, non-uniform, uniform, or near-rigid ones.
 
-use glam::{Mat3, Mat4, Vec3};
+use glam::{Mat4, Vec3};
 
+use crate::analysis::{ScaleKind, classify_scale};
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
-use crate::dq::RIGID_TOLERANCE;
 use crate::scene::Scene;
 
 /// Samples per clip when looking for scale.
 const SCALE_SAMPLES: usize = 8;
 /// Scale this far from 1 (or axes this far apart) is reported as scale; below, near-rigid.
 const SCALE_TOLERANCE: f32 = 1e-3;
-
-/// What kind of scale a joint's skinning matrix carries, mildest last.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum ScaleKind {
-    /// Negative determinant: a mirror.
-    Mirrored,
-    /// Axes scaled differently.
-    NonUniform,
-    /// The same scale on every axis, away from 1.
-    Uniform,
-    /// Rigid but for rounding beyond DQS's rigid tolerance: DQS takes its two-phase path.
-    NearRigid,
-}
-
-impl ScaleKind {
-    /// Words for the report.
-    #[must_use]
-    pub fn text(self) -> &'static str {
-        match self {
-            Self::Mirrored => "mirrored (negative determinant)",
-            Self::NonUniform => "non-uniform scale",
-            Self::Uniform => "uniform scale",
-            Self::NearRigid => "near-rigid (within 0.1% of rigid, past the rigid tolerance)",
-        }
-    }
-}
 
 /// A joint whose skinning matrix is not a rotation and translation.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,9 +47,11 @@ pub fn joint_scales(scene: &Scene, clips: &[usize], overrides: &JointOverrides) 
         for (s, skin) in scene.skins.iter().enumerate() {
             pose.skinning_matrices(scene, s, &mut matrices);
             for (&joint, m) in skin.joints.iter().zip(&matrices) {
-                let Some((kind, scale)) = classify(Mat3::from_mat4(*m)) else {
+                let Some(kind) = classify_scale(*m, SCALE_TOLERANCE) else {
                     continue;
                 };
+                let axis = |c: glam::Vec4| c.truncate().length();
+                let scale = Vec3::new(axis(m.x_axis), axis(m.y_axis), axis(m.z_axis));
                 match found.iter_mut().find(|f| f.joint == joint) {
                     Some(f) if kind < f.kind => {
                         (f.kind, f.scale, f.at) = (kind, scale, at.clone());
@@ -96,38 +72,15 @@ pub fn joint_scales(scene: &Scene, clips: &[usize], overrides: &JointOverrides) 
     found
 }
 
-/// The kind of scale in `a` and its axis lengths; `None` when rigid (or not finite).
-fn classify(a: Mat3) -> Option<(ScaleKind, Vec3)> {
-    let scale = Vec3::new(a.x_axis.length(), a.y_axis.length(), a.z_axis.length());
-    if !scale.is_finite() || scale.min_element() <= 0.0 {
-        return None;
-    }
-    let det = a.determinant();
-    if det < 0.0 {
-        return Some((ScaleKind::Mirrored, scale));
-    }
-    if scale.max_element() / scale.min_element() > 1.0 + SCALE_TOLERANCE {
-        return Some((ScaleKind::NonUniform, scale));
-    }
-    if (scale - Vec3::ONE).abs().max_element() > SCALE_TOLERANCE {
-        return Some((ScaleKind::Uniform, scale));
-    }
-    let gram = a.transpose() * a - Mat3::IDENTITY;
-    let off = gram
-        .to_cols_array()
-        .iter()
-        .fold(0.0f32, |m, x| m.max(x.abs()));
-    (off > RIGID_TOLERANCE).then_some((ScaleKind::NearRigid, scale))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Mat3;
 
     #[test]
     fn kinds_are_told_apart() {
-        assert_eq!(classify(Mat3::IDENTITY), None);
-        let k = |m: Mat3| classify(m).map(|c| c.0);
+        let k = |m: Mat3| classify_scale(Mat4::from_mat3(m), SCALE_TOLERANCE);
+        assert_eq!(k(Mat3::IDENTITY), None);
         assert_eq!(
             k(Mat3::from_diagonal(Vec3::new(-1.0, 1.0, 1.0))),
             Some(ScaleKind::Mirrored)
