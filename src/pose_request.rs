@@ -8,15 +8,16 @@ use thiserror::Error;
 
 use crate::anim::{JointOverrides, find_clip, find_node};
 use crate::scene::{Scene, SkinningMethod};
-use crate::skin::SkinningMode;
+use crate::skin::{BetaChoice, BetaSources, HybridBetas, SkinningMode, hybrid_betas};
 
 /// How to pose a model: the pose options as given, before they are checked against a scene.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PoseRequest {
     /// Skinning mode name (`lbs`, `dqs`, `hybrid`, `cor`); `None`: the file's stored method, else DQS.
     pub mode: Option<String>,
-    /// Hybrid blend factor: 0 is LBS, 1 is DQS.
-    pub beta: f32,
+    /// One hybrid beta for every vertex (0 LBS, 1 DQS), over any stored map; `None`: the
+    /// betas as stored (see [`crate::skin::hybrid_betas`]).
+    pub beta: Option<f32>,
     /// Clip name or index; `None`: the rest pose (or, with `time_s`, the model's only clip).
     pub clip: Option<String>,
     /// Time in the clip in seconds, when given; `None` means 0 and implies no clip.
@@ -33,7 +34,7 @@ impl Default for PoseRequest {
     fn default() -> Self {
         Self {
             mode: None,
-            beta: 0.5,
+            beta: None,
             clip: None,
             time_s: None,
             twist: Vec::new(),
@@ -48,10 +49,8 @@ impl Default for PoseRequest {
 pub struct ResolvedPose {
     /// Skinning mode.
     pub mode: SkinningMode,
-    /// Whether hybrid betas come per vertex from the file (an FBX "blended" skin and no `--mode`).
-    pub file_betas: bool,
-    /// Hybrid beta in [0, 1].
-    pub beta: f32,
+    /// The uniform hybrid beta in [0, 1] given, if any (`None`: the betas as stored).
+    pub beta: Option<f32>,
     /// Clip index, if any.
     pub clip: Option<usize>,
     /// Time in seconds.
@@ -61,6 +60,25 @@ pub struct ResolvedPose {
     /// A choice made for the user that they should hear about (one line, for stderr), e.g. the
     /// clip `--time` implied.
     pub notice: Option<String>,
+}
+
+impl ResolvedPose {
+    /// The hybrid's betas for these options: `--beta` uniform when given, else the file's map as
+    /// stored (joint flags where there is none; everywhere with `joint_flags`), for this pose's
+    /// clip and overrides. The one rule every command uses ([`hybrid_betas`]).
+    #[must_use]
+    pub fn hybrid_betas(&self, scene: &Scene, joint_flags: bool) -> HybridBetas {
+        let choice = match (self.beta, joint_flags) {
+            (Some(b), _) => BetaChoice::Uniform(b),
+            (None, true) => BetaChoice::JointFlags,
+            (None, false) => BetaChoice::Stored,
+        };
+        let sources = BetaSources {
+            choice,
+            ..BetaSources::stored(self.clip, &self.overrides)
+        };
+        hybrid_betas(scene, &sources)
+    }
 }
 
 /// Why pose options do not fit a scene; each message lists the valid choices.
@@ -132,21 +150,17 @@ impl PoseRequest {
     /// [`ResolvedPose::notice`]); with several clips or none it is an error,
     /// never a silent rest pose.
     pub fn resolve(&self, scene: &Scene) -> Result<ResolvedPose, PoseError> {
-        let (mode, file_betas) = match &self.mode {
-            Some(name) => {
-                let mode = SkinningMode::from_name(name).ok_or_else(|| PoseError::UnknownMode {
-                    name: name.clone(),
-                    valid: mode_names().join(", "),
-                })?;
-                (mode, false)
-            }
-            None => match file_mode(scene) {
-                Some(mode) => (mode, mode == SkinningMode::Hybrid),
-                None => (SkinningMode::Dqs, false),
-            },
+        let mode = match &self.mode {
+            Some(name) => SkinningMode::from_name(name).ok_or_else(|| PoseError::UnknownMode {
+                name: name.clone(),
+                valid: mode_names().join(", "),
+            })?,
+            None => file_mode(scene).unwrap_or(SkinningMode::Dqs),
         };
-        if !self.beta.is_finite() || !(0.0..=1.0).contains(&self.beta) {
-            return Err(PoseError::Beta(self.beta));
+        if let Some(beta) = self.beta
+            && (!beta.is_finite() || !(0.0..=1.0).contains(&beta))
+        {
+            return Err(PoseError::Beta(beta));
         }
         let time_s = self.time_s.unwrap_or(0.0);
         if !time_s.is_finite() {
@@ -155,7 +169,6 @@ impl PoseRequest {
         let (clip, notice) = self.clip_of(scene)?;
         Ok(ResolvedPose {
             mode,
-            file_betas,
             beta: self.beta,
             clip,
             time_s,

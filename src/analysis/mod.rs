@@ -2,6 +2,7 @@
 //! for the whole mesh and for one joint's region.
 
 mod bulge;
+mod fit_review;
 mod flip;
 mod focus;
 mod heat;
@@ -13,6 +14,7 @@ mod region_report;
 mod series;
 
 pub use bulge::bulge;
+pub use fit_review::{FitComparison, FitMeasure, FitRow, compare_fit};
 pub use flip::{
     BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flipped_pairs, clip_flips,
     twist_flips,

@@ -236,7 +236,7 @@ impl Running {
                 pose: &model.pose,
                 modes: ui.views.iter().map(|v| v.mode).collect(),
                 betas: self.inspector.shown_betas(),
-                beta_scale: s.beta,
+                beta_scale: 1.0,
                 diagonal: (model.bounds.1 - model.bounds.0).length(),
             };
             (quantity, model.heat.range(quantity, s.heat_range, &inputs))
@@ -378,10 +378,11 @@ impl Running {
             let camera = Camera {
                 clip_from_world: self.state.camera.clip_from_world(aspect),
             };
-            // While painting, the mesh shows the map itself: the beta view at scale 1.
+            // The betas are spelled per vertex with the strength applied (the inspector's
+            // `hybrid_betas`); while painting they are the map itself, shown in the beta view.
             let painting = self.state.paint.enabled;
             let params = ViewParams {
-                beta: if painting { 1.0 } else { s.beta },
+                beta: 1.0,
                 view: if painting { DebugView::Beta } else { s.shading },
                 selected_joint: self.selected_joint_index(),
                 diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),

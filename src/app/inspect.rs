@@ -2,7 +2,7 @@
 //!
 //! The series runs on its own thread (rayon inside) and reports through a
 //! channel and two atomics, so the frame loop only polls. A change of clip,
-//! joint, overrides, flags or beta scale starts a new run after a short pause
+//! joint, overrides or betas (flags, map, strength) starts a new run after a short pause
 //! (debounce); the old run is cancelled.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -15,7 +15,7 @@ use crate::analysis::{
 };
 use crate::anim::{JointAngles, JointOverrides};
 use crate::scene::Scene;
-use crate::skin::{HybridFlags, SceneBetas, SceneCenters};
+use crate::skin::{BetaChoice, BetaSources, HybridFlags, SceneBetas, SceneCenters, hybrid_betas};
 use crate::ui::ViewerState;
 
 /// Samples of a series: 2.5 degrees per step on a twist sweep.
@@ -31,12 +31,10 @@ struct SeriesKey {
     axis: SeriesAxis,
     /// The overrides, without the swept joint's twist (the sweep replaces it).
     overrides: JointOverrides,
-    flags: Vec<HybridFlags>,
-    beta_scale: f32,
+    /// The generation of the betas shown (flags, painted map, strength, uniform beta).
+    betas_generation: u64,
     /// Whether CoR centers were there (a run without them has no CoR line).
     with_cor: bool,
-    /// The painted map's revision, when one replaces the flags' betas.
-    painted: Option<u64>,
     /// The selected joint, whose region gets lines of its own.
     region: Option<usize>,
 }
@@ -72,8 +70,13 @@ pub struct Inspector {
     scene: Arc<Scene>,
     /// Blended joint pairs per skin (scanned once).
     pairs: Vec<BlendPairs>,
-    /// Hybrid betas shown: the painted map, else the current flags' (the file's map where it has one).
+    /// Hybrid betas shown, by [`hybrid_betas`]: the painted map, else the file's map as stored,
+    /// else the current flags', times the strength (or one uniform beta).
     pub betas: SceneBetas,
+    /// Where `betas` come from, in words.
+    pub betas_source: String,
+    /// The strength, uniform beta and paint mode `betas` were made for.
+    betas_made_for: Option<(f32, Option<f32>, bool)>,
     /// Bumped whenever `betas` changes.
     betas_generation: u64,
     /// The current flags' betas, and the flags revision they come from.
@@ -106,6 +109,8 @@ impl Inspector {
             scene,
             pairs,
             betas: SceneBetas::default(),
+            betas_source: String::new(),
+            betas_made_for: None,
             flag_betas: SceneBetas::default(),
             betas_revision: None,
             betas_generation: 0,
@@ -144,18 +149,41 @@ impl Inspector {
             state.hybrid.flags = self.default_flags(state.playback.clip, &state.joints.overrides);
             state.hybrid.revision += 1;
         }
+        let none = JointOverrides::new();
+        let flags = &state.hybrid.flags;
         if self.betas_revision != Some(state.hybrid.revision) {
             self.betas_revision = Some(state.hybrid.revision);
-            self.flag_betas = SceneBetas::from_flags(&self.scene, &state.hybrid.flags);
+            let stored = BetaSources {
+                flags: Some(flags),
+                ..BetaSources::stored(None, &none)
+            };
+            self.flag_betas = hybrid_betas(&self.scene, &stored).betas;
+            self.betas_dirty = true;
+        }
+        // While painting the mesh shows the map itself, at full strength.
+        let painting = state.paint.enabled;
+        let s = &state.skinning;
+        let made_for = Some((s.beta, s.uniform_beta, painting));
+        if self.betas_made_for != made_for {
+            self.betas_made_for = made_for;
             self.betas_dirty = true;
         }
         if !std::mem::take(&mut self.betas_dirty) {
             return None;
         }
-        self.betas = match &self.painted {
-            Some((map, _)) => map.clone(),
-            None => self.flag_betas.clone(),
+        let sources = BetaSources {
+            choice: match s.uniform_beta {
+                Some(b) if !painting => BetaChoice::Uniform(b),
+                _ => BetaChoice::Stored,
+            },
+            map: self.painted.as_ref().map(|(m, _)| m),
+            flags: Some(flags),
+            strength: if painting { 1.0 } else { s.beta },
+            ..BetaSources::stored(None, &none)
         };
+        let hybrid = hybrid_betas(&self.scene, &sources);
+        self.betas = hybrid.betas;
+        self.betas_source = hybrid.source;
         self.betas_generation += 1;
         Some(&self.betas)
     }
@@ -166,7 +194,8 @@ impl Inspector {
         (&self.betas, self.betas_generation)
     }
 
-    /// The betas without a painted map: the flags' (the file's `_DQS_BLEND` where it has one).
+    /// The betas without a painted map, at full strength: the file's `_DQS_BLEND` as stored,
+    /// the flags' where it has none.
     #[must_use]
     pub fn flag_betas(&self) -> &SceneBetas {
         &self.flag_betas
@@ -252,10 +281,8 @@ impl Inspector {
         Some(SeriesKey {
             axis,
             overrides,
-            flags: state.hybrid.flags.clone(),
-            beta_scale: state.skinning.beta,
+            betas_generation: self.betas_generation,
             with_cor: self.cor_centers.is_some(),
-            painted: self.painted.as_ref().map(|(_, r)| *r),
             region: state.joints.selected,
         })
     }
@@ -271,7 +298,8 @@ impl Inspector {
             base_time_s: 0.0,
             overrides: key.overrides.clone(),
             betas: self.betas.clone(),
-            beta_scale: key.beta_scale,
+            // Spelled per vertex with the strength applied: the same betas the panes draw.
+            beta_scale: 1.0,
             cor_centers: self.cor_centers.clone().filter(|_| key.with_cor),
         };
         let total = crate::analysis::series_x(&self.scene, &request).len();

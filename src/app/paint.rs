@@ -10,11 +10,12 @@ use std::thread::JoinHandle;
 
 use glam::Vec2;
 
+use crate::analysis::{FitComparison, compare_fit};
 use crate::anim::Pose;
 use crate::scene::Scene;
 use crate::skin::{
-    Betas, BlendFit, Dab, FitError, FitOptions, FitPose, JointSweep, Neighbours, SceneBetas,
-    SceneCenters, SweepKind, apply_dab, fit_blend, mirror_partners, skin_scene,
+    Betas, BlendFit, Dab, FitError, FitOptions, FitPose, Neighbours, ReviewPoses, SceneBetas,
+    SceneCenters, apply_dab, fit_blend, mirror_partners, skin_scene,
 };
 use crate::ui::{OrbitCamera, ViewRect, ViewerState, project_to_viewport};
 
@@ -33,7 +34,7 @@ struct FitJob {
     done: Arc<AtomicUsize>,
     total: usize,
     cancel: Arc<AtomicBool>,
-    handle: JoinHandle<Result<BlendFit, FitError>>,
+    handle: JoinHandle<Result<(BlendFit, FitComparison), FitError>>,
 }
 
 /// The painted map, its history and what painting needs per primitive.
@@ -94,7 +95,7 @@ impl Painter {
         state.paint.fit_waiting = false;
         if fit && self.fit.is_none() {
             match centers {
-                Some(centers) => self.start_fit(state, scene, centers),
+                Some(centers) => self.start_fit(state, scene, centers, shown),
                 None if state.cor.error.is_some() => {
                     state.paint.message =
                         Some("Fit to CoR needs the CoR centers, which failed".into());
@@ -220,36 +221,42 @@ impl Painter {
         self.revision += 1;
     }
 
-    /// Starts the fit over every clip (or the selected joint's sweeps).
+    /// Starts the fit over what is being reviewed: every clip, the pose on screen (its clip
+    /// time and joint angles) and the selected joint's twist and bend sweeps; the thread then
+    /// measures before and after at the pose on screen.
     fn start_fit(
         &mut self,
         state: &mut ViewerState,
         scene: &Arc<Scene>,
         centers: &Arc<SceneCenters>,
+        shown: &SceneBetas,
     ) {
         let centers = Arc::clone(centers);
-        let mut poses: Vec<FitPose> = (0..scene.animations.len())
-            .flat_map(|c| FitPose::clip_samples(scene, c, FIT_SAMPLES))
-            .collect();
-        if poses.is_empty() {
-            let Some(node) = state.joints.selected else {
-                state.paint.message =
-                    Some("no clips: select a joint to fit over its twist and bend".into());
-                return;
-            };
-            for (kind, from_deg, to_deg) in [
-                (SweepKind::Twist, -180.0, 180.0),
-                (SweepKind::Bend, 0.0, 120.0),
-            ] {
-                let sweep = JointSweep {
-                    node,
-                    kind,
-                    from_deg,
-                    to_deg,
-                };
-                poses.extend(FitPose::sweep_samples(&sweep, FIT_SAMPLES));
-            }
+        let p = &state.playback;
+        let current = FitPose {
+            clip: p.clip,
+            time_s: p.time_s,
+            overrides: state.joints.overrides.clone(),
+        };
+        let review = ReviewPoses {
+            clips: (0..scene.animations.len()).collect(),
+            samples: FIT_SAMPLES,
+            current: Some(current.clone()),
+            joint: state.joints.selected,
+        };
+        if review.clips.is_empty() && review.joint.is_none() && current.overrides.angles.is_empty()
+        {
+            state.paint.message = Some(
+                "nothing under review: select a joint or give one an angle to fit over its twist and bend"
+                    .into(),
+            );
+            return;
         }
+        let poses = review.poses(scene);
+        let before = self.map.clone().unwrap_or_else(|| full_map(scene, shown));
+        let painted = self.map.is_some();
+        let flags = flags_only(scene, &state.hybrid.flags);
+        let joint = state.joints.selected;
         let done = Arc::new(AtomicUsize::new(0));
         let cancel = Arc::new(AtomicBool::new(false));
         let (scene, thread_done, thread_cancel) = (scene.clone(), done.clone(), cancel.clone());
@@ -258,17 +265,27 @@ impl Painter {
             let progress = |d: usize, _: usize| {
                 thread_done.fetch_max(d, Ordering::Relaxed);
             };
-            fit_blend(
+            let fit = fit_blend(
                 &scene,
                 &centers,
                 &poses,
                 &FitOptions::default(),
                 &progress,
                 &thread_cancel,
-            )
+            )?;
+            let before_label = if painted { "before (painted)" } else { "before (as stored)" };
+            let mut maps = vec![("joint flags", &flags)];
+            if painted || before != flags {
+                maps.push((before_label, &before));
+            }
+            maps.push(("fitted", &fit.betas));
+            let pose = current.to_pose(&scene);
+            let comparison = compare_fit(&scene, &centers, &pose, joint, &maps);
+            Ok((fit, comparison))
         });
         state.paint.fit_progress = Some(0.0);
         state.paint.message = None;
+        state.paint.fit_summary.clear();
         self.fit = Some(FitJob {
             done,
             total,
@@ -291,14 +308,16 @@ impl Painter {
         let Some(job) = self.fit.take() else { return };
         state.paint.fit_progress = None;
         match job.handle.join() {
-            Ok(Ok(fit)) => {
+            Ok(Ok((fit, comparison))) => {
                 self.push_undo();
                 self.map = Some(fit.betas);
                 self.revision += 1;
                 state.paint.message = Some(format!(
-                    "fitted over {} poses ({} vertices); paint on it, undo to go back",
+                    "fitted over {} poses (clips, this pose, the selected joint's sweeps; {} \
+                     vertices); paint on it, undo to go back",
                     fit.poses, fit.vertices
                 ));
+                state.paint.fit_summary = comparison.lines();
             }
             Ok(Err(e)) => state.paint.message = Some(format!("fit: {e}")),
             Err(_) => state.paint.message = Some("the fit panicked".into()),

@@ -38,7 +38,8 @@ pub fn capture(
             distance: cam.distance,
         }),
         mode: state.skinning.mode.name().to_owned(),
-        beta: state.skinning.beta,
+        map_strength: Some(state.skinning.beta),
+        uniform_beta: state.skinning.uniform_beta,
         view: state.skinning.view.name().to_owned(),
         shading: state.skinning.shading.name().to_owned(),
         clip: state
@@ -128,9 +129,16 @@ pub fn apply(session: &Session, state: &mut ViewerState, scene: &Scene, duration
     if let Some(mode) = SkinningMode::from_name(&session.mode) {
         state.skinning.mode = mode;
     }
-    if session.beta.is_finite() {
-        state.skinning.beta = session.beta.clamp(0.0, 1.0);
-    }
+    let strength = session.map_strength.unwrap_or(1.0);
+    state.skinning.beta = if strength.is_finite() {
+        strength.clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    state.skinning.uniform_beta = session
+        .uniform_beta
+        .filter(|b| b.is_finite())
+        .map(|b| b.clamp(0.0, 1.0));
     if let Some(view) = ViewMode::from_name(&session.view) {
         state.skinning.view = view;
     }

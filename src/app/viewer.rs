@@ -206,7 +206,8 @@ impl Running {
             eprintln!("dqview: {notice}");
         }
         state.skinning.mode = resolved.mode;
-        state.skinning.beta = resolved.beta;
+        // --beta is one beta for all; the map's strength starts at 1 (as stored).
+        state.skinning.uniform_beta = resolved.beta;
         state.joints.overrides = resolved.overrides;
         // A joint given an angle on the command line starts selected: its flip strip and twist plot show.
         state.joints.selected = state.joints.overrides.angles.keys().next().copied();

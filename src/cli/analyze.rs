@@ -9,7 +9,6 @@ use super::PoseArgs;
 use crate::analysis::{
     AnalyzeOptions, Measure, RestReference, analyze, analyze_region, find_joint,
 };
-use crate::skin::SceneBetas;
 
 /// What `analyze` reports and how.
 pub struct What<'a> {
@@ -36,10 +35,15 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
     }
     let bulge_compensation = args.cor.bulge_amount()?;
     let cor_centers = Some(args.cor.centers(&scene)?);
+    let hybrid = pose.hybrid_betas(&scene, false);
+    if let Some(notice) = &hybrid.notice {
+        eprintln!("dqview: {notice}");
+    }
+    let source = hybrid.source.clone();
     let options = AnalyzeOptions {
         clip: pose.clip,
         samples,
-        hybrid: SceneBetas::defaults(&scene, pose.clip, &pose.overrides),
+        hybrid: hybrid.betas,
         hybrid_scale: 1.0,
         focus_joint: pose.overrides.angles.keys().next().copied(),
         overrides: pose.overrides,
@@ -94,7 +98,7 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
         "measure": what,
         "times": analysis.times_s,
         "modes": modes,
-        "hybrid_betas": hybrid_betas(&scene),
+        "hybrid_betas": source,
         "dqs_compensated": analysis.dqs_compensated.as_ref().map(|c| json!({
             "amount": c.amount,
             "min_volume_ratio": c.min_ratio,
@@ -141,7 +145,7 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
             joints.join(", ")
         );
     }
-    println!("hybrid      betas: {}", hybrid_betas(&scene));
+    println!("hybrid      betas: {source}");
     if let Some(c) = &analysis.dqs_compensated {
         let bulge = c.bulge.map_or(String::new(), |b| format!(", bulge {b:.4}"));
         println!(
@@ -156,25 +160,4 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
         analysis.max_displacement_time_s
     );
     Ok(())
-}
-
-/// Where the hybrid's betas come from: the file's `_DQS_BLEND` (or FBX DQ weights), joint flags, or both.
-fn hybrid_betas(scene: &crate::scene::Scene) -> String {
-    let skinned: Vec<&crate::scene::Primitive> = scene
-        .nodes
-        .iter()
-        .filter(|n| n.skin.is_some())
-        .filter_map(|n| scene.meshes.get(n.mesh?))
-        .flat_map(|m| &m.primitives)
-        .filter(|p| p.influences.is_some())
-        .collect();
-    let from_file = skinned.iter().filter(|p| p.dqs_blend.is_some()).count();
-    match from_file {
-        0 => String::from("joint flags"),
-        n if n == skinned.len() => String::from("file _DQS_BLEND"),
-        n => format!(
-            "file _DQS_BLEND on {n} of {} skinned primitives, joint flags elsewhere",
-            skinned.len()
-        ),
-    }
 }

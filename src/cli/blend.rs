@@ -43,6 +43,16 @@ pub struct BlendArgs {
     /// Bend sweep of a joint on the rest pose, in degrees: JOINT=FROM:TO; repeatable.
     #[arg(long, value_name = "JOINT=FROM:TO")]
     pub bend_sweep: Vec<String>,
+    /// The pose under review: twist a joint, JOINT=DEG; repeatable. The fit includes this pose
+    /// (weighted as one sweep), the sweeps run on top of it, and before/after is printed for it.
+    #[arg(long, value_name = "JOINT=DEG")]
+    pub twist: Vec<String>,
+    /// The pose under review: bend a joint, JOINT=DEG; repeatable.
+    #[arg(long, value_name = "JOINT=DEG")]
+    pub bend: Vec<String>,
+    /// The pose under review: roll a joint, JOINT=DEG; repeatable.
+    #[arg(long, value_name = "JOINT=DEG")]
+    pub roll: Vec<String>,
     /// Iterations of neighbour averaging over the mesh edges after the fit.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub smooth: usize,
@@ -76,14 +86,17 @@ pub fn run(args: &BlendArgs) -> Result<()> {
     if args.cor.bulge_amount()? != 0.0 {
         bail!("--bulge-compensation has no effect on blend (the fit targets CoR); drop it");
     }
-    if args.clip.is_none() && args.sweep.is_empty() && args.bend_sweep.is_empty() {
+    let posed = !(args.twist.is_empty() && args.bend.is_empty() && args.roll.is_empty());
+    if args.clip.is_none() && args.sweep.is_empty() && args.bend_sweep.is_empty() && !posed {
         bail!(
-            "no poses to fit over: give --clip NAME|INDEX|all and/or --sweep / --bend-sweep JOINT=FROM:TO"
+            "no poses to fit over: give --clip NAME|INDEX|all, --sweep / --bend-sweep JOINT=FROM:TO \
+             and/or a pose under review (--twist / --bend / --roll JOINT=DEG)"
         );
     }
     out_kind.check_input(InputKind::of(&args.model))?;
     let scene = super::load(&args.model, &args.load)?;
-    let poses = fit_poses(&scene, args)?;
+    let review = super::blend_review::Review::of(&scene, args)?;
+    let poses = fit_poses(&scene, args, &review)?;
     if !has_skinned_primitive(&scene) {
         bail!(
             "{} has no skinned primitives (no node with a skin draws a mesh with JOINTS_0/WEIGHTS_0): nothing to fit",
@@ -108,6 +121,7 @@ pub fn run(args: &BlendArgs) -> Result<()> {
     };
     let report = write_output(&scene, &source, out_kind, &fit.betas, &CANCEL)?;
     print_summary(args, &fit, fit_s, &report);
+    review.print(&scene, &centers, &poses, &fit.betas);
     Ok(())
 }
 
@@ -147,13 +161,21 @@ fn fit_with_progress(
     })
 }
 
-/// The poses of `--clip` and the sweeps, in that order.
-fn fit_poses(scene: &Scene, args: &BlendArgs) -> Result<Vec<FitPose>> {
+/// The poses of `--clip`, the pose under review (repeated `--samples` times, as much as one
+/// sweep) and the sweeps (on top of that pose's joint angles), in that order.
+fn fit_poses(
+    scene: &Scene,
+    args: &BlendArgs,
+    review: &super::blend_review::Review,
+) -> Result<Vec<FitPose>> {
     let mut poses = Vec::new();
     if let Some(clip) = &args.clip {
         for c in clip_indices(scene, clip)? {
             poses.extend(FitPose::clip_samples(scene, c, args.samples));
         }
+    }
+    if let Some(pose) = &review.pose {
+        poses.extend(std::iter::repeat_n(pose.clone(), args.samples));
     }
     for (list, kind, flag) in [
         (&args.sweep, SweepKind::Twist, "--sweep"),
@@ -161,7 +183,11 @@ fn fit_poses(scene: &Scene, args: &BlendArgs) -> Result<Vec<FitPose>> {
     ] {
         for spec in list {
             let sweep = parse_sweep(scene, spec, kind, flag)?;
-            poses.extend(FitPose::sweep_samples(&sweep, args.samples));
+            poses.extend(
+                FitPose::sweep_samples(&sweep, args.samples)
+                    .into_iter()
+                    .map(|p| p.over(&review.overrides, &sweep)),
+            );
         }
     }
     Ok(poses)

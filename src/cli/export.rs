@@ -10,7 +10,7 @@ use crate::anim::Pose;
 use crate::render::{GpuContext, GpuSkinning, RenderSettings, Renderer, SkinRun, skin_scene_gpu};
 use crate::scene::{Mesh, Node, Primitive, Scene, write_glb};
 use crate::skin::{
-    Betas, PosedPrimitive, SceneBetas, SkinningMode, skin_scene, skin_scene_cor,
+    Betas, PosedPrimitive, SkinningMode, skin_scene, skin_scene_cor,
     skin_scene_dqs_compensated, skin_scene_hybrid,
 };
 
@@ -48,18 +48,28 @@ pub fn run(
         SkinningMode::Cor => Some(args.cor.centers(&scene)?),
         _ => None,
     };
-    // The file's per-vertex DQ weights (an FBX "blended" skin) are the hybrid's betas.
-    let betas = pose_args
-        .file_betas
-        .then(|| SceneBetas::defaults(&scene, pose_args.clip, &pose_args.overrides));
-    let beta = if betas.is_some() { 1.0 } else { pose_args.beta };
+    // One rule for the hybrid's betas (the file's map as stored, flags where it has none,
+    // --beta over both); other modes have no betas, so --beta cannot take effect there.
+    let betas = match mode {
+        SkinningMode::Hybrid => {
+            let hybrid = pose_args.hybrid_betas(&scene, false);
+            if let Some(notice) = &hybrid.notice {
+                eprintln!("dqview: {notice}");
+            }
+            Some(hybrid.betas)
+        }
+        _ if pose_args.beta.is_some() => {
+            bail!("--beta sets the hybrid's betas; add --mode hybrid (the mode is {mode})")
+        }
+        _ => None,
+    };
     let posed = if gpu {
         let ctx = GpuContext::headless()?;
         let renderer = Renderer::without_prebuild(&ctx, RenderSettings::default())?;
         let skinning = GpuSkinning {
             run: SkinRun {
                 mode,
-                beta,
+                beta: 1.0,
                 bulge: amount,
             },
             cor_centers: centers.as_ref(),
@@ -71,9 +81,9 @@ pub fn run(
     } else if amount > 0.0 {
         skin_scene_dqs_compensated(&scene, &pose, amount)
     } else if let Some(betas) = &betas {
-        skin_scene_hybrid(&scene, &pose, mode, betas, beta)
+        skin_scene_hybrid(&scene, &pose, mode, betas, 1.0)
     } else {
-        skin_scene(&scene, &pose, mode, Betas::Uniform(beta))
+        skin_scene(&scene, &pose, mode, Betas::Uniform(1.0))
     };
     let bytes = if ext == "obj" {
         to_obj(&scene, &posed).into_bytes()

@@ -5,6 +5,7 @@ mod analyze_joint;
 mod bench;
 mod bench_gpu;
 mod blend;
+mod blend_review;
 mod check;
 mod cor_args;
 mod export;
@@ -239,7 +240,8 @@ pub struct RenderFlags {
     #[arg(long, value_name = "JOINT")]
     pub joint: Option<String>,
     /// Hybrid betas per vertex from joint flags (twist/roll joints, joints the clip or --twist turns
-    /// about their own axis; `_DQS_BLEND` when the mesh has it) instead of one --beta for all.
+    /// about their own axis) even where the file stores a `_DQS_BLEND` map (used as stored by
+    /// default); refused with --beta or without a hybrid pane.
     #[arg(long)]
     pub hybrid_auto: bool,
     /// Heat range of the displacement and collapse views: auto (the pose's largest value, the

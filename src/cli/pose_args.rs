@@ -15,9 +15,10 @@ pub struct PoseArgs {
     /// method the file stores for its skins (FBX), else dqs.
     #[arg(long)]
     pub mode: Option<String>,
-    /// Hybrid blend factor: 0 is LBS, 1 is DQS.
-    #[arg(long, default_value_t = 0.5)]
-    pub beta: f32,
+    /// One hybrid beta for every vertex (0 LBS, 1 DQS), over the file's blend map; says so on
+    /// stderr. Default: the file's `_DQS_BLEND` as stored, joint flags where it has none.
+    #[arg(long, value_name = "B")]
+    pub beta: Option<f32>,
     /// Clip name or index; without it the rest pose is used (or, with --time, the only clip).
     #[arg(long, value_name = "NAME|INDEX")]
     pub clip: Option<String>,

@@ -31,8 +31,9 @@ pub struct RenderLook {
     pub view: DebugView,
     /// Joint node whose weights the weights view shows.
     pub joint: Option<usize>,
-    /// Per-vertex hybrid betas from joint flags, instead of one beta for all.
-    pub betas: Option<SceneBetas>,
+    /// The hybrid panes' per-vertex betas ([`crate::skin::hybrid_betas`]) and their label
+    /// (`map`, `flags`, `0.30`); `None`: no hybrid pane.
+    pub betas: Option<(SceneBetas, String)>,
     /// Centers of rotation for CoR panes (without them CoR draws as LBS).
     pub cor_centers: Option<SceneCenters>,
     /// DQS bulge compensation in [0, 1] for DQS panes (0 off).
@@ -61,7 +62,6 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         &scene,
         first,
         &job.modes,
-        job.beta,
         job.look.clone(),
         [size.0, size.1],
     )?;
@@ -82,8 +82,6 @@ pub fn run(args: &RenderArgs) -> Result<()> {
 struct Job {
     /// One pane per mode.
     modes: Vec<SkinningMode>,
-    /// Hybrid beta scale.
-    beta: f32,
     /// View, betas, centres, bulge fix, heat range.
     look: RenderLook,
     /// The frames (one for a still) and their rate.
@@ -128,10 +126,7 @@ impl Job {
         } else {
             None
         };
-        let hybrid_auto = args.look.hybrid_auto;
-        let betas =
-            hybrid_auto.then(|| SceneBetas::defaults(scene, resolved.clip, &resolved.overrides));
-        let beta = if hybrid_auto { 1.0 } else { resolved.beta };
+        let betas = hybrid_look(scene, args, &resolved, &modes)?;
         let bulge = args.pose.cor.bulge_amount()?;
         if bulge > 0.0 && !modes.contains(&SkinningMode::Dqs) {
             bail!("--bulge-compensation corrects DQS only; no pane of this render is DQS");
@@ -145,7 +140,6 @@ impl Job {
         });
         let mut job = Self {
             modes,
-            beta,
             look: RenderLook {
                 view,
                 joint,
@@ -169,8 +163,8 @@ impl Job {
     fn heat_range(&self, scene: &Scene, spec: HeatRangeSpec) -> Option<HeatRange> {
         let quantity = self.look.view.heat_quantity()?;
         let betas = HeatBetas {
-            betas: self.look.betas.as_ref(),
-            scale: self.beta,
+            betas: self.look.betas.as_ref().map(|(b, _)| b),
+            scale: 1.0,
         };
         let diagonal = diagonal_of(scene);
         let range = self
@@ -225,6 +219,42 @@ impl Job {
             camera_text(&self.orbit),
         )
     }
+}
+
+/// The hybrid panes' betas by the one rule ([`crate::skin::hybrid_betas`]): the file's map
+/// as stored, joint flags where it has none or everywhere with `--hybrid-auto`, `--beta` over
+/// both (said on stderr); `None` without a hybrid pane, where `--beta` and `--hybrid-auto` are refused.
+fn hybrid_look(
+    scene: &Scene,
+    args: &RenderArgs,
+    resolved: &crate::pose_request::ResolvedPose,
+    modes: &[SkinningMode],
+) -> Result<Option<(SceneBetas, String)>> {
+    let auto = args.look.hybrid_auto;
+    if !modes.contains(&SkinningMode::Hybrid) {
+        if let Some(b) = resolved.beta {
+            bail!("--beta {b} sets the hybrid's betas; no pane of this render is hybrid");
+        }
+        if auto {
+            bail!("--hybrid-auto sets the hybrid's betas; no pane of this render is hybrid");
+        }
+        return Ok(None);
+    }
+    if let (true, Some(b)) = (auto, resolved.beta) {
+        bail!(
+            "--hybrid-auto (joint flags) and --beta {b} (one beta for all) both choose the hybrid's betas; give one"
+        );
+    }
+    let hybrid = resolved.hybrid_betas(scene, auto);
+    if let Some(notice) = &hybrid.notice {
+        eprintln!("dqview: {notice}");
+    }
+    let label = match resolved.beta {
+        Some(b) => format!("{b:.2}"),
+        None if hybrid.source.contains("_DQS_BLEND") => "map".to_string(),
+        None => "flags".to_string(),
+    };
+    Ok(Some((hybrid.betas, label)))
 }
 
 /// The `--range` of `view`: auto when not given; an error for views without a heat range.
@@ -307,7 +337,6 @@ impl<'s> Painter<'s> {
         scene: &'s Scene,
         pose: &Pose,
         modes: &[SkinningMode],
-        beta: f32,
         look: RenderLook,
         [width, height]: [u32; 2],
     ) -> Result<Self> {
@@ -321,7 +350,7 @@ impl<'s> Painter<'s> {
             },
         )?;
         let mut gpu = SceneGpu::new(&ctx, &renderer, scene, pose)?;
-        if let Some(betas) = &look.betas {
+        if let Some((betas, _)) = &look.betas {
             gpu.set_betas(&ctx, &renderer, betas);
         }
         if let Some(centers) = &look.cor_centers {
@@ -337,8 +366,9 @@ impl<'s> Painter<'s> {
                     .find_map(|s| s.joints.iter().position(|&j| j == node))
             })
             .unwrap_or(0) as u32;
+        // The betas are spelled per vertex ([`crate::skin::hybrid_betas`]): nothing scales them.
         let params = ViewParams {
-            beta,
+            beta: 1.0,
             view: look.view,
             selected_joint,
             diagonal: diagonal_of(scene),
@@ -357,10 +387,10 @@ impl<'s> Painter<'s> {
         })
     }
 
-    /// Replaces the hybrid panes' per-vertex betas (e.g. the joint flags of another clip).
-    pub fn set_betas(&mut self, betas: &SceneBetas) {
+    /// Replaces the hybrid panes' per-vertex betas (e.g. the joint flags of another clip), labelled `label`.
+    pub fn set_betas(&mut self, betas: &SceneBetas, label: &str) {
         self.gpu.set_betas(&self.ctx, &self.renderer, betas);
-        self.look.betas = Some(betas.clone());
+        self.look.betas = Some((betas.clone(), label.to_string()));
     }
 
     /// Renders `pose` seen by `camera` in every pane, labelled, with a colour bar per pane in heat views.
@@ -383,8 +413,10 @@ impl<'s> Painter<'s> {
         if self.modes.len() > 1 || look.view != DebugView::Shaded {
             for view in views {
                 let mut label = match view.mode {
-                    SkinningMode::Hybrid if look.betas.is_some() => "hybrid auto".to_string(),
-                    SkinningMode::Hybrid => format!("hybrid {:.2}", self.params.beta),
+                    SkinningMode::Hybrid => match &look.betas {
+                        Some((_, label)) => format!("hybrid {label}"),
+                        None => "hybrid".to_string(),
+                    },
                     m => m.name().to_string(),
                 };
                 if look.view != DebugView::Shaded {
@@ -409,7 +441,6 @@ pub fn render_image(
     scene: &Scene,
     pose: &Pose,
     modes: &[SkinningMode],
-    beta: f32,
     look: &RenderLook,
     width: u32,
     height: u32,
@@ -417,7 +448,7 @@ pub fn render_image(
     let narrowest = (width / modes.len().max(1) as u32).max(1) as f32 / height.max(1) as f32;
     let (camera, _) =
         CameraRequest::default_view().orbit(scene, std::slice::from_ref(pose), narrowest)?;
-    let mut painter = Painter::new(scene, pose, modes, beta, look.clone(), [width, height])?;
+    let mut painter = Painter::new(scene, pose, modes, look.clone(), [width, height])?;
     painter.paint(pose, &camera)
 }
 

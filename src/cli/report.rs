@@ -148,10 +148,10 @@ fn check_flags(args: &ReportArgs) -> Result<()> {
             "--time {t} does not apply to report: every clip is sampled over its whole length (--samples)"
         );
     }
-    if args.pose.beta != 0.5 {
+    if let Some(beta) = args.pose.beta {
         bail!(
-            "--beta {} does not apply to report: the hybrid uses per-vertex betas from joint flags",
-            args.pose.beta
+            "--beta {beta} does not apply to report: the hybrid uses the file's blend map as stored \
+             (joint flags where it has none)"
         );
     }
     if args.pose.cor.bulge_amount()? != 0.0 {

@@ -32,6 +32,9 @@ pub fn paint(
     }
 }
 
+/// The hybrid panes' label: the file's map as stored, joint flags where it has none.
+const STORED: &str = "as stored";
+
 /// The pictures, or the first GPU error.
 fn try_paint(
     scene: &Scene,
@@ -43,7 +46,10 @@ fn try_paint(
 ) -> Result<Pictures> {
     let rest = Pose::rest(scene);
     let look = RenderLook {
-        betas: Some(SceneBetas::defaults(scene, None, &options.overrides)),
+        betas: Some((
+            SceneBetas::defaults(scene, None, &options.overrides),
+            STORED.into(),
+        )),
         cor_centers: Some(centers.clone()),
         ..RenderLook::default()
     };
@@ -51,7 +57,6 @@ fn try_paint(
         scene,
         &rest,
         &SkinningMode::ALL,
-        1.0,
         look,
         [size.0, size.1],
     )?;
@@ -65,11 +70,10 @@ fn try_paint(
     for region in picked_regions(report, per_mode) {
         let mut pose = Pose::rest(scene);
         pose.sample(scene, region.clip, region.time_s, &options.overrides);
-        painter.set_betas(&SceneBetas::defaults(
-            scene,
-            region.clip,
-            &options.overrides,
-        ));
+        painter.set_betas(
+            &SceneBetas::defaults(scene, region.clip, &options.overrides),
+            STORED,
+        );
         // A region without vertices above the focus weight cannot be framed: it is left out.
         let Ok(images) = focused(&mut painter, scene, &[pose], region.joint, narrowest) else {
             continue;
@@ -81,7 +85,10 @@ fn try_paint(
             });
         }
     }
-    painter.set_betas(&SceneBetas::defaults(scene, None, &options.overrides));
+    painter.set_betas(
+        &SceneBetas::defaults(scene, None, &options.overrides),
+        STORED,
+    );
     pictures.sweep = sweep_picture(&mut painter, scene, report, options, narrowest)?;
     Ok(pictures)
 }

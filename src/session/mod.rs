@@ -130,8 +130,11 @@ pub struct Session {
     pub camera: Option<CameraState>,
     /// Skinning mode name (`lbs`, `dqs`, `hybrid`).
     pub mode: String,
-    /// Hybrid beta in [0, 1].
-    pub beta: f32,
+    /// Strength of the hybrid's betas in [0, 1] (`None`: 1, the map as stored). Sessions of
+    /// older builds stored a "beta scale" under `beta`, which is not read back: it drew maps at half strength.
+    pub map_strength: Option<f32>,
+    /// One beta for every vertex instead of the map or flags, when set.
+    pub uniform_beta: Option<f32>,
     /// View layout name (`single`, `split`, `overlay`).
     pub view: String,
     /// Shading (debug view) name.
@@ -218,7 +221,8 @@ mod tests {
                 distance: 4.5,
             }),
             mode: "hybrid".into(),
-            beta: 0.25,
+            map_strength: Some(0.25),
+            uniform_beta: None,
             view: "split".into(),
             shading: "weights".into(),
             clip: Some("walk".into()),

@@ -116,12 +116,82 @@ impl FitPose {
             .collect()
     }
 
+    /// This pose of `sweep` on top of `base`: every joint keeps its angles from `base`, the
+    /// swept joint all but the swept angle, which comes from this pose.
+    #[must_use]
+    pub fn over(mut self, base: &JointOverrides, sweep: &JointSweep) -> Self {
+        let swept = self.overrides.get(sweep.node);
+        let mut angles = base.get(sweep.node);
+        match sweep.kind {
+            SweepKind::Twist => angles.twist_deg = swept.twist_deg,
+            SweepKind::Bend => angles.bend_deg = swept.bend_deg,
+        }
+        self.overrides = base.clone();
+        self.overrides.set(sweep.node, angles);
+        self
+    }
+
     /// The pose itself.
     #[must_use]
     pub fn to_pose(&self, scene: &Scene) -> Pose {
         let mut pose = Pose::rest(scene);
         pose.sample(scene, self.clip, self.time_s, &self.overrides);
         pose
+    }
+}
+
+/// What a rigger is reviewing, for a fit: clips, the pose on screen and a joint's sweeps.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReviewPoses {
+    /// Clips sampled over their whole length.
+    pub clips: Vec<usize>,
+    /// Samples per clip and per sweep.
+    pub samples: usize,
+    /// The pose under review (clip, time, joint angles): it counts `samples` times, as much as
+    /// one sweep, so the fit cannot trade it away for the clips.
+    pub current: Option<FitPose>,
+    /// A joint whose twist (-180 to 180 degrees, the plot's range up to the flip) and bend (0 to
+    /// 120) sweeps are fitted, on top of the current pose's other joint angles.
+    pub joint: Option<usize>,
+}
+
+impl ReviewPoses {
+    /// Every pose of the review: the clips, the current pose (repeated), the joint's sweeps.
+    #[must_use]
+    pub fn poses(&self, scene: &Scene) -> Vec<FitPose> {
+        let samples = self.samples.max(1);
+        let mut poses: Vec<FitPose> = self
+            .clips
+            .iter()
+            .flat_map(|&c| FitPose::clip_samples(scene, c, samples))
+            .collect();
+        if let Some(current) = &self.current {
+            poses.extend(std::iter::repeat_n(current.clone(), samples));
+        }
+        let Some(node) = self.joint else {
+            return poses;
+        };
+        let base = self
+            .current
+            .as_ref()
+            .map_or_else(JointOverrides::new, |c| c.overrides.clone());
+        for (kind, from_deg, to_deg) in [
+            (SweepKind::Twist, -180.0, 180.0),
+            (SweepKind::Bend, 0.0, 120.0),
+        ] {
+            let sweep = JointSweep {
+                node,
+                kind,
+                from_deg,
+                to_deg,
+            };
+            poses.extend(
+                FitPose::sweep_samples(&sweep, samples)
+                    .into_iter()
+                    .map(|p| p.over(&base, &sweep)),
+            );
+        }
+        poses
     }
 }
 
@@ -198,22 +268,24 @@ pub fn fit_blend(
     // result does not depend on the thread count or scheduling.
     let mut sums = empty_sums(scene, &skinned);
     let done = AtomicUsize::new(0);
-    for batch in poses.chunks(POSE_BATCH) {
+    // A run of identical poses (the pose under review, repeated to weigh more) is skinned once.
+    let runs: Vec<&[FitPose]> = poses.chunk_by(|a, b| a == b).collect();
+    for batch in runs.chunks(POSE_BATCH) {
         let terms = batch
             .par_iter()
-            .map(|fit_pose| {
+            .map(|run| {
                 if cancel.load(Ordering::Relaxed) {
                     return Err(FitError::Cancelled);
                 }
                 let mut terms = empty_sums(scene, &skinned);
-                let pose = fit_pose.to_pose(scene);
+                let pose = run[0].to_pose(scene);
                 accumulate(scene, &pose, centers, &mut terms);
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1, poses.len());
-                Ok(terms)
+                progress(done.fetch_add(run.len(), Ordering::Relaxed) + run.len(), poses.len());
+                Ok((terms, run.len() as f64))
             })
             .collect::<Result<Vec<_>, FitError>>()?;
-        for terms in terms {
-            add_sums(&mut sums, &terms);
+        for (terms, weight) in terms {
+            add_sums(&mut sums, &terms, weight);
         }
     }
     if cancel.load(Ordering::Relaxed) {
@@ -311,13 +383,13 @@ fn empty_sums(scene: &Scene, skinned: &BTreeSet<(usize, usize)>) -> Sums {
         .collect()
 }
 
-/// Adds `b` into `a` (same layout).
-fn add_sums(a: &mut Sums, b: &Sums) {
+/// Adds `weight` times `b` into `a` (same layout).
+fn add_sums(a: &mut Sums, b: &Sums, weight: f64) {
     for (am, bm) in a.iter_mut().zip(b) {
         for (ap, bp) in am.iter_mut().zip(bm) {
             for (x, y) in ap.iter_mut().zip(bp) {
-                x[0] += y[0];
-                x[1] += y[1];
+                x[0] += weight * y[0];
+                x[1] += weight * y[1];
             }
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! Each joint of a skin carries a "DQS" flag; a vertex's beta (0 LBS, 1 DQS) is
 //! the summed weight of its flagged joints, unless the mesh carries its own
-//! `_DQS_BLEND` attribute. A global scale multiplies every beta.
+//! `_DQS_BLEND` attribute. Which source a hybrid uses is decided in `beta_rule`.
 
 use glam::Quat;
 
@@ -185,13 +185,12 @@ impl SceneBetas {
         Self { per_primitive }
     }
 
-    /// Default flags for every skin (see [`HybridFlags::defaults`]), then their betas.
+    /// The betas as stored: the file's map where a primitive has one, default flags
+    /// elsewhere (see [`HybridFlags::defaults`]); [`super::hybrid_betas`] with
+    /// [`super::BetaSources::stored`].
     #[must_use]
     pub fn defaults(scene: &Scene, clip: Option<usize>, overrides: &JointOverrides) -> Self {
-        let flags: Vec<HybridFlags> = (0..scene.skins.len())
-            .map(|s| HybridFlags::defaults(scene, s, clip, overrides))
-            .collect();
-        Self::from_flags(scene, &flags)
+        super::hybrid_betas(scene, &super::BetaSources::stored(clip, overrides)).betas
     }
 
     /// The betas of one primitive (empty when none were computed).

@@ -2,6 +2,7 @@
 //!
 //! [`skin_vertices`] defines correct output; the GPU shaders are checked against it.
 
+mod beta_rule;
 mod blend_fit;
 mod blend_paint;
 mod blend_smooth;
@@ -18,8 +19,10 @@ mod palette;
 mod posed;
 mod rigid_split;
 
+pub use beta_rule::{BetaChoice, BetaSources, HybridBetas, hybrid_betas};
 pub use blend_fit::{
-    BlendFit, FitError, FitOptions, FitPose, JointSweep, NEGLIGIBLE_GAP_RELATIVE, SweepKind,
+    BlendFit, FitError, FitOptions, FitPose, JointSweep, NEGLIGIBLE_GAP_RELATIVE, ReviewPoses,
+    SweepKind,
     beta_terms, fit_beta, fit_blend, skinned_primitives,
 };
 pub use blend_paint::{BrushOp, Dab, Falloff, Neighbours, apply_dab, mirror_partners};

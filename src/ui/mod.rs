@@ -86,8 +86,11 @@ pub fn ghost_mode(mode: SkinningMode) -> SkinningMode {
 pub struct SkinningSettings {
     /// The mode of the single view and of the solid mesh in overlay view.
     pub mode: SkinningMode,
-    /// Global scale of the per-vertex hybrid betas, in [0, 1] (0 is LBS everywhere).
+    /// Strength of the hybrid's per-vertex betas, in [0, 1]: 1 shows the map as stored (the
+    /// default), 0 is LBS everywhere; shown beside the hybrid pane's label when not 1.
     pub beta: f32,
+    /// One beta for every vertex instead of the map or flags (`--beta B`), when set.
+    pub uniform_beta: Option<f32>,
     /// Single, split or overlay.
     pub view: ViewMode,
     /// What the mesh is coloured by (shaded, weights, displacement, collapse, ...).
@@ -123,7 +126,8 @@ impl Default for SkinningSettings {
     fn default() -> Self {
         Self {
             mode: SkinningMode::Dqs,
-            beta: 0.5,
+            beta: 1.0,
+            uniform_beta: None,
             view: ViewMode::Single,
             shading: DebugView::Shaded,
             crowd: 1,
@@ -301,6 +305,43 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
     });
 }
 
+/// The hybrid's strength (1: the map as stored) and an optional uniform beta.
+fn hybrid_betas_ui(ui: &mut egui::Ui, s: &mut SkinningSettings) {
+    let hybrid = s.mode == SkinningMode::Hybrid || (s.view == ViewMode::Split && s.panes[2]);
+    ui.add_enabled(
+        hybrid && s.uniform_beta.is_none(),
+        egui::Slider::new(&mut s.beta, 0.0..=1.0).text("map strength"),
+    )
+    .on_hover_text(
+        "Hybrid: per vertex, the painted map, else the file's _DQS_BLEND as stored, else the \
+         summed weight of the joints flagged DQS in the joint tree; times this strength \
+         (1: as stored). 0 is LBS, 1 is DQS",
+    );
+    ui.horizontal(|ui| {
+        let mut uniform = s.uniform_beta.is_some();
+        if ui
+            .add_enabled(hybrid, egui::Checkbox::new(&mut uniform, "one beta for all"))
+            .on_hover_text("One beta for every vertex over any map or flags (--beta B)")
+            .changed()
+        {
+            s.uniform_beta = uniform.then_some(0.5);
+        }
+        if let Some(b) = s.uniform_beta.as_mut() {
+            ui.add_enabled(hybrid, egui::Slider::new(b, 0.0..=1.0));
+        }
+    });
+}
+
+/// The text beside the hybrid pane's label: the uniform beta or a strength other than 1.
+#[must_use]
+pub fn hybrid_label_note(s: &SkinningSettings) -> Option<String> {
+    match s.uniform_beta {
+        Some(b) => Some(format!("uniform beta {b:.2}")),
+        None if s.beta != 1.0 => Some(format!("map strength {:.2}", s.beta)),
+        None => None,
+    }
+}
+
 /// The Skinning section: mode, hybrid beta, view layout and overlay toggles.
 pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplaySettings) {
     ui.horizontal(|ui| {
@@ -309,14 +350,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         ui.selectable_value(&mut s.mode, SkinningMode::Hybrid, "Hybrid");
         ui.selectable_value(&mut s.mode, SkinningMode::Cor, "CoR");
     });
-    ui.add_enabled(
-        s.mode == SkinningMode::Hybrid,
-        egui::Slider::new(&mut s.beta, 0.0..=1.0).text("beta scale"),
-    )
-    .on_hover_text(
-        "Hybrid: per vertex, beta = summed weight of the joints flagged DQS in the joint tree \
-         (or the mesh's _DQS_BLEND), times this scale; 0 is LBS, 1 is DQS",
-    );
+    hybrid_betas_ui(ui, s);
     ui.horizontal(|ui| {
         ui.label("view");
         ui.selectable_value(&mut s.view, ViewMode::Single, "single");
@@ -427,6 +461,17 @@ pub fn mirror_selection(state: &mut ViewerState) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_map_shows_as_stored_and_a_strength_says_so_beside_the_label() {
+        let mut s = SkinningSettings::default();
+        assert_eq!((s.beta, s.uniform_beta), (1.0, None));
+        assert_eq!(hybrid_label_note(&s), None);
+        s.beta = 0.5;
+        assert_eq!(hybrid_label_note(&s).as_deref(), Some("map strength 0.50"));
+        s.uniform_beta = Some(0.3);
+        assert_eq!(hybrid_label_note(&s).as_deref(), Some("uniform beta 0.30"));
+    }
 
     #[test]
     fn view_and_ghost_names() {

@@ -57,6 +57,9 @@ pub struct PaintState {
     pub fit_waiting: bool,
     /// The last fit's or save's outcome, shown under the buttons.
     pub message: Option<String>,
+    /// The last fit's before/after table at the pose under review (whole mesh and the
+    /// selected joint's region: volume ratio, distance from CoR), one line per row.
+    pub fit_summary: Vec<String>,
     /// Open the Paint section on the next frame (paint mode was switched on with P).
     pub reveal: bool,
 }
@@ -102,6 +105,7 @@ impl Default for PaintState {
             fit_progress: None,
             fit_waiting: false,
             message: None,
+            fit_summary: Vec::new(),
             reveal: false,
         }
     }
@@ -130,6 +134,15 @@ pub fn paint_ui(ui: &mut egui::Ui, p: &mut PaintState) {
     ui.horizontal(|ui| fit_ui(ui, p));
     if let Some(m) = &p.message {
         ui.small(m);
+    }
+    if !p.fit_summary.is_empty() {
+        egui::CollapsingHeader::new("fit: before and after, at this pose")
+            .default_open(true)
+            .show(ui, |ui| {
+                for line in &p.fit_summary {
+                    ui.label(egui::RichText::new(line).monospace().small());
+                }
+            });
     }
 }
 
@@ -211,8 +224,9 @@ fn fit_ui(ui: &mut egui::Ui, p: &mut PaintState) {
                 ui,
                 true,
                 "Fit to CoR",
-                "per vertex, the beta that brings the hybrid closest to CoR over the clips \
-                 (or the selected joint's twist and bend sweeps)",
+                "per vertex, the beta that brings the hybrid closest to CoR over the clips, \
+                 the pose on screen (its joint angles) and the selected joint's twist and \
+                 bend sweeps",
             );
         }
     }

@@ -150,7 +150,15 @@ pub fn viewport_ui(
                 &project,
             );
         }
-        if let Some(label) = view.label {
+        let note = (view.mode == SkinningMode::Hybrid)
+            .then(|| super::hybrid_label_note(&state.skinning))
+            .flatten();
+        let label = match (view.label, note) {
+            (Some(label), Some(note)) => Some(format!("{label} · {note}")),
+            (None, Some(note)) => Some(format!("{} · {note}", SkinningMode::Hybrid.title())),
+            (label, None) => label.map(str::to_owned),
+        };
+        if let Some(label) = label {
             painter.text(
                 view.rect.center_top() + EVec2::new(0.0, 8.0),
                 egui::Align2::CENTER_TOP,
