@@ -11,7 +11,7 @@ use crate::scene::{Scene, SkinningMethod};
 use crate::skin::{BetaChoice, BetaSources, HybridBetas, SkinningMode, hybrid_betas};
 
 /// How to pose a model: the pose options as given, before they are checked against a scene.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PoseRequest {
     /// Skinning mode name (`lbs`, `dqs`, `hybrid`, `cor`); `None`: the file's stored method, else DQS.
     pub mode: Option<String>,
@@ -30,19 +30,6 @@ pub struct PoseRequest {
     pub roll: Vec<String>,
 }
 
-impl Default for PoseRequest {
-    fn default() -> Self {
-        Self {
-            mode: None,
-            beta: None,
-            clip: None,
-            time_s: None,
-            twist: Vec::new(),
-            bend: Vec::new(),
-            roll: Vec::new(),
-        }
-    }
-}
 
 /// Pose options resolved against a scene.
 #[derive(Clone, Debug)]

@@ -13,8 +13,8 @@ use dqview::anim::{JointAngles, JointOverrides, find_clip, find_node};
 use dqview::model::load_model;
 use dqview::scene::Scene;
 use dqview::skin::{
-    BetaChoice, BetaSources, CorOptions, CorProgress, FitOptions, FitPose, ReviewPoses,
-    SceneBetas, SceneCenters, fit_blend, hybrid_betas, rest_bounds,
+    BetaChoice, BetaSources, CorOptions, CorProgress, FitOptions, FitPose, ReviewPoses, SceneBetas,
+    SceneCenters, fit_blend, hybrid_betas, rest_bounds,
 };
 use glam::Vec3;
 use support::{dqview_in, obj_groups, scratch_dir, stderr_of};
@@ -113,7 +113,9 @@ fn a_blended_file_is_exported_at_the_strength_stored_on_cpu_and_gpu() {
     let scene = load_model(blended.to_str().expect("utf-8")).expect("the blended file loads");
     let stored = |m: usize, p: usize, v: usize| -> f32 {
         let prim = &scene.meshes[m].primitives[p];
-        prim.dqs_blend.as_ref().expect("_DQS_BLEND on a skinned primitive")[v]
+        prim.dqs_blend
+            .as_ref()
+            .expect("_DQS_BLEND on a skinned primitive")[v]
     };
     let between = scene
         .meshes
@@ -123,23 +125,40 @@ fn a_blended_file_is_exported_at_the_strength_stored_on_cpu_and_gpu() {
         .flatten()
         .filter(|&&b| b > 0.05 && b < 0.95)
         .count();
-    assert!(between > 100, "the fitted map should hold betas between LBS and DQS: {between}");
+    assert!(
+        between > 100,
+        "the fitted map should hold betas between LBS and DQS: {between}"
+    );
 
     let (lbs, _) = export(&blended, &dir, "lbs", &["--mode", "lbs"]);
     let (dqs, _) = export(&blended, &dir, "dqs", &["--mode", "dqs"]);
     let (cpu, cpu_err) = export(&blended, &dir, "hybrid", &["--mode", "hybrid"]);
-    assert!(!cpu_err.contains("--beta"), "no override, no notice: {cpu_err}");
+    assert!(
+        !cpu_err.contains("--beta"),
+        "no override, no notice: {cpu_err}"
+    );
     let off = off_lerp(&scene, &cpu, &lbs, &dqs, &stored);
-    assert!(off < 1e-6, "CPU hybrid is {off} of the diagonal off (1-b) LBS + b DQS");
+    assert!(
+        off < 1e-6,
+        "CPU hybrid is {off} of the diagonal off (1-b) LBS + b DQS"
+    );
     let (gpu, _) = export(&blended, &dir, "hybrid_gpu", &["--mode", "hybrid", "--gpu"]);
     let off = off_lerp(&scene, &gpu, &lbs, &dqs, &stored);
-    assert!(off < 1e-6, "GPU hybrid is {off} of the diagonal off (1-b) LBS + b DQS");
+    assert!(
+        off < 1e-6,
+        "GPU hybrid is {off} of the diagonal off (1-b) LBS + b DQS"
+    );
     // Before the change hybrid ignored the map (one beta of 0.5): the map must show.
     let half = off_lerp(&scene, &cpu, &lbs, &dqs, &|_, _, _| 0.5);
     assert!(half > 1e-4, "the stored map makes no difference ({half})");
 
     // --beta B overrides the map uniformly and says so on stderr.
-    let (uniform, err) = export(&blended, &dir, "uniform", &["--mode", "hybrid", "--beta", "0.3"]);
+    let (uniform, err) = export(
+        &blended,
+        &dir,
+        "uniform",
+        &["--mode", "hybrid", "--beta", "0.3"],
+    );
     assert!(
         err.contains("--beta 0.3: one beta for every vertex, over the stored blend map"),
         "{err}"
@@ -201,12 +220,22 @@ fn a_fit_with_the_twist_under_review_brings_that_pose_closer_to_cor_than_flags()
     // The review: the clips, the pose (8 times), then the forearm's twist and bend on top of it.
     assert_eq!(poses.len(), 8 * 2 + 8 + 16);
     assert_eq!(poses[16], current);
-    assert_eq!(poses.last().map(|p| p.overrides.get(forearm).twist_deg), Some(170.0));
+    assert_eq!(
+        poses.last().map(|p| p.overrides.get(forearm).twist_deg),
+        Some(170.0)
+    );
     let never = AtomicBool::new(false);
     let fit = |poses: &[FitPose]| {
-        fit_blend(&scene, &centers, poses, &FitOptions::default(), &|_, _| {}, &never)
-            .expect("fit")
-            .betas
+        fit_blend(
+            &scene,
+            &centers,
+            poses,
+            &FitOptions::default(),
+            &|_, _| {},
+            &never,
+        )
+        .expect("fit")
+        .betas
     };
     let fitted = fit(&poses);
     let clips_only = fit(&ReviewPoses {
@@ -225,7 +254,11 @@ fn a_fit_with_the_twist_under_review_brings_that_pose_closer_to_cor_than_flags()
         &centers,
         &current.to_pose(&scene),
         Some(forearm),
-        &[("flags", &flags), ("clips only", &clips_only), ("fitted", &fitted)],
+        &[
+            ("flags", &flags),
+            ("clips only", &clips_only),
+            ("fitted", &fitted),
+        ],
     );
     for line in table.lines() {
         eprintln!("{line}");

@@ -57,7 +57,12 @@ pub fn compare_fit(
     maps: &[(&str, &SceneBetas)],
 ) -> FitComparison {
     let reference = RestReference::at_rest(scene);
-    let rest = skin_scene(scene, &Pose::rest(scene), SkinningMode::Lbs, Betas::Uniform(0.0));
+    let rest = skin_scene(
+        scene,
+        &Pose::rest(scene),
+        SkinningMode::Lbs,
+        Betas::Uniform(0.0),
+    );
     let diagonal = bounds(&rest)
         .map_or(1.0, |(lo, hi)| (hi - lo).length())
         .max(1e-12);
@@ -68,10 +73,14 @@ pub fn compare_fit(
         "LBS".into(),
         skin_scene(scene, pose, SkinningMode::Lbs, Betas::Uniform(0.0)),
     )];
-    skinnings.extend(maps.par_iter().map(|(label, betas)| {
-        let posed = skin_scene_hybrid(scene, pose, SkinningMode::Hybrid, betas, 1.0);
-        ((*label).to_string(), posed)
-    }).collect::<Vec<_>>());
+    skinnings.extend(
+        maps.par_iter()
+            .map(|(label, betas)| {
+                let posed = skin_scene_hybrid(scene, pose, SkinningMode::Hybrid, betas, 1.0);
+                ((*label).to_string(), posed)
+            })
+            .collect::<Vec<_>>(),
+    );
     skinnings.push((
         "DQS".into(),
         skin_scene(scene, pose, SkinningMode::Dqs, Betas::Uniform(1.0)),
@@ -180,7 +189,13 @@ fn distances(a: &[PosedPrimitive], b: &[PosedPrimitive], only: Option<&[Vec<bool
             continue;
         }
         let keep = only.map(|o| o.get(k).map_or(&[][..], Vec::as_slice));
-        for (v, (p, q)) in pa.vertices.positions.iter().zip(&pb.vertices.positions).enumerate() {
+        for (v, (p, q)) in pa
+            .vertices
+            .positions
+            .iter()
+            .zip(&pb.vertices.positions)
+            .enumerate()
+        {
             if keep.is_some_and(|k| !k.get(v).copied().unwrap_or(false)) {
                 continue;
             }
@@ -190,5 +205,9 @@ fn distances(a: &[PosedPrimitive], b: &[PosedPrimitive], only: Option<&[Vec<bool
             max = max.max(d);
         }
     }
-    if n == 0 { (0.0, 0.0) } else { ((sum / n as f64) as f32, max) }
+    if n == 0 {
+        (0.0, 0.0)
+    } else {
+        ((sum / n as f64) as f32, max)
+    }
 }

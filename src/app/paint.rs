@@ -273,7 +273,11 @@ impl Painter {
                 &progress,
                 &thread_cancel,
             )?;
-            let before_label = if painted { "before (painted)" } else { "before (as stored)" };
+            let before_label = if painted {
+                "before (painted)"
+            } else {
+                "before (as stored)"
+            };
             let mut maps = vec![("joint flags", &flags)];
             if painted || before != flags {
                 maps.push((before_label, &before));

@@ -60,7 +60,13 @@ impl Review {
     /// Prints joint flags, the file's map as stored, and the fitted map beside LBS, DQS and
     /// CoR at the pose under review (without one: the fit pose where the stored betas stray
     /// farthest from CoR), for the whole mesh and the joint's region.
-    pub fn print(&self, scene: &Scene, centers: &SceneCenters, poses: &[FitPose], fitted: &SceneBetas) {
+    pub fn print(
+        &self,
+        scene: &Scene,
+        centers: &SceneCenters,
+        poses: &[FitPose],
+        fitted: &SceneBetas,
+    ) {
         let stored = SceneBetas::defaults(scene, None, &self.overrides);
         let flags_only = BetaSources {
             choice: BetaChoice::JointFlags,
@@ -93,7 +99,12 @@ impl Review {
 
 /// Of up to [`WORST_OF`] fit poses spread over the list, the one whose hybrid with `betas`
 /// lies farthest (mean vertex distance) from CoR.
-fn worst_pose(scene: &Scene, centers: &SceneCenters, poses: &[FitPose], betas: &SceneBetas) -> FitPose {
+fn worst_pose(
+    scene: &Scene,
+    centers: &SceneCenters,
+    poses: &[FitPose],
+    betas: &SceneBetas,
+) -> FitPose {
     let step = poses.len().div_ceil(WORST_OF).max(1);
     let picked: Vec<&FitPose> = poses.iter().step_by(step).collect();
     let scored: Vec<(f64, &FitPose)> = picked

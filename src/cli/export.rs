@@ -10,8 +10,8 @@ use crate::anim::Pose;
 use crate::render::{GpuContext, GpuSkinning, RenderSettings, Renderer, SkinRun, skin_scene_gpu};
 use crate::scene::{Mesh, Node, Primitive, Scene, write_glb};
 use crate::skin::{
-    Betas, PosedPrimitive, SkinningMode, skin_scene, skin_scene_cor,
-    skin_scene_dqs_compensated, skin_scene_hybrid,
+    Betas, PosedPrimitive, SkinningMode, skin_scene, skin_scene_cor, skin_scene_dqs_compensated,
+    skin_scene_hybrid,
 };
 
 /// Poses `model` as `args` say and writes it to `out` (.obj or .glb); `gpu` reads back the compute pass.

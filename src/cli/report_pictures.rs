@@ -53,13 +53,7 @@ fn try_paint(
         cor_centers: Some(centers.clone()),
         ..RenderLook::default()
     };
-    let mut painter = Painter::new(
-        scene,
-        &rest,
-        &SkinningMode::ALL,
-        look,
-        [size.0, size.1],
-    )?;
+    let mut painter = Painter::new(scene, &rest, &SkinningMode::ALL, look, [size.0, size.1])?;
     let narrowest = (size.0 / 4).max(1) as f32 / size.1.max(1) as f32;
     let (camera, _) =
         CameraRequest::default_view().orbit(scene, std::slice::from_ref(&rest), narrowest)?;

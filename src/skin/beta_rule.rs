@@ -125,7 +125,10 @@ pub fn hybrid_betas(scene: &Scene, sources: &BetaSources<'_>) -> HybridBetas {
                 (BetaChoice::Stored, None, Some(b)) => (clean(b), Origin::File),
                 (BetaChoice::Stored, None, None) => (f.betas(influences, None), Origin::Flags),
             };
-            per_primitive[m][p] = betas.iter().map(|b| (b * strength).clamp(0.0, 1.0)).collect();
+            per_primitive[m][p] = betas
+                .iter()
+                .map(|b| (b * strength).clamp(0.0, 1.0))
+                .collect();
             origins.push(origin);
         }
     }
@@ -248,7 +251,11 @@ mod tests {
         };
         let got = hybrid_betas(&scene, &uniform);
         assert_eq!(got.betas.of(m, p), vec![0.3; n].as_slice());
-        assert!(got.notice.as_deref().is_some_and(|t| t.contains("over the stored")));
+        assert!(
+            got.notice
+                .as_deref()
+                .is_some_and(|t| t.contains("over the stored"))
+        );
         // --hybrid-auto: the flags even with a map.
         let auto = BetaSources {
             choice: BetaChoice::JointFlags,

@@ -280,7 +280,10 @@ pub fn fit_blend(
                 let mut terms = empty_sums(scene, &skinned);
                 let pose = run[0].to_pose(scene);
                 accumulate(scene, &pose, centers, &mut terms);
-                progress(done.fetch_add(run.len(), Ordering::Relaxed) + run.len(), poses.len());
+                progress(
+                    done.fetch_add(run.len(), Ordering::Relaxed) + run.len(),
+                    poses.len(),
+                );
                 Ok((terms, run.len() as f64))
             })
             .collect::<Result<Vec<_>, FitError>>()?;

@@ -22,8 +22,7 @@ mod rigid_split;
 pub use beta_rule::{BetaChoice, BetaSources, HybridBetas, hybrid_betas};
 pub use blend_fit::{
     BlendFit, FitError, FitOptions, FitPose, JointSweep, NEGLIGIBLE_GAP_RELATIVE, ReviewPoses,
-    SweepKind,
-    beta_terms, fit_beta, fit_blend, skinned_primitives,
+    SweepKind, beta_terms, fit_beta, fit_blend, skinned_primitives,
 };
 pub use blend_paint::{BrushOp, Dab, Falloff, Neighbours, apply_dab, mirror_partners};
 pub use blend_smooth::smooth_betas;

@@ -320,7 +320,10 @@ fn hybrid_betas_ui(ui: &mut egui::Ui, s: &mut SkinningSettings) {
     ui.horizontal(|ui| {
         let mut uniform = s.uniform_beta.is_some();
         if ui
-            .add_enabled(hybrid, egui::Checkbox::new(&mut uniform, "one beta for all"))
+            .add_enabled(
+                hybrid,
+                egui::Checkbox::new(&mut uniform, "one beta for all"),
+            )
             .on_hover_text("One beta for every vertex over any map or flags (--beta B)")
             .changed()
         {
