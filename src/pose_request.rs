@@ -30,7 +30,6 @@ pub struct PoseRequest {
     pub roll: Vec<String>,
 }
 
-
 /// Pose options resolved against a scene.
 #[derive(Clone, Debug)]
 pub struct ResolvedPose {
