@@ -5,6 +5,7 @@ mod bulge;
 mod flip;
 mod focus;
 mod heat;
+mod heat_units;
 mod joint_scale;
 mod measure;
 mod metrics;
@@ -22,6 +23,7 @@ pub use heat::{
     HeatBetas, HeatQuantity, HeatRange, HeatRangeError, HeatRangeSpec, heat_decimals,
     heat_value_text, heat_values, pose_heat_range,
 };
+pub use heat_units::{LengthScale, heat_value_with_length};
 pub use joint_scale::{ScaleKind, classify_scale};
 pub use measure::{area, is_closed, signed_volume};
 pub use metrics::{Measure, RestReference, min_radius_about};
