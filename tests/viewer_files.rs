@@ -59,6 +59,11 @@ fn text(path: &Path) -> String {
     path.to_str().expect("utf-8").to_owned()
 }
 
+/// Where a screenshot for a person to look at goes: kept under the target's test folder.
+fn shot(name: &str) -> String {
+    text(&Path::new(env!("CARGO_TARGET_TMPDIR")).join(name))
+}
+
 #[test]
 fn open_lists_the_models_folder_and_opens_the_file_double_clicked() {
     let test = "open_lists_the_models_folder_and_opens_the_file_double_clicked";
@@ -69,7 +74,7 @@ fn open_lists_the_models_folder_and_opens_the_file_double_clicked() {
     let steps = [
         json!({"frame": 3, "do": "click", "probe": "open model"}),
         json!({"frame": 6, "do": "dump", "path": text(&dir.join("dialog.json"))}),
-        json!({"frame": 6, "do": "save", "path": text(&dir.join("dialog.png"))}),
+        json!({"frame": 6, "do": "save", "path": shot("viewer_files_dialog.png")}),
         json!({"frame": 7, "do": "click", "probe": "dialog entry arm.glb", "double": true}),
         json!({"frame": 12, "do": "dump", "path": text(&dir.join("opened.json"))}),
     ];
@@ -121,7 +126,7 @@ fn save_blend_map_asks_before_replacing_and_lists_the_file_in_recent() {
     steps.extend([
         json!({"frame": 17, "do": "dump", "path": text(&dir.join("asked.json"))}),
         json!({"frame": 22, "do": "dump", "path": text(&dir.join("confirm.json"))}),
-        json!({"frame": 22, "do": "save", "path": text(&dir.join("confirm.png"))}),
+        json!({"frame": 22, "do": "save", "path": shot("viewer_files_confirm.png")}),
         json!({"frame": 23, "do": "click", "probe": "dialog keep"}),
         json!({"frame": 26, "do": "click", "probe": "dialog cancel"}),
         json!({"frame": 29, "do": "dump", "path": text(&dir.join("kept.json"))}),

@@ -56,6 +56,11 @@ fn text(path: &Path) -> String {
     path.to_str().expect("utf-8").to_owned()
 }
 
+/// Where a screenshot for a person to look at goes: kept under the target's test folder.
+fn shot(name: &str) -> String {
+    text(&Path::new(env!("CARGO_TARGET_TMPDIR")).join(name))
+}
+
 fn floats(v: &Value) -> Vec<f32> {
     v.as_array()
         .expect("numbers")
@@ -135,7 +140,7 @@ fn follow_keeps_the_joint_region_in_the_pane_while_the_clip_steps_and_plays() {
         json!({"frame": 5, "do": "key", "key": "Enter"}),
         json!({"frame": 8, "do": "click", "probe": "follow joint"}),
         json!({"frame": 11, "do": "dump", "path": dump("d0.json")}),
-        json!({"frame": 11, "do": "save", "path": dump("framed.png")}),
+        json!({"frame": 11, "do": "save", "path": shot("viewer_follow_framed.png")}),
     ];
     // Three stretches of 8 frame steps (8 / 30 s each), a dump after each.
     let mut stepped = Vec::new();
@@ -154,7 +159,7 @@ fn follow_keeps_the_joint_region_in_the_pane_while_the_clip_steps_and_plays() {
         steps.push(json!({"frame": 56 + 6 * k, "do": "dump", "path": dump(&name)}));
         played.push(name);
     }
-    steps.push(json!({"frame": 68, "do": "save", "path": dump("followed.png")}));
+    steps.push(json!({"frame": 68, "do": "save", "path": shot("viewer_follow_followed.png")}));
     run_script(&dir, &[model.to_str().expect("utf-8"), "--clip", "Punch_Left"], &steps, 70);
 
     let scene = dqview::model::load_model(model.to_str().expect("utf-8")).expect("model");
@@ -243,7 +248,7 @@ fn legends_stay_off_the_curves_and_paint_mode_shows_the_beta_scale() {
     }
     let dir = temp("legend");
     let dump = |name: &str| text(&dir.join(name));
-    let shot = dir.join("plot.png");
+    let plot_png = shot("viewer_follow_plot.png");
     let steps = [
         json!({"frame": 3, "do": "dump", "path": dump("no_paint.json")}),
         json!({"frame": 4, "do": "key", "key": "P"}),
@@ -252,7 +257,7 @@ fn legends_stay_off_the_curves_and_paint_mode_shows_the_beta_scale() {
     ];
     run_script(
         &dir,
-        &["builtin:arm", "--clip", "0", "--screenshot", &text(&shot)],
+        &["builtin:arm", "--clip", "0", "--screenshot", &plot_png],
         &steps,
         12,
     );
@@ -269,6 +274,6 @@ fn legends_stay_off_the_curves_and_paint_mode_shows_the_beta_scale() {
     let beta = probe("view legend");
     let (origin, size) = view(&d);
     assert!(beta[0] >= origin.x && beta[2] <= origin.x + size.x, "{beta:?}");
-    assert!(shot.is_file());
+    assert!(Path::new(&plot_png).is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -256,12 +256,7 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
             {
                 frame_selection(state);
             }
-            let follow = ui.checkbox(&mut state.follow.enabled, "follow");
-            probe::record(ui, "follow joint", follow.rect);
-            follow.on_hover_text(
-                "follow joint: the camera keeps the selected joint's region in view while a clip \
-                 plays or the joint moves",
-            );
+
             ui.add_enabled_ui(!state.recent.is_empty(), |ui| {
                 ui.menu_button("Recent", |ui| {
                     for model in &state.recent {
@@ -310,6 +305,7 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
                     &mut state.hybrid,
                     state.inspect.flips.as_ref(),
                     &mut state.requests.frame_joint,
+                    &mut state.follow.enabled,
                 );
             });
         if !state.morphs.nodes.is_empty() {
