@@ -15,7 +15,11 @@ fn render(args: &[&str], dir: &Path) -> Output {
     let mut all = vec!["render", "builtin:twist", "--size", "48x48"];
     all.extend(args);
     let out = support::dqview_in(&all, dir);
-    assert!(out.status.success(), "{args:?}: {}", support::stderr_of(&out));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        support::stderr_of(&out)
+    );
     out
 }
 
@@ -59,7 +63,16 @@ fn gif_delays_add_up_to_the_asked_rate_and_the_line_says_the_rate_used() {
         let out = dir.join(format!("sweep{frames}.gif"));
         let n = frames.to_string();
         let run = render(
-            &["--sweep", "tip=0:90", "--frames", &n, "--fps", "24", "--out", out.to_str().expect("utf-8")],
+            &[
+                "--sweep",
+                "tip=0:90",
+                "--frames",
+                &n,
+                "--fps",
+                "24",
+                "--out",
+                out.to_str().expect("utf-8"),
+            ],
             &dir,
         );
         let delays = gif_delays_ms(&out);
@@ -71,9 +84,15 @@ fn gif_delays_add_up_to_the_asked_rate_and_the_line_says_the_rate_used() {
         let total_ms: f64 = delays.iter().sum();
         let asked_ms = frames as f64 * 1000.0 / 24.0;
         // The loop is as long as 24 fps makes it, to the nearest centisecond.
-        assert!((total_ms - asked_ms).abs() <= 5.0, "{total_ms} ms for {asked_ms:.1} ms");
+        assert!(
+            (total_ms - asked_ms).abs() <= 5.0,
+            "{total_ms} ms for {asked_ms:.1} ms"
+        );
         if exact {
-            assert_eq!(total_ms, 500.0, "12 frames at 24 fps are half a second exactly");
+            assert_eq!(
+                total_ms, 500.0,
+                "12 frames at 24 fps are half a second exactly"
+            );
         }
         let real_fps = frames as f64 * 1000.0 / total_ms;
         let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
@@ -93,12 +112,24 @@ fn apng_delays_are_exact_fractions() {
     for fps in ["24", "12.5"] {
         let out = dir.join(format!("sweep{fps}.png"));
         render(
-            &["--sweep", "tip=0:90", "--frames", "5", "--fps", fps, "--out", out.to_str().expect("utf-8")],
+            &[
+                "--sweep",
+                "tip=0:90",
+                "--frames",
+                "5",
+                "--fps",
+                fps,
+                "--out",
+                out.to_str().expect("utf-8"),
+            ],
             &dir,
         );
         let want = 1.0 / fps.parse::<f64>().expect("fps");
         for d in apng_delays_s(&out) {
-            assert!((d - want).abs() < 1e-9, "{fps} fps: delay {d} s, not {want}");
+            assert!(
+                (d - want).abs() < 1e-9,
+                "{fps} fps: delay {d} s, not {want}"
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -112,7 +143,12 @@ fn an_animation_with_focus_follows_the_joint() {
     let dir = support::scratch_dir("render-follow");
     let out = dir.join("follow.png");
     let o = out.to_str().expect("utf-8");
-    let run = render(&["--focus", "tip", "--sweep", "tip=0:90", "--frames", "3", "--out", o], &dir);
+    let run = render(
+        &[
+            "--focus", "tip", "--sweep", "tip=0:90", "--frames", "3", "--out", o,
+        ],
+        &dir,
+    );
     let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     assert!(stdout.contains("following tip over the frames"), "{stdout}");
     // A still frames the region instead.

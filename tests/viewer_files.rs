@@ -135,7 +135,10 @@ fn save_blend_map_asks_before_replacing_and_lists_the_file_in_recent() {
     let asked = read(&dir.join("asked.json"));
     assert_eq!(asked["dialog"]["title"], "Save blend map", "{asked}");
     assert_eq!(asked["dialog"]["dir"], text(&dir), "the model's folder");
-    assert_eq!(asked["dialog"]["name"], "twist_blend.glb", "the model's name");
+    assert_eq!(
+        asked["dialog"]["name"], "twist_blend.glb",
+        "the model's name"
+    );
     let confirm = read(&dir.join("confirm.json"));
     assert_eq!(
         confirm["dialog"]["confirm_overwrite"],

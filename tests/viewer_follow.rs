@@ -146,7 +146,9 @@ fn follow_keeps_the_joint_region_in_the_pane_while_the_clip_steps_and_plays() {
     let mut stepped = Vec::new();
     for k in 0..3u64 {
         let start = 12 + 12 * k;
-        steps.extend((start..start + 8).map(|f| json!({"frame": f, "do": "key", "key": "ArrowRight"})));
+        steps.extend(
+            (start..start + 8).map(|f| json!({"frame": f, "do": "key", "key": "ArrowRight"})),
+        );
         let name = format!("step{k}.json");
         steps.push(json!({"frame": start + 10, "do": "dump", "path": dump(&name)}));
         stepped.push(name);
@@ -160,7 +162,12 @@ fn follow_keeps_the_joint_region_in_the_pane_while_the_clip_steps_and_plays() {
         played.push(name);
     }
     steps.push(json!({"frame": 68, "do": "save", "path": shot("viewer_follow_followed.png")}));
-    run_script(&dir, &[model.to_str().expect("utf-8"), "--clip", "Punch_Left"], &steps, 70);
+    run_script(
+        &dir,
+        &[model.to_str().expect("utf-8"), "--clip", "Punch_Left"],
+        &steps,
+        70,
+    );
 
     let scene = dqview::model::load_model(model.to_str().expect("utf-8")).expect("model");
     let joint = find_node(&scene, "LowerArm.L").expect("joint");
@@ -169,7 +176,10 @@ fn follow_keeps_the_joint_region_in_the_pane_while_the_clip_steps_and_plays() {
     assert_eq!(d0["selected"], "LowerArm.L");
     let framed = region_at(&scene, &d0, joint);
     let f = fill(&d0, &framed);
-    assert!(f <= FRAME_FILL + 0.01, "the framed region fills {f:.3} of the pane");
+    assert!(
+        f <= FRAME_FILL + 0.01,
+        "the framed region fills {f:.3} of the pane"
+    );
     assert!(f >= 0.3, "the framed region fills only {f:.3} of the pane");
     let (_, size) = view(&d0);
     let centre = size * 0.5;
@@ -215,7 +225,12 @@ fn a_session_keeps_the_play_state_and_opens_paused_by_default() {
         json!({"frame": 2, "do": "dump", "path": dump("opened.json")}),
         json!({"frame": 3, "do": "key", "key": "Space"}),
     ];
-    run_script(&dir, &["builtin:arm", "--clip", "0", "--session", &s], &steps, 8);
+    run_script(
+        &dir,
+        &["builtin:arm", "--clip", "0", "--session", &s],
+        &steps,
+        8,
+    );
     assert_eq!(read(&dir.join("opened.json"))["playback"]["playing"], false);
     let saved = read(&session);
     assert_eq!(saved["playing"], true, "{saved}");
@@ -226,7 +241,11 @@ fn a_session_keeps_the_play_state_and_opens_paused_by_default() {
     ];
     run_script(&dir, &["--session", &s], &steps, 8);
     let reopened = read(&dir.join("reopened.json"));
-    assert_eq!(reopened["playback"]["playing"], true, "{}", reopened["playback"]);
+    assert_eq!(
+        reopened["playback"]["playing"], true,
+        "{}",
+        reopened["playback"]
+    );
     assert_eq!(reopened["playback"]["clip"], 0);
     assert_eq!(read(&session)["playing"], false);
     let steps = [json!({"frame": 2, "do": "dump", "path": dump("paused.json")})];
@@ -262,18 +281,34 @@ fn legends_stay_off_the_curves_and_paint_mode_shows_the_beta_scale() {
         12,
     );
     let before = read(&dir.join("no_paint.json"));
-    assert!(before["probes"]["view legend"].is_null(), "shaded view: no legend");
+    assert!(
+        before["probes"]["view legend"].is_null(),
+        "shaded view: no legend"
+    );
     let d = read(&dir.join("plot.json"));
     let probe = |name: &str| floats(&d["probes"][name]["rect"]);
-    let (legend, area, title) = (probe("plot legend"), probe("plot area"), probe("plot title"));
-    assert!(!overlap(&legend, &area), "legend {legend:?} over the data {area:?}");
-    assert!(!overlap(&legend, &title), "legend {legend:?} over the title {title:?}");
+    let (legend, area, title) = (
+        probe("plot legend"),
+        probe("plot area"),
+        probe("plot title"),
+    );
+    assert!(
+        !overlap(&legend, &area),
+        "legend {legend:?} over the data {area:?}"
+    );
+    assert!(
+        !overlap(&legend, &title),
+        "legend {legend:?} over the title {title:?}"
+    );
     let entries = d["plot_legend"]["entries"].as_array().expect("entries");
     assert!(entries.len() >= 3, "{entries:?}");
     // Painting shows the map: its legend is in the view.
     let beta = probe("view legend");
     let (origin, size) = view(&d);
-    assert!(beta[0] >= origin.x && beta[2] <= origin.x + size.x, "{beta:?}");
+    assert!(
+        beta[0] >= origin.x && beta[2] <= origin.x + size.x,
+        "{beta:?}"
+    );
     assert!(Path::new(&plot_png).is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }

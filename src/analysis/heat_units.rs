@@ -93,26 +93,41 @@ mod tests {
             diagonal: 1.8,
             unit_meters: 1.0,
         };
-        assert_eq!(heat_value_with_length(d, 0.05, 2, r, Some(metres)), "5.00% = 9.00 cm");
-        assert_eq!(heat_value_with_length(d, 0.0, 2, r, Some(metres)), "0.00% = 0.00 cm");
+        assert_eq!(
+            heat_value_with_length(d, 0.05, 2, r, Some(metres)),
+            "5.00% = 9.00 cm"
+        );
+        assert_eq!(
+            heat_value_with_length(d, 0.0, 2, r, Some(metres)),
+            "0.00% = 0.00 cm"
+        );
         // The same character authored in centimetres (FBX): 180 units of 1 cm.
         let cm = LengthScale {
             diagonal: 180.0,
             unit_meters: 0.01,
         };
-        assert_eq!(heat_value_with_length(d, 0.05, 2, r, Some(cm)), "5.00% = 9.00 cm");
+        assert_eq!(
+            heat_value_with_length(d, 0.05, 2, r, Some(cm)),
+            "5.00% = 9.00 cm"
+        );
         assert_eq!(cm.diagonal_text().as_deref(), Some("1.80 m"));
         // A tiny prop reads in millimetres; a building in metres.
         let small = LengthScale {
             diagonal: 0.1,
             unit_meters: 1.0,
         };
-        assert_eq!(heat_value_with_length(d, 0.05, 2, r, Some(small)), "5.00% = 5.00 mm");
+        assert_eq!(
+            heat_value_with_length(d, 0.05, 2, r, Some(small)),
+            "5.00% = 5.00 mm"
+        );
         let big = LengthScale {
             diagonal: 40.0,
             unit_meters: 1.0,
         };
-        assert_eq!(heat_value_with_length(d, 0.05, 2, r, Some(big)), "5.00% = 2.00 m");
+        assert_eq!(
+            heat_value_with_length(d, 0.05, 2, r, Some(big)),
+            "5.00% = 2.00 m"
+        );
         // No usable scale, or another quantity: the plain number.
         let broken = LengthScale {
             diagonal: f32::INFINITY,

@@ -150,8 +150,8 @@ pub fn apply(session: &Session, state: &mut ViewerState, scene: &Scene, duration
     }
     state.follow.enabled = session.follow;
     if let Some(joint) = session.selected_joint.as_deref() {
-        state.joints.selected = find_node(scene, joint)
-            .filter(|n| scene.skins.iter().any(|s| s.joints.contains(n)));
+        state.joints.selected =
+            find_node(scene, joint).filter(|n| scene.skins.iter().any(|s| s.joints.contains(n)));
     }
     let node_of = |name: &str, index: usize| {
         find_node(scene, name).or_else(|| (index < scene.nodes.len()).then_some(index))

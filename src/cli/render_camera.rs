@@ -11,7 +11,7 @@ use crate::anim::{Pose, find_node};
 use crate::render::Camera;
 use crate::scene::Scene;
 use crate::skin::rest_bounds;
-use crate::ui::{OrbitCamera, fit_distance};
+use crate::ui::{OrbitCamera, fit_distance, fit_model_distance};
 
 /// The camera flags, checked: angles in degrees, distance in model units.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -105,9 +105,15 @@ impl CameraRequest {
             ..OrbitCamera::default()
         };
         camera.frame(min, max);
+        // A joint's region gets a margin; the whole model fits as the viewer frames it.
+        let fit = if region.is_some() {
+            fit_distance
+        } else {
+            fit_model_distance
+        };
         camera.distance = self
             .distance
-            .unwrap_or_else(|| fit_distance(camera.scene_radius, aspect));
+            .unwrap_or_else(|| fit(camera.scene_radius, aspect));
         // Near and far planes hold the whole model, not just a focused joint.
         let rest_radius = (rest.1 - rest.0).length() * 0.5;
         camera.scene_radius = camera.scene_radius.max(rest_radius);
@@ -318,7 +324,10 @@ mod tests {
             moved = moved.max((*target - follow.targets[0]).length());
         }
         // The union framing of a still would have left the centre wandering by this much.
-        assert!(moved > 0.2 * follow.region.radius(), "the region moved {moved}");
+        assert!(
+            moved > 0.2 * follow.region.radius(),
+            "the region moved {moved}"
+        );
     }
 
     #[test]

@@ -77,8 +77,8 @@ pub fn draw_heat_legend(
     }
     let decimals = heat_decimals(quantity, range);
     let mid = 0.5 * (range.lo + range.hi);
-    let with_length =
-        [range.lo, mid, range.hi].map(|v| heat_value_with_length(quantity, v, decimals, range, length));
+    let with_length = [range.lo, mid, range.hi]
+        .map(|v| heat_value_with_length(quantity, v, decimals, range, length));
     // Lengths where both ends fit side by side; the bare numbers otherwise.
     let ends = label_size(&with_length[0], s).0 + label_size(&with_length[2], s).0 + 2 * s;
     let texts = if ends <= bw {

@@ -176,7 +176,10 @@ impl FileDialog {
             return DialogOutcome::Open;
         }
         if path.parent().is_some_and(|d| !d.is_dir()) {
-            self.error = Some(format!("no folder {}", path.parent().unwrap_or(&path).display()));
+            self.error = Some(format!(
+                "no folder {}",
+                path.parent().unwrap_or(&path).display()
+            ));
             return DialogOutcome::Open;
         }
         if path.exists() {
@@ -203,7 +206,9 @@ impl FileDialog {
         if entry.is_dir {
             if double {
                 let dir = if entry.name == ".." {
-                    self.dir.parent().map_or_else(|| self.dir.clone(), Path::to_path_buf)
+                    self.dir
+                        .parent()
+                        .map_or_else(|| self.dir.clone(), Path::to_path_buf)
                 } else {
                     self.dir.join(&entry.name)
                 };
@@ -281,7 +286,11 @@ pub fn file_dialog_ui(ctx: &egui::Context, dialog: &mut FileDialog) -> DialogOut
                 browse_ui(ui, dialog)
             };
         });
-    if open { outcome } else { DialogOutcome::Cancelled }
+    if open {
+        outcome
+    } else {
+        DialogOutcome::Cancelled
+    }
 }
 
 /// The overwrite question.
@@ -358,7 +367,11 @@ fn browse_ui(ui: &mut egui::Ui, dialog: &mut FileDialog) -> DialogOutcome {
         ui.colored_label(egui::Color32::from_rgb(255, 110, 100), e);
     }
     ui.horizontal(|ui| {
-        let label = if dialog.purpose.saves() { "Save" } else { "Open" };
+        let label = if dialog.purpose.saves() {
+            "Save"
+        } else {
+            "Open"
+        };
         let ok = ui.button(label);
         super::probe::record(ui, "dialog ok", ok.rect);
         if ok.clicked() || enter {
@@ -400,12 +413,23 @@ mod tests {
         let s = |n: &str, d: bool| (n.to_owned(), d);
         assert_eq!(
             names(false),
-            vec![s("..", true), s("sub", true), s("A.gltf", false), s("b.glb", false), s("c.FBX", false)]
+            vec![
+                s("..", true),
+                s("sub", true),
+                s("A.gltf", false),
+                s("b.glb", false),
+                s("c.FBX", false)
+            ]
         );
         assert!(names(true).contains(&s("notes.txt", false)));
         assert!(!names(true).iter().any(|(n, _)| n.starts_with(".h")));
         let missing = FileDialog::new(DialogPurpose::OpenModel, &dir.join("nope"), "");
-        assert!(missing.error.as_deref().is_some_and(|e| e.contains("cannot list")));
+        assert!(
+            missing
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("cannot list"))
+        );
         std::fs::remove_dir_all(&dir).expect("clean");
     }
 
@@ -418,7 +442,10 @@ mod tests {
         let b = d.entries.iter().position(|e| e.name == "b.glb").expect("b");
         assert_eq!(d.click_entry(b, false), DialogOutcome::Open);
         assert_eq!(d.name, "b.glb");
-        assert_eq!(d.click_entry(b, true), DialogOutcome::Picked(dir.join("b.glb")));
+        assert_eq!(
+            d.click_entry(b, true),
+            DialogOutcome::Picked(dir.join("b.glb"))
+        );
         let sub = d.entries.iter().position(|e| e.name == "sub").expect("sub");
         d.click_entry(sub, true);
         assert_eq!(d.dir, dir.join("sub"));
@@ -441,10 +468,17 @@ mod tests {
         assert_eq!(d.answer_overwrite(false), DialogOutcome::Open);
         assert_eq!(d.confirm_overwrite, None, "back to the listing");
         d.accept();
-        assert_eq!(d.answer_overwrite(true), DialogOutcome::Picked(dir.join("b.glb")));
+        assert_eq!(
+            d.answer_overwrite(true),
+            DialogOutcome::Picked(dir.join("b.glb"))
+        );
         d.name = "out.png".into();
         assert_eq!(d.accept(), DialogOutcome::Open);
-        assert!(d.error.as_deref().is_some_and(|e| e.contains(".glb or .gltf")));
+        assert!(
+            d.error
+                .as_deref()
+                .is_some_and(|e| e.contains(".glb or .gltf"))
+        );
         let elsewhere = dir.join("sub").join("x.glb");
         d.name = elsewhere.display().to_string();
         assert_eq!(d.accept(), DialogOutcome::Picked(elsewhere));

@@ -86,16 +86,30 @@ mod tests {
             target: Vec3::new(1.0, 2.0, 3.0),
             ..OrbitCamera::default()
         };
-        assert!(follow.track(&mut camera, 4, Vec3::new(0.0, 1.0, 0.0)), "frame it first");
-        assert_eq!(camera.target, Vec3::new(1.0, 2.0, 3.0), "framing is the caller's");
+        assert!(
+            follow.track(&mut camera, 4, Vec3::new(0.0, 1.0, 0.0)),
+            "frame it first"
+        );
+        assert_eq!(
+            camera.target,
+            Vec3::new(1.0, 2.0, 3.0),
+            "framing is the caller's"
+        );
         // The user's pan (target off the centre by (1, 1, 3)) is kept as the region moves.
         assert!(!follow.track(&mut camera, 4, Vec3::new(0.5, 0.0, -1.0)));
         assert_eq!(camera.target, Vec3::new(1.5, 1.0, 2.0));
         let (yaw, distance) = (camera.yaw, camera.distance);
         assert!(!follow.track(&mut camera, 4, Vec3::new(0.5, 0.0, -1.0)));
-        assert_eq!(camera.target, Vec3::new(1.5, 1.0, 2.0), "still region, still camera");
+        assert_eq!(
+            camera.target,
+            Vec3::new(1.5, 1.0, 2.0),
+            "still region, still camera"
+        );
         assert_eq!((camera.yaw, camera.distance), (yaw, distance));
-        assert!(follow.track(&mut camera, 7, Vec3::ZERO), "another joint is framed");
+        assert!(
+            follow.track(&mut camera, 7, Vec3::ZERO),
+            "another joint is framed"
+        );
         assert!(!follow.track(&mut camera, 7, Vec3::NAN));
         assert_eq!(camera.target, Vec3::new(1.5, 1.0, 2.0));
         follow.enabled = false;
@@ -119,7 +133,10 @@ mod tests {
             },
         );
         assert!(follow.pose_changed(2, Some(0), 0.6, &twisted));
-        assert!(follow.pose_changed(3, Some(0), 0.6, &twisted), "another joint");
+        assert!(
+            follow.pose_changed(3, Some(0), 0.6, &twisted),
+            "another joint"
+        );
         follow.reset();
         assert!(follow.pose_changed(2, Some(0), 0.6, &twisted));
     }

@@ -73,8 +73,8 @@ pub fn paint_heat_legend(
 ) -> Option<Rect> {
     let d = heat_decimals(quantity, range);
     let mid = 0.5 * (range.lo + range.hi);
-    let texts = [range.lo, mid, range.hi]
-        .map(|v| heat_value_with_length(quantity, v, d, range, length));
+    let texts =
+        [range.lo, mid, range.hi].map(|v| heat_value_with_length(quantity, v, d, range, length));
     let title = match (quantity, length.and_then(LengthScale::diagonal_text)) {
         (HeatQuantity::Displacement, Some(diagonal)) => {
             format!("|LBS - DQS| / diagonal ({diagonal})")
@@ -94,7 +94,12 @@ pub fn paint_beta_legend(painter: &egui::Painter, view: Rect) -> Option<Rect> {
 
 /// A heat-coloured bar with `texts` at its left end, middle and right end and `title` above,
 /// in the top right corner of `view`; returns where it went (`None`: the view is too small).
-fn paint_bar(painter: &egui::Painter, view: Rect, title: &str, texts: &[String; 3]) -> Option<Rect> {
+fn paint_bar(
+    painter: &egui::Painter,
+    view: Rect,
+    title: &str,
+    texts: &[String; 3],
+) -> Option<Rect> {
     let font = egui::FontId::monospace(11.0);
     let text_width = |t: &str| {
         painter

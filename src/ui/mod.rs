@@ -27,15 +27,18 @@ pub use facts::{ModelFacts, facts_ui};
 pub use file_dialog::{
     DialogOutcome, DialogPurpose, DirEntry, FileDialog, file_dialog_ui, list_dir,
 };
-pub use follow::FollowState;
 pub use flip::{FLIP_COLOR, flip_strip_ui, flipped_ranges, x_of_twist};
+pub use follow::FollowState;
 pub use heat_legend::{HeatRangeMode, heat_range_ui, paint_beta_legend, paint_heat_legend};
 pub use joint_search::{matching_rows, mirror_joint, mirror_name, shown_rows};
 pub use joints::{
     HybridState, JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint,
 };
 pub use morphs::{MorphNode, MorphsState, morphs_ui};
-pub use orbit::{FRAME_FILL, OrbitCamera, fit_distance, ndc_from_viewport, project_to_viewport};
+pub use orbit::{
+    FRAME_FILL, OrbitCamera, fit_distance, fit_model_distance, ndc_from_viewport,
+    project_to_viewport,
+};
 pub use paint::{PaintOp, PaintRequests, PaintState, paint_ui};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
 pub use plot::{InspectState, flipped_runs, jump_to, mode_color, plot_ui};

@@ -163,6 +163,16 @@ pub fn fit_distance(radius: f32, aspect: f32) -> f32 {
     radius.max(1e-3) / half_angle.sin()
 }
 
+/// The distance at which a sphere of `radius` fits a view of `aspect` both ways with the 5%
+/// margin of [`OrbitCamera::frame`]: a whole model, which is larger than its sphere's silhouette
+/// suggests (the same distance for views at least as wide as tall).
+#[must_use]
+pub fn fit_model_distance(radius: f32, aspect: f32) -> f32 {
+    let half_v = OrbitCamera::FOV_Y * 0.5;
+    let half_h = (half_v.tan() * aspect.max(1e-3)).atan();
+    radius.max(1e-3) / half_v.min(half_h).sin() * 1.05
+}
+
 /// Projects `world` through `clip_from_world` to pixels of a viewport `size_px` (y down);
 /// `None` behind the camera.
 #[must_use]
@@ -263,7 +273,8 @@ mod tests {
                 let clip = cam.clip_from_world(aspect);
                 let corners: Vec<Vec2> = (0..8)
                     .map(|k| {
-                        let pick = |bit: usize, lo: f32, hi: f32| if k & bit == 0 { lo } else { hi };
+                        let pick =
+                            |bit: usize, lo: f32, hi: f32| if k & bit == 0 { lo } else { hi };
                         let c = Vec3::new(
                             pick(1, min.x, max.x),
                             pick(2, min.y, max.y),
@@ -276,7 +287,10 @@ mod tests {
                 let hi = corners.iter().copied().reduce(Vec2::max).expect("corners");
                 // Of the narrower side: the strictest reading of "fills the pane".
                 let fill = (hi - lo).max_element() / size.min_element();
-                assert!(fill <= FRAME_FILL + 1e-3, "aspect {aspect} yaw {yaw}: fills {fill}");
+                assert!(
+                    fill <= FRAME_FILL + 1e-3,
+                    "aspect {aspect} yaw {yaw}: fills {fill}"
+                );
                 // Not lost in the pane either: the box is most of its sphere.
                 assert!(fill >= 0.4, "aspect {aspect} yaw {yaw}: fills only {fill}");
                 let centre = project_to_viewport(clip, (min + max) * 0.5, size).expect("ahead");

@@ -28,8 +28,7 @@ pub struct LegendEntry {
 pub fn identical(a: &[f64], b: &[f64]) -> bool {
     !a.is_empty()
         && a.len() == b.len()
-        && a
-            .iter()
+        && a.iter()
             .zip(b)
             .all(|(x, y)| (x - y).abs() <= IDENTICAL_TOLERANCE * x.abs().max(y.abs()).max(1.0))
 }
@@ -42,7 +41,14 @@ pub fn legend_entries(series: &RatioSeries) -> Vec<LegendEntry> {
     let mut lines: Vec<(String, Color32, bool, &[f64])> = SkinningMode::ALL
         .into_iter()
         .filter(|&m| !series.of(m).is_empty())
-        .map(|m| (m.short_label().to_owned(), mode_color(m), false, series.of(m)))
+        .map(|m| {
+            (
+                m.short_label().to_owned(),
+                mode_color(m),
+                false,
+                series.of(m),
+            )
+        })
         .collect();
     if let Some(region) = &series.region {
         lines.extend(
@@ -74,9 +80,13 @@ pub fn legend_entries(series: &RatioSeries) -> Vec<LegendEntry> {
 
 /// The legend strip: a fold toggle, then each line's swatch and name; a line hidden under
 /// another says so. Returns the strip's rectangle.
-pub fn legend_strip_ui(ui: &mut egui::Ui, entries: &[LegendEntry], folded: &mut bool) -> egui::Rect {
+pub fn legend_strip_ui(
+    ui: &mut egui::Ui,
+    entries: &[LegendEntry],
+    folded: &mut bool,
+) -> egui::Rect {
     ui.horizontal_wrapped(|ui| {
-        let label = if *folded { "legend ▸" } else { "legend ▾" };
+        let label = if *folded { "show legend" } else { "hide legend" };
         if ui
             .small_button(label)
             .on_hover_text("show or hide the legend")
@@ -119,8 +129,10 @@ fn swatch(ui: &mut egui::Ui, color: Color32, dashed: bool) {
                 .line_segment([egui::pos2(x0, y), egui::pos2(x0 + 4.0, y)], stroke);
         }
     } else {
-        ui.painter()
-            .line_segment([egui::pos2(rect.min.x, y), egui::pos2(rect.max.x, y)], stroke);
+        ui.painter().line_segment(
+            [egui::pos2(rect.min.x, y), egui::pos2(rect.max.x, y)],
+            stroke,
+        );
     }
 }
 
@@ -152,7 +164,11 @@ mod tests {
         assert!(entries[1].under.is_none() && entries[2].under.is_none());
         // A hair apart is still one line; a visible difference is two.
         let nudged = vec![1.0, 0.9 + 1e-8, 0.8];
-        assert!(legend_entries(&series(lbs.clone(), lbs.clone(), nudged))[0].under.is_some());
+        assert!(
+            legend_entries(&series(lbs.clone(), lbs.clone(), nudged))[0]
+                .under
+                .is_some()
+        );
         let apart = vec![1.0, 0.9, 0.801];
         let e = legend_entries(&series(lbs.clone(), vec![1.0; 3], apart));
         assert!(e.iter().all(|e| e.under.is_none()), "{e:?}");
