@@ -297,6 +297,8 @@ pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
         "views": shown.views.iter().map(|v| json!({"rect": rect(v.rect), "mode": v.mode.name()})).collect::<Vec<_>>(),
         "playback": {"clip": state.playback.clip, "time_s": state.playback.time_s, "playing": state.playback.playing},
         "follow": state.follow.enabled,
+        // The clip time the camera last moved with the followed region (the frame drawn last).
+        "follow_time_s": state.follow.measured_at.as_ref().map(|m| m.1),
         "source": scene.source,
         "recent": state.recent,
         "error": state.error,

@@ -247,10 +247,15 @@ mod tests {
             .orbit(&scene, std::slice::from_ref(&pose), 1.0)
             .expect("camera");
         let region = region.expect("a focus region");
-        // The tip moves the upper two thirds of the tube: nearer, and aimed higher.
+        // The tip moves the upper two thirds of the tube: a smaller sphere, aimed higher, at the
+        // distance that leaves it FRAME_FILL of the pane.
         assert!(
-            near.distance < 0.95 * whole.distance,
-            "{near:?} vs {whole:?}"
+            region.radius() < 0.95 * whole.scene_radius,
+            "{region:?} vs {whole:?}"
+        );
+        assert!(
+            (near.distance - fit_distance(region.radius(), 1.0)).abs() < 1e-4 * near.distance,
+            "{near:?} vs {region:?}"
         );
         assert!(
             near.target.y > whole.target.y + 0.2,
