@@ -201,7 +201,9 @@ fn focus_frames_the_forearm_and_the_halves_differ_at_the_elbow() {
             "{name}: the mesh covers {covered} of the pane"
         );
     }
-    let radius = 0.2 * 128.0;
+    // A fifth of the pane's height at the old, tighter framing; the region now spans at most
+    // FRAME_FILL (0.7) of the pane, 0.75 times the size on screen.
+    let radius = 0.15 * 128.0;
     let (near, far) = (
         differing_share(&lbs, &dqs, radius, true),
         differing_share(&lbs, &dqs, radius, false),

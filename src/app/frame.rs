@@ -85,6 +85,7 @@ impl Running {
             p.time_s,
             &self.state.joints.overrides,
         );
+        self.follow_joint(&ui.views);
         if self.state.display.wireframe || self.state.skinning.view == ViewMode::Overlay {
             self.model.gpu.make_edges(&self.gpu.ctx, &self.model.scene);
         }
@@ -213,12 +214,6 @@ impl Running {
         if changed {
             let revision = model.paint.revision();
             self.inspector.set_painted(model.paint.map(), revision);
-        }
-        if std::mem::take(&mut self.state.paint.requests.save) {
-            self.state.paint.message = Some(match model.paint.map() {
-                Some(map) => super::paint::save_map(&model.scene, map),
-                None => "nothing painted to save".into(),
-            });
         }
     }
 

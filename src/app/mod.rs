@@ -5,12 +5,13 @@
 
 mod cor_job;
 mod egui_layer;
+mod files;
+mod follow;
 mod frame;
 mod graphics;
 mod heat;
 mod inspect;
 mod model;
-mod open_dialog;
 mod paint;
 mod recovery;
 mod screenshot;

@@ -382,55 +382,6 @@ fn flags_only(scene: &Scene, flags: &[crate::skin::HybridFlags]) -> SceneBetas {
     out
 }
 
-/// Writes `map` into a copy of the model's file beside it (`NAME_blend.glb`/`.gltf`; a GLB of
-/// the whole rig for FBX and built-ins), never over the file itself; says what it wrote.
-pub fn save_map(scene: &Scene, map: &SceneBetas) -> String {
-    let model = scene.source.as_str();
-    let input = crate::blend_file::InputKind::of(model);
-    let (folder, stem) = if model.starts_with("builtin:") {
-        (
-            std::path::PathBuf::from("."),
-            model.trim_start_matches("builtin:").to_owned(),
-        )
-    } else {
-        let path = std::path::Path::new(model);
-        let folder = path
-            .parent()
-            .map(std::path::Path::to_path_buf)
-            .unwrap_or_default();
-        let stem = path
-            .file_stem()
-            .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
-        (folder, stem)
-    };
-    let (ext, kind) = match input {
-        crate::blend_file::InputKind::Gltf => ("gltf", crate::blend_file::OutKind::Gltf),
-        _ => ("glb", crate::blend_file::OutKind::Glb),
-    };
-    let out = folder.join(format!("{stem}_blend.{ext}"));
-    let source = crate::blend_file::MapSource {
-        model,
-        out: &out,
-        poses: 0,
-        smooth: 0,
-    };
-    let never = AtomicBool::new(false);
-    match crate::blend_file::write_output(scene, &source, kind, map, &never) {
-        Ok(report) => {
-            let mut text = format!("wrote {}", out.display());
-            for note in report.notes {
-                text.push_str("; ");
-                text.push_str(&note);
-            }
-            text
-        }
-        Err(e) => format!(
-            "cannot save the blend map: {}",
-            crate::report::error_message(&e)
-        ),
-    }
-}
-
 /// `shown` with every skinned primitive's betas spelled out (an empty list means all 1).
 fn full_map(scene: &Scene, shown: &SceneBetas) -> SceneBetas {
     let per_primitive = scene

@@ -48,6 +48,9 @@ pub fn capture(
             .and_then(|c| scene.animations.get(c))
             .map(|a| a.name.clone()),
         time_s: state.playback.time_s,
+        playing: state.playback.playing,
+        follow: state.follow.enabled,
+        selected_joint: state.joints.selected.map(name),
         joint_overrides: state
             .joints
             .overrides
@@ -148,9 +151,15 @@ pub fn apply(session: &Session, state: &mut ViewerState, scene: &Scene, duration
     let clip = session.clip.as_deref().and_then(|c| find_clip(scene, c));
     let duration = clip.and_then(|c| durations.get(c).copied()).unwrap_or(0.0);
     state.playback.select(clip, duration);
-    state.playback.playing = false;
+    // Paused unless it was saved playing (and there is a clip to play).
+    state.playback.playing = session.playing && clip.is_some();
     if session.time_s.is_finite() {
         state.playback.time_s = session.time_s.clamp(0.0, duration);
+    }
+    state.follow.enabled = session.follow;
+    if let Some(joint) = session.selected_joint.as_deref() {
+        state.joints.selected =
+            find_node(scene, joint).filter(|n| scene.skins.iter().any(|s| s.joints.contains(n)));
     }
     let node_of = |name: &str, index: usize| {
         find_node(scene, name).or_else(|| (index < scene.nodes.len()).then_some(index))
@@ -187,7 +196,7 @@ pub struct SessionHooks {
     /// `--session FILE`: read at start, written at exit.
     explicit: Option<PathBuf>,
     /// The user's store; `None` in scripted runs, which must leave the user's files alone.
-    store: Option<SessionStore>,
+    pub(super) store: Option<SessionStore>,
     /// The key of the model shown (`None` when it could not be read).
     key: Option<ModelKey>,
     /// The model the explicit file belongs to: the one opened at start.
@@ -250,12 +259,8 @@ fn blend_map_of(
     }))
 }
 
-/// The files the viewer reads and writes: models, saved images and sessions.
+/// The files the viewer reads and writes: saved images and sessions.
 pub(super) struct ModelFiles {
-    /// The open-file dialog, while it is up.
-    pub dialog: Option<super::open_dialog::OpenDialog>,
-    /// The save-image dialog, while it is up.
-    pub save_dialog: Option<super::open_dialog::OpenDialog>,
     /// Where the next frame is saved as a PNG (Save image, or a script's `save`).
     pub pending_save: Option<PathBuf>,
     /// Where the session is read from and saved to.
@@ -263,11 +268,9 @@ pub(super) struct ModelFiles {
 }
 
 impl ModelFiles {
-    /// No dialog up; the session hooks `options` ask for.
+    /// Nothing to save yet; the session hooks `options` ask for.
     pub fn new(options: &ViewerOptions) -> Self {
         Self {
-            dialog: None,
-            save_dialog: None,
             pending_save: None,
             sessions: SessionHooks::new(options),
         }
@@ -314,12 +317,7 @@ impl Running {
             Some(Err(e)) => self.state.error = Some(e),
             None => {}
         }
-        if let Some(store) = &self.files.sessions.store {
-            match store.push_recent(model) {
-                Ok(list) => self.state.recent = list.into_iter().map(|r| r.model).collect(),
-                Err(e) => log::warn!("cannot update the recent models list: {e}"),
-            }
-        }
+        self.remember_recent(model);
     }
 
     /// Saves the session of the model shown (to the explicit file, else the user store).
@@ -349,6 +347,38 @@ impl Running {
 mod tests {
     use super::*;
     use crate::builtin;
+
+    #[test]
+    fn a_session_saved_paused_or_older_than_play_state_opens_paused() {
+        let scene = builtin::builtin_scene("arm").expect("builtin rig");
+        let durations: Vec<f32> = scene
+            .animations
+            .iter()
+            .map(crate::anim::clip_duration_s)
+            .collect();
+        assert!(!durations.is_empty(), "the arm rig has a clip");
+        let mut state = ViewerState::default();
+        assert!(!state.playback.playing, "the viewer's default is paused");
+        state.playback.select(Some(0), durations[0]);
+        let key = ModelKey {
+            path: "builtin:arm".into(),
+            content_hash: String::new(),
+        };
+        let saved = capture(&state, &scene, key, None);
+        assert!(!saved.playing);
+        let mut restored = ViewerState::default();
+        restored.playback.playing = true;
+        apply(&saved, &mut restored, &scene, &durations);
+        assert!(!restored.playback.playing, "saved paused, restored paused");
+        // A file written before play state was saved has no `playing`: paused.
+        let mut old: serde_json::Value = serde_json::from_str(&saved.to_json()).expect("json");
+        old.as_object_mut().expect("object").remove("playing");
+        let old = Session::from_json(&old.to_string()).expect("old file parses");
+        let mut restored = ViewerState::default();
+        restored.playback.playing = true;
+        apply(&old, &mut restored, &scene, &durations);
+        assert!(!restored.playback.playing);
+    }
 
     #[test]
     fn capture_then_apply_restores_the_view() {
@@ -385,6 +415,9 @@ mod tests {
             path: "builtin:arm".into(),
             content_hash: String::new(),
         };
+        state.playback.playing = true;
+        state.follow.enabled = true;
+        state.joints.selected = Some(joint);
         let session = capture(&state, &scene, key, None);
         let text = session.to_json();
         let back = Session::from_json(&text).expect("parse");
@@ -400,6 +433,9 @@ mod tests {
         assert_eq!(restored.joints.overrides, state.joints.overrides);
         assert_eq!(restored.playback.clip, state.playback.clip);
         assert!((restored.playback.time_s - state.playback.time_s).abs() < 1e-6);
+        assert!(restored.playback.playing, "saved playing, restored playing");
+        assert!(restored.follow.enabled);
+        assert_eq!(restored.joints.selected, Some(joint));
         assert!((restored.camera.yaw - 0.7).abs() < 1e-6);
         assert_eq!(restored.camera.distance, 3.5);
     }

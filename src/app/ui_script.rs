@@ -256,6 +256,18 @@ pub struct Shown<'a> {
     pub painted: bool,
 }
 
+/// The file dialog as a dump shows it.
+fn dialog_dump(d: &crate::ui::FileDialog) -> Value {
+    json!({
+        "title": d.purpose.title(),
+        "dir": d.dir.display().to_string(),
+        "name": d.name,
+        "entries": d.entries.iter().map(|e| &e.name).collect::<Vec<_>>(),
+        "error": d.error,
+        "confirm_overwrite": d.confirm_overwrite.as_ref().map(|p| p.display().to_string()),
+    })
+}
+
 /// The dump: window, probes, selection, search, camera, joints, views, playback and betas.
 #[must_use]
 pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
@@ -283,7 +295,19 @@ pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
     json!({
         "window": shown.window,
         "views": shown.views.iter().map(|v| json!({"rect": rect(v.rect), "mode": v.mode.name()})).collect::<Vec<_>>(),
-        "playback": {"clip": state.playback.clip, "time_s": state.playback.time_s},
+        "playback": {"clip": state.playback.clip, "time_s": state.playback.time_s, "playing": state.playback.playing},
+        "follow": state.follow.enabled,
+        // The clip time the camera last moved with the followed region (the frame drawn last).
+        "follow_time_s": state.follow.measured_at.as_ref().map(|m| m.1),
+        "source": scene.source,
+        "recent": state.recent,
+        "error": state.error,
+        "dialog": state.file_dialog.as_ref().map(dialog_dump),
+        "plot_legend": {
+            "folded": state.inspect.legend_folded,
+            "entries": state.inspect.series.as_deref().map(crate::ui::legend_entries).unwrap_or_default()
+                .iter().map(|e| json!({"name": e.name, "under": e.under})).collect::<Vec<_>>(),
+        },
         "heat": state.heat_shown.map(|(q, r)| json!({"quantity": format!("{q:?}"), "lo": r.lo, "hi": r.hi})),
         "probes": probes,
         "selected": state.joints.selected.map(name),

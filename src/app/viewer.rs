@@ -14,7 +14,6 @@ use super::egui_layer::EguiLayer;
 use super::graphics::Graphics;
 use super::inspect::Inspector;
 use super::model::LoadedModel;
-use super::open_dialog::OpenDialog;
 use super::recovery::FaultHooks;
 use super::session::ModelFiles;
 use super::surface::WindowGpu;
@@ -47,7 +46,7 @@ pub struct Running {
     pub(super) stats: FrameStats,
     /// Watching edited shaders and the device-loss test hook.
     pub(super) faults: FaultHooks,
-    /// The open and save dialogs and the session files.
+    /// The frame to save as a PNG and the session files.
     pub(super) files: ModelFiles,
     /// Scripted input (`--ui-script`) and the widgets laid out last frame.
     pub(super) script: ScriptHooks,
@@ -130,21 +129,7 @@ impl ApplicationHandler for Viewer {
                     event_loop.exit();
                     return;
                 }
-                if let Some(model) = running.state.requests.open_recent.take() {
-                    running.open_path(Path::new(&model));
-                }
-                if std::mem::take(&mut running.state.requests.open_dialog)
-                    && running.files.dialog.is_none()
-                {
-                    running.files.dialog = Some(OpenDialog::show(&running.gpu.window));
-                }
-                if let Some(answer) = running.files.dialog.as_ref().and_then(OpenDialog::poll) {
-                    running.files.dialog = None;
-                    if let Some(path) = answer {
-                        running.open_path(&path);
-                    }
-                }
-                running.ask_where_to_save();
+                running.handle_file_requests();
                 // Keep drawing while visible: the status line measures and clips play.
                 if running.gpu.visible {
                     running.gpu.window.request_redraw();
@@ -231,7 +216,7 @@ impl Running {
         };
         running.adopt_model();
         let clip = resolved.clip.or_else(|| {
-            // Interactive runs start playing the first clip.
+            // Interactive runs show the first clip, paused (Space plays it).
             (!scripted && !running.state.clips.is_empty()).then_some(0)
         });
         let duration = clip
@@ -239,7 +224,8 @@ impl Running {
             .map_or(0.0, |c| c.1);
         running.state.playback.select(clip, duration);
         running.state.playback.time_s = resolved.time_s.clamp(0.0, duration);
-        running.state.playback.playing = !scripted && resolved.clip.is_none() && clip.is_some();
+        // Paused unless the model's session was saved playing (restored below).
+        running.state.playback.playing = false;
         running.reset_hybrid_flags();
         running.restore_session(&options.model);
         Ok(running)
@@ -264,32 +250,15 @@ impl Running {
                     self.state.skinning.mode = mode;
                 }
                 if let Some((_, duration)) = self.state.clips.first() {
+                    // Paused, unless its session was saved playing (restored below).
                     self.state.playback.select(Some(0), *duration);
-                    self.state.playback.playing = true;
                 }
+                self.state.follow.reset();
                 self.state.inspect = Default::default();
                 self.reset_hybrid_flags();
                 self.restore_session(&spec);
             }
             Err(e) => self.state.error = Some(crate::report::error_message(&e)),
-        }
-    }
-
-    /// Shows the save-image dialog when the panel asked, and queues the frame it names.
-    fn ask_where_to_save(&mut self) {
-        let files = &mut self.files;
-        if std::mem::take(&mut self.state.requests.save_image) && files.save_dialog.is_none() {
-            let stem = std::path::Path::new(&self.model.scene.source)
-                .file_stem()
-                .map_or_else(|| "dqview".to_owned(), |s| s.to_string_lossy().into_owned());
-            let suggested = format!("{stem}.png");
-            files.save_dialog = Some(OpenDialog::show_save(&self.gpu.window, &suggested));
-        }
-        if let Some(answer) = files.save_dialog.as_ref().and_then(OpenDialog::poll) {
-            files.save_dialog = None;
-            if let Some(path) = answer {
-                files.pending_save = Some(path.with_extension("png"));
-            }
         }
     }
 
@@ -309,6 +278,10 @@ impl Running {
         self.state.cor = crate::ui::CorState::default();
         self.state.morphs = crate::ui::MorphsState::of_scene(&self.model.scene, &self.model.pose);
         self.state.camera = OrbitCamera::framing(self.model.bounds.0, self.model.bounds.1);
+        self.state.length_scale = Some(crate::analysis::LengthScale {
+            diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
+            unit_meters: self.model.scene.source_info.unit_meters,
+        });
         self.gpu
             .window
             .set_title(&format!("dqview — {}", self.model.scene.source));

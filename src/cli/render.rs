@@ -90,6 +90,8 @@ struct Job {
     poses: Vec<Pose>,
     /// The camera of frame 0 (turntables add to its yaw).
     orbit: OrbitCamera,
+    /// Each frame's camera target when the camera follows `--focus` (empty: one target).
+    targets: Vec<Vec3>,
     /// The focus joint's name and region over all frames (`--focus`).
     focus: Option<(String, FocusRegion)>,
     /// Image width and height.
@@ -133,7 +135,19 @@ impl Job {
         }
         let poses: Vec<Pose> = frames.frames.iter().map(|f| f.pose(scene)).collect();
         let narrowest = (size.0 / modes.len().max(1) as u32).max(1) as f32 / size.1 as f32;
-        let (orbit, region) = camera.orbit(scene, &poses, narrowest)?;
+        // An animation follows the focused joint; a still frames its region.
+        let following = if frames.animated {
+            camera.follow(scene, &poses, narrowest)?
+        } else {
+            None
+        };
+        let (orbit, region, targets) = match following {
+            Some(f) => (f.camera, Some(f.region), f.targets),
+            None => {
+                let (orbit, region) = camera.orbit(scene, &poses, narrowest)?;
+                (orbit, region, Vec::new())
+            }
+        };
         let focus = camera.focus.zip(region).map(|(node, r)| {
             let name = scene.nodes.get(node).map_or("", |n| n.name.as_str());
             (name.to_string(), r)
@@ -151,6 +165,7 @@ impl Job {
             frames,
             poses,
             orbit,
+            targets,
             focus,
             size,
         };
@@ -183,6 +198,9 @@ impl Job {
         for (i, (frame, pose)) in self.frames.frames.iter().zip(&self.poses).enumerate() {
             let mut camera = self.orbit;
             camera.yaw += frame.yaw_offset_deg.to_radians();
+            if let Some(&target) = self.targets.get(i) {
+                camera.target = target;
+            }
             writer.push(painter.paint(pose, &camera)?, fps)?;
             progress(i + 1, self.poses.len());
         }
@@ -197,8 +215,15 @@ impl Job {
                 OutputFormat::Png => "APNG",
                 OutputFormat::Gif => "GIF",
             };
+            let timing = match format {
+                OutputFormat::Png => String::new(),
+                OutputFormat::Gif => format!(
+                    " ({})",
+                    super::render_anim::gif_timing_text(self.poses.len(), self.frames.fps)
+                ),
+            };
             format!(
-                "; {} frames at {:.1} fps, {kind}",
+                "; {} frames at {:.2} fps, {kind}{timing}",
                 self.poses.len(),
                 self.frames.fps
             )
@@ -206,7 +231,10 @@ impl Job {
             String::new()
         };
         let focus = match &self.focus {
-            Some((name, r)) => format!(", focus {name}: {} vertices", r.vertices),
+            Some((name, r)) if self.targets.is_empty() => {
+                format!(", focus {name}: {} vertices", r.vertices)
+            }
+            Some((name, _)) => format!(", following {name} over the frames"),
             None => String::new(),
         };
         format!(
@@ -426,7 +454,11 @@ impl<'s> Painter<'s> {
                 if let Some(quantity) = heat {
                     let range = look.heat_range.unwrap_or_else(|| quantity.default_range());
                     let pane = [view.x, view.y, view.width, view.height];
-                    draw_heat_legend(image, pane, quantity, range, scale);
+                    let length = crate::analysis::LengthScale {
+                        diagonal: self.params.diagonal,
+                        unit_meters: self.scene.source_info.unit_meters,
+                    };
+                    draw_heat_legend(image, pane, quantity, range, scale, Some(length));
                 }
             }
         }

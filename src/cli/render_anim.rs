@@ -215,12 +215,46 @@ impl OutputFormat {
     }
 }
 
+/// Time of frame `k`'s start at `fps`, in whole centiseconds (rounded).
+fn gif_start_cs(k: usize, fps: f32) -> u64 {
+    (k as f64 * 100.0 / f64::from(fps.max(1e-3))).round() as u64
+}
+
+/// The GIF delay of frame `i` at `fps`, in centiseconds (GIF's unit): whole hundredths that
+/// add up to the exact time of the frames so far, so 24 fps plays 4, 4, 5, 4, 4, 4 (25 cs
+/// per 6 frames) instead of 4 every frame (25 fps).
+#[must_use]
+pub fn gif_delay_cs(i: usize, fps: f32) -> u16 {
+    let cs = gif_start_cs(i + 1, fps) - gif_start_cs(i, fps);
+    u16::try_from(cs.max(1)).unwrap_or(u16::MAX)
+}
+
+/// How a GIF of `frames` frames at `fps` really plays: its delays and the rate they make over
+/// the loop, e.g. `delays 4-5 cs, 24.00 fps over the loop` (or `24.39 fps`, when the loop's
+/// length is not a whole number of centiseconds at the asked rate).
+#[must_use]
+pub fn gif_timing_text(frames: usize, fps: f32) -> String {
+    let delays: Vec<u16> = (0..frames).map(|i| gif_delay_cs(i, fps)).collect();
+    let (lo, hi) = (
+        delays.iter().copied().min().unwrap_or(0),
+        delays.iter().copied().max().unwrap_or(0),
+    );
+    let total_cs: u64 = delays.iter().map(|&d| u64::from(d)).sum();
+    let real = frames as f64 * 100.0 / total_cs.max(1) as f64;
+    let spread = if lo == hi {
+        format!("{lo} cs")
+    } else {
+        format!("{lo}-{hi} cs")
+    };
+    format!("GIF delays {spread}: {real:.2} fps over the loop")
+}
+
 /// Writes frames to a file as they are rendered: PNG / APNG or GIF.
 pub enum FrameWriter {
     /// APNG (or a still PNG with one frame).
     Png(png::Writer<BufWriter<File>>),
-    /// Animated GIF (or a still with one frame).
-    Gif(Box<image::codecs::gif::GifEncoder<BufWriter<File>>>),
+    /// Animated GIF (or a still with one frame), with the index of the next frame.
+    Gif(Box<image::codecs::gif::GifEncoder<BufWriter<File>>>, usize),
 }
 
 impl FrameWriter {
@@ -241,8 +275,9 @@ impl FrameWriter {
                 encoder.set_depth(png::BitDepth::Eight);
                 if frames > 1 {
                     encoder.set_animated(u32::try_from(frames)?, 0)?;
-                    let delay_ms = (1000.0 / fps).round().clamp(1.0, 1000.0) as u16;
-                    encoder.set_frame_delay(delay_ms, 1000)?;
+                    // APNG delays are fractions: 1000 / (1000 fps) s is the rate to 0.001 fps.
+                    let per_second = (fps * 1000.0).round().clamp(1000.0, 50_000.0) as u16;
+                    encoder.set_frame_delay(1000, per_second)?;
                 }
                 Ok(Self::Png(encoder.write_header()?))
             }
@@ -250,24 +285,23 @@ impl FrameWriter {
                 // Speed 10 of 1..30: image's default quantiser quality, a few hundred ms a frame at 1024x512.
                 let mut encoder = image::codecs::gif::GifEncoder::new_with_speed(writer, 10);
                 encoder.set_repeat(image::codecs::gif::Repeat::Infinite)?;
-                Ok(Self::Gif(Box::new(encoder)))
+                Ok(Self::Gif(Box::new(encoder), 0))
             }
         }
     }
 
-    /// Appends one frame, shown for 1 / `fps` seconds.
+    /// Appends one frame, shown for 1 / `fps` seconds (a GIF: see [`gif_delay_cs`]).
     pub fn push(&mut self, frame: RgbaImage, fps: f32) -> Result<()> {
         match self {
             Self::Png(writer) => writer.write_image_data(&frame.pixels)?,
-            Self::Gif(encoder) => {
+            Self::Gif(encoder, index) => {
                 let buffer = image::RgbaImage::from_raw(frame.width, frame.height, frame.pixels)
                     .context("frame size does not match its pixels")?;
-                // 1000 / fps ms, in thousandths so fractional rates keep their speed.
-                let delay = image::Delay::from_numer_denom_ms(
-                    1_000_000,
-                    (fps * 1000.0).round().max(1.0) as u32,
-                );
+                // Whole centiseconds (the encoder would round each 1000 / fps ms alike).
+                let cs = gif_delay_cs(*index, fps);
+                let delay = image::Delay::from_numer_denom_ms(u32::from(cs) * 10, 1);
                 encoder.encode_frame(image::Frame::from_parts(buffer, 0, 0, delay))?;
+                *index += 1;
             }
         }
         Ok(())
@@ -278,7 +312,7 @@ impl FrameWriter {
     pub fn finish(self) -> Result<()> {
         match self {
             Self::Png(writer) => writer.finish()?,
-            Self::Gif(encoder) => drop(encoder),
+            Self::Gif(encoder, _) => drop(encoder),
         }
         Ok(())
     }

@@ -11,7 +11,7 @@ use crate::anim::{Pose, find_node};
 use crate::render::Camera;
 use crate::scene::Scene;
 use crate::skin::rest_bounds;
-use crate::ui::{OrbitCamera, fit_distance};
+use crate::ui::{OrbitCamera, fit_distance, fit_model_distance};
 
 /// The camera flags, checked: angles in degrees, distance in model units.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -105,13 +105,69 @@ impl CameraRequest {
             ..OrbitCamera::default()
         };
         camera.frame(min, max);
+        // A joint's region gets a margin; the whole model fits as the viewer frames it.
+        let fit = if region.is_some() {
+            fit_distance
+        } else {
+            fit_model_distance
+        };
         camera.distance = self
             .distance
-            .unwrap_or_else(|| fit_distance(camera.scene_radius, aspect));
+            .unwrap_or_else(|| fit(camera.scene_radius, aspect));
         // Near and far planes hold the whole model, not just a focused joint.
         let rest_radius = (rest.1 - rest.0).length() * 0.5;
         camera.scene_radius = camera.scene_radius.max(rest_radius);
         Ok((camera, region))
+    }
+}
+
+/// A camera that follows a joint's region over an animation's frames.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Following {
+    /// The camera of frame 0.
+    pub camera: OrbitCamera,
+    /// The region over all frames (its vertex count is each frame's, summed).
+    pub region: FocusRegion,
+    /// Each frame's camera target: its region's centre.
+    pub targets: Vec<Vec3>,
+}
+
+impl CameraRequest {
+    /// With `--focus`, the camera of an animation: it follows the joint's region (the target
+    /// at each frame's region centre) and stands back enough for the largest frame's region,
+    /// so the zoom holds still (unless `--distance` says how far); `None` without `--focus`.
+    pub fn follow(&self, scene: &Scene, poses: &[Pose], aspect: f32) -> Result<Option<Following>> {
+        let Some(joint) = self.focus else {
+            return Ok(None);
+        };
+        let regions = poses
+            .iter()
+            .map(|pose| focus_region(scene, pose, joint))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| anyhow::anyhow!("--focus: {e}"))?;
+        let Some(first) = regions.first().copied() else {
+            return Ok(None);
+        };
+        let largest = regions.iter().map(FocusRegion::radius).fold(0.0, f32::max);
+        let mut camera = OrbitCamera {
+            yaw: self.yaw_deg.to_radians(),
+            pitch: self.pitch_deg.to_radians(),
+            ..OrbitCamera::default()
+        };
+        camera.frame(first.min, first.max);
+        camera.distance = self
+            .distance
+            .unwrap_or_else(|| fit_distance(largest, aspect));
+        // Near and far planes hold the whole model, not just the followed joint.
+        let rest = rest_bounds(scene).unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
+        camera.scene_radius = largest.max((rest.1 - rest.0).length() * 0.5);
+        let region = regions[1..].iter().fold(first, |a, &r| a.union(r));
+        let targets = regions.iter().map(FocusRegion::center).collect();
+        Ok(Some(Following {
+            camera,
+            region,
+            targets,
+        }))
     }
 }
 
@@ -191,10 +247,15 @@ mod tests {
             .orbit(&scene, std::slice::from_ref(&pose), 1.0)
             .expect("camera");
         let region = region.expect("a focus region");
-        // The tip moves the upper two thirds of the tube: nearer, and aimed higher.
+        // The tip moves the upper two thirds of the tube: a smaller sphere, aimed higher, at the
+        // distance that leaves it FRAME_FILL of the pane.
         assert!(
-            near.distance < 0.95 * whole.distance,
-            "{near:?} vs {whole:?}"
+            region.radius() < 0.95 * whole.scene_radius,
+            "{region:?} vs {whole:?}"
+        );
+        assert!(
+            (near.distance - fit_distance(region.radius(), 1.0)).abs() < 1e-4 * near.distance,
+            "{near:?} vs {region:?}"
         );
         assert!(
             near.target.y > whole.target.y + 0.2,
@@ -206,6 +267,72 @@ mod tests {
         assert!((p - size * 0.5).length() < 0.5, "{p}");
         // The near plane still holds the whole tube.
         assert!(near.scene_radius >= whole.scene_radius - 1e-6);
+    }
+
+    #[test]
+    fn an_animation_follows_the_region_and_leaves_a_margin() {
+        let scene = builtin_scene("elbow").expect("builtin");
+        let joint = scene.skins[0].joints[1];
+        let name = scene.nodes[joint].name.clone();
+        // A bend from 0 to 120 degrees swings the forearm's region across the model.
+        let poses: Vec<Pose> = (0..6)
+            .map(|i| {
+                let mut overrides = crate::anim::JointOverrides::new();
+                let bend_deg = 24.0 * i as f32;
+                let angles = crate::anim::JointAngles {
+                    bend_deg,
+                    ..Default::default()
+                };
+                overrides.set(joint, angles);
+                let mut pose = Pose::rest(&scene);
+                pose.sample(&scene, None, 0.0, &overrides);
+                pose
+            })
+            .collect();
+        let flags = CameraFlags {
+            focus: Some(name),
+            ..CameraFlags::default()
+        };
+        let request = CameraRequest::parse(&flags, &scene).expect("flags");
+        let aspect = 1.5;
+        let follow = request
+            .follow(&scene, &poses, aspect)
+            .expect("camera")
+            .expect("following");
+        assert_eq!(follow.targets.len(), poses.len());
+        let size = Vec2::new(150.0, 100.0);
+        let mut moved = 0.0_f32;
+        for (pose, target) in poses.iter().zip(&follow.targets) {
+            let camera = OrbitCamera {
+                target: *target,
+                ..follow.camera
+            };
+            let region = focus_region(&scene, pose, joint).expect("region");
+            let clip = camera.clip_from_world(aspect);
+            let centre = project_to_viewport(clip, region.center(), size).expect("ahead");
+            assert!((centre - size * 0.5).length() < 0.5, "{centre}");
+            // Every corner of the region inside the pane, the box within 70% of its height.
+            let (mut lo, mut hi) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
+            for k in 0..8 {
+                let pick = |bit: usize, a: f32, b: f32| if k & bit == 0 { a } else { b };
+                let corner = Vec3::new(
+                    pick(1, region.min.x, region.max.x),
+                    pick(2, region.min.y, region.max.y),
+                    pick(4, region.min.z, region.max.z),
+                );
+                let p = project_to_viewport(clip, corner, size).expect("ahead");
+                lo = lo.min(p);
+                hi = hi.max(p);
+            }
+            let fill = (hi - lo).max_element() / size.min_element();
+            assert!(fill <= crate::ui::FRAME_FILL + 1e-3, "fills {fill}");
+            moved = moved.max((*target - follow.targets[0]).length());
+        }
+        // The union framing of a still would have left the centre wandering by this much.
+        assert!(
+            moved > 0.2 * follow.region.radius(),
+            "the region moved {moved}"
+        );
     }
 
     #[test]

@@ -2,7 +2,9 @@
 
 use super::label::{draw_label, fill_rect, label_size};
 use super::offscreen::RgbaImage;
-use crate::analysis::{HeatQuantity, HeatRange, heat_decimals, heat_value_text};
+use crate::analysis::{
+    HeatQuantity, HeatRange, LengthScale, heat_decimals, heat_value_text, heat_value_with_length,
+};
 
 /// The heat colour of `t` in [0, 1], linear RGB: dark blue, blue, cyan, green, yellow, red, dark red.
 ///
@@ -47,14 +49,16 @@ pub fn legend_height(scale: u32) -> u32 {
 }
 
 /// Draws a colour bar of `range` across the bottom of the pane at (`x`, `y`) of `width` x
-/// `height` pixels: the heat scale, ticks and numbers at its ends and middle, and the title
-/// where it fits, `scale` pixels per font pixel.
+/// `height` pixels: the heat scale, ticks and numbers at its ends and middle (displacement
+/// with its length in the file's units where `length` is known and the numbers fit), and the
+/// title where it fits, `scale` pixels per font pixel.
 pub fn draw_heat_legend(
     image: &mut RgbaImage,
     [x, y, width, height]: [u32; 4],
     quantity: HeatQuantity,
     range: HeatRange,
     scale: u32,
+    length: Option<LengthScale>,
 ) {
     let s = scale.max(1);
     let margin = 4 * s;
@@ -73,7 +77,15 @@ pub fn draw_heat_legend(
     }
     let decimals = heat_decimals(quantity, range);
     let mid = 0.5 * (range.lo + range.hi);
-    let texts = [range.lo, mid, range.hi].map(|v| heat_value_text(quantity, v, decimals));
+    let with_length = [range.lo, mid, range.hi]
+        .map(|v| heat_value_with_length(quantity, v, decimals, range, length));
+    // Lengths where both ends fit side by side; the bare numbers otherwise.
+    let ends = label_size(&with_length[0], s).0 + label_size(&with_length[2], s).0 + 2 * s;
+    let texts = if ends <= bw {
+        with_length
+    } else {
+        [range.lo, mid, range.hi].map(|v| heat_value_text(quantity, v, decimals))
+    };
     let text_y = bar_y + bar_h;
     let widths = texts.each_ref().map(|t| label_size(t, s).0);
     // Ticks at the ends and the middle, in white, through the bar's lower half.
@@ -97,10 +109,18 @@ pub fn draw_heat_legend(
         draw_label(image, &texts[1], mid_x, text_y, s);
     }
     // The title goes above the bar when it fits and bar and title keep to a quarter of the pane.
-    let title = legend_title(quantity);
-    let (title_w, title_h) = label_size(title, s);
+    let mut title = legend_title(quantity).to_owned();
+    if quantity == HeatQuantity::Displacement
+        && let Some(diagonal) = length.and_then(LengthScale::diagonal_text)
+    {
+        let long = format!("{title} {diagonal}");
+        if label_size(&long, s).0 <= bw {
+            title = long;
+        }
+    }
+    let (title_w, title_h) = label_size(&title, s);
     if title_w <= bw && 4 * (box_h + title_h + margin) <= height {
-        draw_label(image, title, bx, by - title_h, s);
+        draw_label(image, &title, bx, by - title_h, s);
     }
 }
 
@@ -144,6 +164,7 @@ mod tests {
             HeatQuantity::Displacement,
             range,
             1,
+            None,
         );
         let px = |x: u32, y: u32| {
             let at = ((y * w + x) * 4) as usize;

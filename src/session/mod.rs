@@ -12,7 +12,7 @@
 
 mod store;
 
-pub use store::{MAX_RECENT, RecentModel, SessionStore};
+pub use store::{MAX_RECENT, RecentModel, SessionStore, with_recent};
 
 use std::path::Path;
 
@@ -143,6 +143,12 @@ pub struct Session {
     pub clip: Option<String>,
     /// Time in the clip, seconds.
     pub time_s: f32,
+    /// Whether the clip was playing (the viewer opens paused otherwise).
+    pub playing: bool,
+    /// Whether the camera followed the selected joint.
+    pub follow: bool,
+    /// The selected joint's name, if one was selected.
+    pub selected_joint: Option<String>,
     /// Joint overrides.
     pub joint_overrides: Vec<JointOverrideEntry>,
     /// Hand-set morph weights.

@@ -2,7 +2,9 @@
 
 use egui::{Color32, Pos2, Rect, Stroke, vec2};
 
-use crate::analysis::{HeatQuantity, HeatRange, heat_decimals, heat_value_text};
+use crate::analysis::{
+    HeatQuantity, HeatRange, LengthScale, heat_decimals, heat_value_text, heat_value_with_length,
+};
 use crate::render::heat_rgb;
 
 /// How a heatmap's colour range is chosen.
@@ -60,19 +62,60 @@ pub fn heat_range_ui(
 const BAR_BOX_HEIGHT: f32 = 30.0;
 
 /// Draws the colour bar of `range` in the top right corner of `view` (below its caption; the
-/// status line has the bottom): the heat scale, the numbers at its ends and middle, and what
-/// it measures.
+/// status line has the bottom): the heat scale, the numbers at its ends and middle (with the
+/// length in the file's units for displacement, when `length` is known), and what it measures.
 pub fn paint_heat_legend(
     painter: &egui::Painter,
     view: Rect,
     quantity: HeatQuantity,
     range: HeatRange,
-) {
-    let width = (view.width() * 0.5)
-        .clamp(120.0, 320.0)
+    length: Option<LengthScale>,
+) -> Option<Rect> {
+    let d = heat_decimals(quantity, range);
+    let mid = 0.5 * (range.lo + range.hi);
+    let texts =
+        [range.lo, mid, range.hi].map(|v| heat_value_with_length(quantity, v, d, range, length));
+    let title = match (quantity, length.and_then(LengthScale::diagonal_text)) {
+        (HeatQuantity::Displacement, Some(diagonal)) => {
+            format!("|LBS - DQS| / diagonal ({diagonal})")
+        }
+        (HeatQuantity::Displacement, None) => "|LBS - DQS| / diagonal".to_owned(),
+        (HeatQuantity::Collapse, _) => "volume ratio".to_owned(),
+    };
+    paint_bar(painter, view, &title, &texts)
+}
+
+/// Draws the paint mode's legend: the beta each colour is, 0 (LBS) to 1 (DQS), as the mesh
+/// shows the map while painting.
+pub fn paint_beta_legend(painter: &egui::Painter, view: Rect) -> Option<Rect> {
+    let texts = ["0 LBS", "0.5", "1 DQS"].map(str::to_owned);
+    paint_bar(painter, view, "beta: DQS share of the blend", &texts)
+}
+
+/// A heat-coloured bar with `texts` at its left end, middle and right end and `title` above,
+/// in the top right corner of `view`; returns where it went (`None`: the view is too small).
+fn paint_bar(
+    painter: &egui::Painter,
+    view: Rect,
+    title: &str,
+    texts: &[String; 3],
+) -> Option<Rect> {
+    let font = egui::FontId::monospace(11.0);
+    let text_width = |t: &str| {
+        painter
+            .layout_no_wrap(t.to_owned(), font.clone(), Color32::WHITE)
+            .size()
+            .x
+    };
+    // Wide enough for the three numbers side by side with a gap, and for the title.
+    let needed = texts.iter().map(|t| text_width(t)).sum::<f32>() + 36.0;
+    let width = needed
+        .max(text_width(title) + 4.0)
+        .max((view.width() * 0.5).min(320.0))
+        .max(120.0)
         .min(view.width() - 16.0);
     if width < 60.0 || view.height() < 4.0 * BAR_BOX_HEIGHT {
-        return;
+        return None;
     }
     let min = Pos2::new(view.max.x - 8.0 - width, view.min.y + 54.0);
     let frame = Rect::from_min_size(min, vec2(width, BAR_BOX_HEIGHT));
@@ -97,28 +140,28 @@ pub fn paint_heat_legend(
         Stroke::new(1.0, Color32::from_gray(200)),
         egui::StrokeKind::Outside,
     );
-    let d = heat_decimals(quantity, range);
-    let font = egui::FontId::monospace(11.0);
     let text_y = bar.max.y + 2.0;
-    let mid = 0.5 * (range.lo + range.hi);
-    for (value, x, align) in [
-        (range.lo, bar.min.x, egui::Align2::LEFT_TOP),
-        (mid, bar.center().x, egui::Align2::CENTER_TOP),
-        (range.hi, bar.max.x, egui::Align2::RIGHT_TOP),
-    ] {
-        let text = heat_value_text(quantity, value, d);
+    // The middle number only where it clears both ends.
+    let mid_fits = texts.iter().map(|t| text_width(t)).sum::<f32>() + 24.0 <= bar.width();
+    for (i, (x, align)) in [
+        (bar.min.x, egui::Align2::LEFT_TOP),
+        (bar.center().x, egui::Align2::CENTER_TOP),
+        (bar.max.x, egui::Align2::RIGHT_TOP),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if i == 1 && !mid_fits {
+            continue;
+        }
         painter.text(
             Pos2::new(x, text_y),
             align,
-            text,
+            &texts[i],
             font.clone(),
             Color32::WHITE,
         );
     }
-    let title = match quantity {
-        HeatQuantity::Displacement => "|LBS - DQS| / diagonal",
-        HeatQuantity::Collapse => "volume ratio",
-    };
     painter.text(
         Pos2::new(frame.min.x + 2.0, frame.min.y - 2.0),
         egui::Align2::LEFT_BOTTOM,
@@ -126,4 +169,5 @@ pub fn paint_heat_legend(
         font,
         Color32::from_gray(230),
     );
+    Some(frame.with_min_y(frame.min.y - 14.0))
 }

@@ -169,7 +169,8 @@ pub fn pick_joint(joints: &[(usize, Vec2)], cursor: Vec2, radius: f32) -> Option
 /// The Joints section: skin choice, the selected joint's sliders first (so a small window
 /// shows them without scrolling), the search field, the tree with DQS flags, resets.
 ///
-/// Double-clicking a row (or the frame button) asks `app` to frame that joint (`frame_joint`).
+/// Double-clicking a row (or the frame button) asks `app` to frame that joint (`frame_joint`);
+/// `follow` is the follow-joint toggle beside it.
 pub fn joints_ui(
     ui: &mut egui::Ui,
     state: &mut JointsState,
@@ -177,6 +178,7 @@ pub fn joints_ui(
     hybrid: &mut HybridState,
     flips: Option<&TwistFlips>,
     frame_joint: &mut Option<usize>,
+    follow: &mut bool,
 ) {
     if trees.is_empty() {
         ui.label("no skins");
@@ -195,7 +197,7 @@ pub fn joints_ui(
     let Some(tree) = trees.get(state.skin) else {
         return;
     };
-    selected_joint_ui(ui, state, tree, flips, frame_joint);
+    selected_joint_ui(ui, state, tree, flips, frame_joint, follow);
     search_ui(ui, state, tree);
     tree_ui(ui, state, tree, hybrid, frame_joint);
     ui.horizontal(|ui| {
@@ -214,7 +216,7 @@ pub fn joints_ui(
     });
 }
 
-/// The selected joint's name, frame and mirror buttons, twist (with the flip strip), bend
+/// The selected joint's name, frame and mirror buttons, follow toggle, twist (with the flip strip), bend
 /// and roll sliders and resets; a hint when nothing is selected.
 fn selected_joint_ui(
     ui: &mut egui::Ui,
@@ -222,6 +224,7 @@ fn selected_joint_ui(
     tree: &JointTree,
     flips: Option<&TwistFlips>,
     frame_joint: &mut Option<usize>,
+    follow: &mut bool,
 ) {
     let Some(node) = state.selected else {
         ui.label("click a joint in the tree or the viewport");
@@ -253,6 +256,11 @@ fn selected_joint_ui(
             state.selected = mirror;
             state.reveal_selected = true;
         }
+        let r = ui.checkbox(follow, "follow");
+        super::probe::record(ui, "follow joint", r.rect);
+        r.on_hover_text(
+            "follow joint: frame it and keep its region in view while a clip plays or the joint moves",
+        );
     });
     let mut a: JointAngles = state.overrides.get(node);
     let mut changed = false;

@@ -6,7 +6,9 @@
 mod cor;
 mod crowd;
 mod facts;
+mod file_dialog;
 mod flip;
+mod follow;
 mod heat_legend;
 mod joint_search;
 mod joints;
@@ -15,23 +17,32 @@ mod orbit;
 mod paint;
 mod playback;
 mod plot;
+mod plot_legend;
 pub mod probe;
 mod viewport;
 
 pub use cor::{CorState, cor_ui};
 pub use crowd::{MAX_CROWD, crowd_ui};
 pub use facts::{ModelFacts, facts_ui};
+pub use file_dialog::{
+    DialogOutcome, DialogPurpose, DirEntry, FileDialog, file_dialog_ui, list_dir,
+};
 pub use flip::{FLIP_COLOR, flip_strip_ui, flipped_ranges, x_of_twist};
-pub use heat_legend::{HeatRangeMode, heat_range_ui, paint_heat_legend};
+pub use follow::FollowState;
+pub use heat_legend::{HeatRangeMode, heat_range_ui, paint_beta_legend, paint_heat_legend};
 pub use joint_search::{matching_rows, mirror_joint, mirror_name, shown_rows};
 pub use joints::{
     HybridState, JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint,
 };
 pub use morphs::{MorphNode, MorphsState, morphs_ui};
-pub use orbit::{OrbitCamera, fit_distance, ndc_from_viewport, project_to_viewport};
+pub use orbit::{
+    FRAME_FILL, OrbitCamera, fit_distance, fit_model_distance, ndc_from_viewport,
+    project_to_viewport,
+};
 pub use paint::{PaintOp, PaintRequests, PaintState, paint_ui};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
 pub use plot::{InspectState, flipped_runs, jump_to, mode_color, plot_ui};
+pub use plot_legend::{IDENTICAL_TOLERANCE, LegendEntry, identical, legend_entries};
 pub use viewport::{SkeletonPose, Status, ViewRect, view_rects, viewport_ui};
 
 use crate::render::DebugView;
@@ -165,7 +176,7 @@ impl Default for DisplaySettings {
 /// One-shot requests from the panel that `app` carries out.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Requests {
-    /// Show the native file dialog.
+    /// Show the file dialog to open a model.
     pub open_dialog: bool,
     /// Fit the camera to the model.
     pub frame_model: bool,
@@ -175,6 +186,8 @@ pub struct Requests {
     pub save_image: bool,
     /// Open this model from File > Recent.
     pub open_recent: Option<String>,
+    /// The file dialog's answer: what the file is for and where it is.
+    pub picked: Option<(DialogPurpose, std::path::PathBuf)>,
 }
 
 /// Everything the panels and the viewport show and change.
@@ -210,8 +223,14 @@ pub struct ViewerState {
     pub requests: Requests,
     /// The CoR precompute's progress and buttons.
     pub cor: CorState,
-    /// File > Recent: the last models opened, most recent first.
+    /// File > Recent: the last models opened or saved from the viewer, most recent first.
     pub recent: Vec<String>,
+    /// The in-window file dialog, while it is up.
+    pub file_dialog: Option<FileDialog>,
+    /// Follow joint: the camera keeps the selected joint's region in view as it moves.
+    pub follow: FollowState,
+    /// The model's diagonal and the file's units, for lengths in legends (set by the app).
+    pub length_scale: Option<crate::analysis::LengthScale>,
     /// Where each joint of the shown skin was drawn this frame: (node, window point), per view.
     pub projected_joints: Vec<(usize, glam::Vec2)>,
     /// The blend-map brush.
@@ -225,7 +244,9 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
     egui::ScrollArea::vertical().show(ui, |ui| {
         ui.heading("dqview");
         ui.horizontal(|ui| {
-            if ui.button("Open…").clicked() {
+            let open = ui.button("Open…");
+            probe::record(ui, "open model", open.rect);
+            if open.clicked() {
                 state.requests.open_dialog = true;
             }
             if ui
@@ -242,6 +263,7 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
             {
                 frame_selection(state);
             }
+
             ui.add_enabled_ui(!state.recent.is_empty(), |ui| {
                 ui.menu_button("Recent", |ui| {
                     for model in &state.recent {
@@ -290,6 +312,7 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
                     &mut state.hybrid,
                     state.inspect.flips.as_ref(),
                     &mut state.requests.frame_joint,
+                    &mut state.follow.enabled,
                 );
             });
         if !state.morphs.nodes.is_empty() {
@@ -303,6 +326,22 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
             .default_open(true)
             .show(ui, |ui| facts_ui(ui, &state.facts));
     });
+    dialog_ui(ui.ctx(), state);
+}
+
+/// The file dialog, while it is up: its answer goes to `requests.picked` and closes it.
+fn dialog_ui(ctx: &egui::Context, state: &mut ViewerState) {
+    let Some(dialog) = state.file_dialog.as_mut() else {
+        return;
+    };
+    match file_dialog_ui(ctx, dialog) {
+        DialogOutcome::Open => {}
+        DialogOutcome::Picked(path) => {
+            state.requests.picked = Some((dialog.purpose, path));
+            state.file_dialog = None;
+        }
+        DialogOutcome::Cancelled => state.file_dialog = None,
+    }
 }
 
 /// The hybrid's strength (1: the map as stored) and an optional uniform beta.

@@ -59,8 +59,8 @@ impl OrbitCamera {
         self.distance = radius / (Self::FOV_Y * 0.5).sin() * 1.05;
     }
 
-    /// Like [`Self::frame`] for a part of a model: the box fits a view of `aspect` (width /
-    /// height) both ways, and near and far planes keep holding a model of radius `model_radius`.
+    /// Like [`Self::frame`] for a part of a model: the box's sphere spans [`FRAME_FILL`] of a
+    /// view of `aspect` (width / height) both ways, and near and far planes keep holding a model of radius `model_radius`.
     pub fn frame_part(&mut self, min: Vec3, max: Vec3, aspect: f32, model_radius: f32) {
         self.frame(min, max);
         self.distance = fit_distance(self.scene_radius, aspect);
@@ -148,10 +148,26 @@ impl OrbitCamera {
     }
 }
 
-/// The distance at which a sphere of `radius` fits a view of `aspect` both ways, with the 5%
-/// margin of [`OrbitCamera::frame`] (the same distance for views at least as wide as tall).
+/// The most of a pane's narrower side that a framed joint region's bounding sphere spans:
+/// the rest is margin, so the region stays in view as it moves a little and reads as a part
+/// of the body around it.
+pub const FRAME_FILL: f32 = 0.7;
+
+/// The distance at which a sphere of `radius` spans [`FRAME_FILL`] of the narrower side of a
+/// view of `aspect` (width / height); the same distance for views at least as wide as tall.
 #[must_use]
 pub fn fit_distance(radius: f32, aspect: f32) -> f32 {
+    let tan_narrow = (OrbitCamera::FOV_Y * 0.5).tan() * aspect.clamp(1e-3, 1.0);
+    // The sphere's silhouette seen from distance d has half-angle asin(radius / d).
+    let half_angle = (FRAME_FILL * tan_narrow).atan();
+    radius.max(1e-3) / half_angle.sin()
+}
+
+/// The distance at which a sphere of `radius` fits a view of `aspect` both ways with the 5%
+/// margin of [`OrbitCamera::frame`]: a whole model, which is larger than its sphere's silhouette
+/// suggests (the same distance for views at least as wide as tall).
+#[must_use]
+pub fn fit_model_distance(radius: f32, aspect: f32) -> f32 {
     let half_v = OrbitCamera::FOV_Y * 0.5;
     let half_h = (half_v.tan() * aspect.max(1e-3)).atan();
     radius.max(1e-3) / half_v.min(half_h).sin() * 1.05
@@ -241,6 +257,46 @@ mod tests {
         assert!(close(after, cursor, 0.05), "{after}");
         cam.zoom_to_cursor(-3.0, ndc, aspect);
         assert!((cam.distance - d0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn a_framed_part_fills_at_most_the_frame_fill_of_the_pane() {
+        let (min, max) = (Vec3::new(0.2, 1.0, -0.1), Vec3::new(0.8, 1.3, 0.1));
+        for aspect in [0.5_f32, 1.0, 16.0 / 9.0] {
+            for yaw in [0.0_f32, 0.8, 2.0] {
+                let mut cam = OrbitCamera {
+                    yaw,
+                    ..OrbitCamera::default()
+                };
+                cam.frame_part(min, max, aspect, 5.0);
+                let size = Vec2::new(400.0 * aspect, 400.0);
+                let clip = cam.clip_from_world(aspect);
+                let corners: Vec<Vec2> = (0..8)
+                    .map(|k| {
+                        let pick =
+                            |bit: usize, lo: f32, hi: f32| if k & bit == 0 { lo } else { hi };
+                        let c = Vec3::new(
+                            pick(1, min.x, max.x),
+                            pick(2, min.y, max.y),
+                            pick(4, min.z, max.z),
+                        );
+                        project_to_viewport(clip, c, size).expect("ahead")
+                    })
+                    .collect();
+                let lo = corners.iter().copied().reduce(Vec2::min).expect("corners");
+                let hi = corners.iter().copied().reduce(Vec2::max).expect("corners");
+                // Of the narrower side: the strictest reading of "fills the pane".
+                let fill = (hi - lo).max_element() / size.min_element();
+                assert!(
+                    fill <= FRAME_FILL + 1e-3,
+                    "aspect {aspect} yaw {yaw}: fills {fill}"
+                );
+                // Not lost in the pane either: the box is most of its sphere.
+                assert!(fill >= 0.4, "aspect {aspect} yaw {yaw}: fills only {fill}");
+                let centre = project_to_viewport(clip, (min + max) * 0.5, size).expect("ahead");
+                assert!(close(centre, size * 0.5, 0.05), "{centre}");
+            }
+        }
     }
 
     #[test]

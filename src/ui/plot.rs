@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use egui::Color32;
-use egui_plot::{Corner, HLine, Legend, Line, LineStyle, Plot, PlotPoints, Span, VLine};
+use egui_plot::{HLine, Line, LineStyle, Plot, PlotPoints, Span, VLine};
 
 use super::{JointsState, Playback};
 use crate::analysis::{Measure, RatioSeries, SeriesAxis, TwistFlips};
@@ -28,6 +28,8 @@ pub struct InspectState {
     pub flips: Option<TwistFlips>,
     /// A flip warning for the status line.
     pub warning: Option<String>,
+    /// The legend strip is folded away.
+    pub legend_folded: bool,
 }
 
 /// Line colour of a mode (LBS orange, DQS blue, hybrid green).
@@ -111,7 +113,8 @@ pub fn plot_ui(
             }
             None => "Volume / rest".to_owned(),
         };
-        ui.strong(title);
+        let title = ui.strong(title);
+        super::probe::record(ui, "plot title", title.rect);
         if let Some((done, total)) = inspect.progress {
             let fraction = done as f32 / total.max(1) as f32;
             ui.add(
@@ -129,6 +132,10 @@ pub fn plot_ui(
         ui.label(inspect.note.as_deref().unwrap_or("no data yet"));
         return;
     };
+    // The legend above the data, never over the curves or the title.
+    let entries = super::plot_legend::legend_entries(&series);
+    let strip = super::plot_legend::legend_strip_ui(ui, &entries, &mut inspect.legend_folded);
+    super::probe::record(ui, "plot legend", strip);
     let cursor_x = match series.axis {
         SeriesAxis::ClipTime { .. } => f64::from(playback.time_s),
         SeriesAxis::Twist { joint } => f64::from(joints.overrides.get(joint).twist_deg),
@@ -141,11 +148,6 @@ pub fn plot_ui(
     // No plot background: the panel colour shows through (cheap on software rasterizers).
     let plot = Plot::new("dqview_ratio_plot")
         .show_background(false)
-        .legend(
-            Legend::default()
-                .position(Corner::LeftBottom)
-                .background_alpha(0.55),
-        )
         .allow_zoom(false)
         .allow_drag(false)
         .allow_scroll(false)
@@ -209,6 +211,7 @@ pub fn plot_ui(
         p.vline(VLine::new("", cursor_x).color(Color32::WHITE).width(1.5));
     });
     let r = &response.response;
+    super::probe::record(ui, "plot area", r.rect);
     if (r.clicked() || r.dragged())
         && let Some(pos) = r.interact_pointer_pos()
     {

@@ -190,14 +190,17 @@ pub fn viewport_ui(
         }
     }
     state.projected_joints = projected;
-    if let (Some((quantity, range)), false) = (state.heat_shown, painting) {
-        for view in &views {
-            super::paint_heat_legend(
-                &painter.with_clip_rect(view.rect),
-                view.rect,
-                quantity,
-                range,
-            );
+    for view in &views {
+        let clipped = painter.with_clip_rect(view.rect);
+        let legend = match (state.heat_shown, painting) {
+            (_, true) => super::paint_beta_legend(&clipped, view.rect),
+            (Some((quantity, range)), false) => {
+                super::paint_heat_legend(&clipped, view.rect, quantity, range, state.length_scale)
+            }
+            (None, false) => None,
+        };
+        if let Some(rect) = legend {
+            super::probe::record(ui, "view legend", rect);
         }
     }
     paint_status(

@@ -1,0 +1,186 @@
+//! The viewer's files: the in-window dialog for Open, Save image and Save blend map, with the
+//! model's folder and name as the default, and File > Recent for files opened or saved.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use super::viewer::Running;
+use crate::blend_file::{InputKind, MapSource, OutKind, write_output};
+use crate::scene::Scene;
+use crate::skin::SceneBetas;
+use crate::ui::{DialogPurpose, FileDialog};
+
+/// The folder a dialog starts in and the model's file stem: the model's own folder, or the
+/// current folder for a built-in rig.
+#[must_use]
+pub fn model_folder_and_stem(model: &str) -> (PathBuf, String) {
+    if let Some(name) = model.strip_prefix("builtin:") {
+        return (PathBuf::from("."), name.to_owned());
+    }
+    let path = Path::new(model);
+    let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+    (folder, stem)
+}
+
+/// The name "Save blend map" offers: `NAME_blend.gltf` for a .gltf model (the map amends its
+/// JSON), else `NAME_blend.glb` (a .glb amended, or the whole rig for FBX and built-ins).
+#[must_use]
+pub fn blend_map_name(model: &str) -> String {
+    let (_, stem) = model_folder_and_stem(model);
+    let ext = match InputKind::of(model) {
+        InputKind::Gltf => "gltf",
+        InputKind::Glb | InputKind::Fbx | InputKind::Builtin => "glb",
+    };
+    format!("{stem}_blend.{ext}")
+}
+
+/// Writes the model with `map` as its `_DQS_BLEND` to `out`; says what it wrote.
+///
+/// # Errors
+/// The reason, in one line, when `out` cannot hold this model's kind or cannot be written.
+pub fn save_map(scene: &Scene, map: &SceneBetas, out: &Path) -> Result<String, String> {
+    let model = scene.source.as_str();
+    let fail = |e: anyhow::Error| {
+        format!(
+            "cannot save the blend map: {}",
+            crate::report::error_message(&e)
+        )
+    };
+    let kind = OutKind::of(out, None).map_err(fail)?;
+    kind.check_input(InputKind::of(model)).map_err(fail)?;
+    let source = MapSource {
+        model,
+        out,
+        poses: 0,
+        smooth: 0,
+    };
+    let never = AtomicBool::new(false);
+    let report = write_output(scene, &source, kind, map, &never).map_err(fail)?;
+    let mut text = format!("wrote {}", out.display());
+    for note in report.notes {
+        text.push_str("; ");
+        text.push_str(&note);
+    }
+    Ok(text)
+}
+
+impl Running {
+    /// Carries out the panels' file requests: shows the dialog for Open, Save image and Save
+    /// blend map, acts on its answer, and opens a Recent entry.
+    pub(super) fn handle_file_requests(&mut self) {
+        let requests = &mut self.state.requests;
+        let open = std::mem::take(&mut requests.open_dialog);
+        let image = std::mem::take(&mut requests.save_image);
+        let blend = std::mem::take(&mut self.state.paint.requests.save);
+        let (folder, stem) = model_folder_and_stem(&self.model.scene.source);
+        if self.state.file_dialog.is_none() {
+            let purpose = if open {
+                Some((DialogPurpose::OpenModel, String::new()))
+            } else if image {
+                Some((DialogPurpose::SaveImage, format!("{stem}.png")))
+            } else if blend && self.model.paint.map().is_none() {
+                self.state.paint.message = Some("nothing painted to save".into());
+                None
+            } else if blend {
+                let name = blend_map_name(&self.model.scene.source);
+                Some((DialogPurpose::SaveBlendMap, name))
+            } else {
+                None
+            };
+            if let Some((purpose, name)) = purpose {
+                self.state.file_dialog = Some(FileDialog::new(purpose, &folder, &name));
+            }
+        }
+        if let Some((purpose, path)) = self.state.requests.picked.take() {
+            self.use_picked(purpose, &path);
+        }
+        if let Some(model) = self.state.requests.open_recent.take() {
+            self.open_path(Path::new(&model));
+        }
+    }
+
+    /// Opens, saves the next frame to, or writes the blend map to `path`.
+    fn use_picked(&mut self, purpose: DialogPurpose, path: &Path) {
+        match purpose {
+            DialogPurpose::OpenModel => self.open_path(path),
+            DialogPurpose::SaveImage => self.files.pending_save = Some(path.to_path_buf()),
+            DialogPurpose::SaveBlendMap => {
+                let Some(map) = self.model.paint.map() else {
+                    self.state.paint.message = Some("nothing painted to save".into());
+                    return;
+                };
+                match save_map(&self.model.scene, map, path) {
+                    Ok(message) => {
+                        self.state.paint.message = Some(message);
+                        self.remember_recent(&path.display().to_string());
+                    }
+                    Err(message) => self.state.paint.message = Some(message),
+                }
+            }
+        }
+    }
+
+    /// Puts `model` first in File > Recent (and in the user's list, outside scripted runs).
+    pub(super) fn remember_recent(&mut self, model: &str) {
+        self.state.recent = match &self.files.sessions.store {
+            Some(store) => match store.push_recent(model) {
+                Ok(list) => list.into_iter().map(|r| r.model).collect(),
+                Err(e) => {
+                    log::warn!("cannot update the recent files list: {e}");
+                    return;
+                }
+            },
+            None => {
+                let list = self
+                    .state
+                    .recent
+                    .iter()
+                    .map(|m| crate::session::RecentModel { model: m.clone() })
+                    .collect();
+                crate::session::with_recent(list, model)
+                    .into_iter()
+                    .map(|r| r.model)
+                    .collect()
+            }
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dialogs_start_in_the_model_folder_with_its_name() {
+        assert_eq!(
+            model_folder_and_stem("/data/rigs/hero.fbx"),
+            (PathBuf::from("/data/rigs"), "hero".to_owned())
+        );
+        assert_eq!(
+            model_folder_and_stem("builtin:twist"),
+            (PathBuf::from("."), "twist".to_owned())
+        );
+        assert_eq!(blend_map_name("builtin:arm"), "arm_blend.glb");
+        assert_eq!(blend_map_name("/nowhere/hero.fbx"), "hero_blend.glb");
+        assert_eq!(blend_map_name("/nowhere/hero.gltf"), "hero_blend.gltf");
+    }
+
+    #[test]
+    fn a_blend_map_goes_where_the_dialog_says_in_a_kind_the_model_allows() {
+        let scene = crate::model::load_model("builtin:twist").expect("builtin");
+        let map = SceneBetas::defaults(&scene, None, &crate::anim::JointOverrides::new());
+        let dir = std::env::temp_dir().join(format!("dqview_save_map_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let out = dir.join("chosen name.glb");
+        let said = save_map(&scene, &map, &out).expect("written");
+        assert!(said.contains("chosen name.glb"), "{said}");
+        let back = crate::model::load_model(out.to_str().expect("utf-8")).expect("reads back");
+        assert!(back.meshes[0].primitives[0].dqs_blend.is_some());
+        let err = save_map(&scene, &map, &dir.join("x.gltf")).expect_err("a built-in is a .glb");
+        assert!(err.contains(".glb"), "{err}");
+        std::fs::remove_dir_all(&dir).expect("clean");
+    }
+}
