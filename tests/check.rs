@@ -175,14 +175,21 @@ fn character_quirks(report: &Value) {
     // One lbs_collapse finding per joint, each listing its clips, each lost by LBS clearly more
     // than by DQS and CoR; no ratio of an open or flat region (negative, or near 0).
     let collapses = findings(adventurer, "lbs_collapse");
-    let mut joints: Vec<&str> = collapses.iter().map(|f| f["joint"].as_str().unwrap()).collect();
+    let mut joints: Vec<&str> = collapses
+        .iter()
+        .map(|f| f["joint"].as_str().expect("joint"))
+        .collect();
     joints.sort_unstable();
     joints.dedup();
     assert_eq!(joints.len(), collapses.len(), "{collapses:?}");
     for f in &collapses {
-        let [lbs, dqs, cor] = ["ratio", "dqs_ratio", "cor_ratio"].map(|k| f[k].as_f64().unwrap());
-        assert!(lbs > 0.0 && lbs < 0.9 && lbs < 0.9 * dqs && lbs < 0.9 * cor, "{f}");
-        let clips = f["clips"].as_array().unwrap();
+        let [lbs, dqs, cor] =
+            ["ratio", "dqs_ratio", "cor_ratio"].map(|k| f[k].as_f64().expect("ratio"));
+        assert!(
+            lbs > 0.0 && lbs < 0.9 && lbs < 0.9 * dqs && lbs < 0.9 * cor,
+            "{f}"
+        );
+        let clips = f["clips"].as_array().expect("clips");
         assert!(clips.contains(&f["clip"]), "{f}");
     }
     // A static mesh among the samples: an info finding, and it passes.
@@ -235,7 +242,10 @@ fn builtin_rigs_pass_their_demo_clips_are_warnings() {
     }
     // Both halves of the twisted tube pinch: one finding per joint, the worst first.
     let collapses = findings(&report["files"][0], "lbs_collapse");
-    let joints: Vec<&str> = collapses.iter().map(|f| f["joint"].as_str().unwrap()).collect();
+    let joints: Vec<&str> = collapses
+        .iter()
+        .map(|f| f["joint"].as_str().unwrap())
+        .collect();
     assert_eq!(joints, ["base", "tip"]);
     let twist = collapses[0];
     assert_eq!(twist["joint"], "base");
@@ -628,7 +638,10 @@ fn a_flat_open_region_raises_no_collapse_and_says_why() {
     for n in notes {
         assert_eq!(n["measure"], "area", "{n}");
         let reason = n["reason"].as_str().unwrap();
-        assert!(reason.contains("of a ball's volume") && reason.contains("flat"), "{n}");
+        assert!(
+            reason.contains("of a ball's volume") && reason.contains("flat"),
+            "{n}"
+        );
     }
 }
 
@@ -666,7 +679,12 @@ fn a_static_mesh_is_not_skinned_and_analyze_and_report_say_so() {
     let info = findings(entry, "not_skinned");
     assert_eq!(info.len(), 1, "{entry}");
     assert_eq!(info[0]["severity"], "info");
-    assert!(info[0]["detail"].as_str().unwrap().contains("no skinned mesh"));
+    assert!(
+        info[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no skinned mesh")
+    );
     assert_eq!(report["summary"]["infos"], 1);
     let cache = support::scratch_dir("check_static_cache");
     let out = cache.join("static.html");

@@ -473,12 +473,21 @@ fn a_loss_every_mode_shares_is_drawn_once_and_called_the_pose() {
     let scratch = support::scratch_dir("report_html_pose");
     let model = scratch.join("shrink.glb");
     std::fs::write(&model, dqview::scene::write_glb(&scene).expect("glb")).expect("write");
-    let (_, html) = report(model.to_str().expect("path"), &scratch, "shrink", &["--samples", "9"]);
+    let (_, html) = report(
+        model.to_str().expect("path"),
+        &scratch,
+        "shrink",
+        &["--samples", "9"],
+    );
     check_page(&html);
     let worst = section(&html, "worst-regions");
     let rows = worst.matches("<tr><td>").count();
     assert!(rows >= 4, "{worst}");
-    assert_eq!(worst.matches("the pose (every mode alike)</td>").count(), rows, "{worst}");
+    assert_eq!(
+        worst.matches("the pose (every mode alike)</td>").count(),
+        rows,
+        "{worst}"
+    );
     // The tip region keeps 0.6^3 of its volume at the end, in every mode.
     assert!(worst.contains("<td>tip</td><td>shrink</td>"), "{worst}");
     let figures: Vec<&str> = worst.split("<figure>").skip(1).collect();
@@ -489,18 +498,33 @@ fn a_loss_every_mode_shares_is_drawn_once_and_called_the_pose() {
     // One picture per region, each one pane wide (1200 / 4), said to be the pose.
     let mut named: Vec<&str> = figures
         .iter()
-        .map(|f| f.split("Region <b>").nth(1).and_then(|n| n.split('<').next()).expect("name"))
+        .map(|f| {
+            f.split("Region <b>")
+                .nth(1)
+                .and_then(|n| n.split('<').next())
+                .expect("name")
+        })
         .collect();
     named.sort_unstable();
     named.dedup();
-    assert_eq!(named.len(), figures.len(), "each region drawn once: {figures:?}");
+    assert_eq!(
+        named.len(),
+        figures.len(),
+        "each region drawn once: {figures:?}"
+    );
     for f in &figures {
-        assert!(f.contains("the pose takes the volume, not the skinning method"), "{f}");
+        assert!(
+            f.contains("the pose takes the volume, not the skinning method"),
+            "{f}"
+        );
         assert!(f.contains("instead of four alike"), "{f}");
         assert_eq!(png_size(f), (300, 360), "one pane of the 1200x360 picture");
     }
     // A pose loss is no reason to flag a joint for DQS.
-    assert!(!section(&html, "recommendations").contains("Flag <b>"), "{html}");
+    assert!(
+        !section(&html, "recommendations").contains("Flag <b>"),
+        "{html}"
+    );
 }
 
 #[test]
@@ -515,10 +539,13 @@ fn advice_is_specific_to_the_rig() {
     assert!(advice.contains("Flag <b>base</b> for DQS"), "{advice}");
     // A command to run names this file, no placeholder.
     assert!(!advice.contains("MODEL"), "{advice}");
+    assert!(advice.contains("--out twist_blend.glb"), "{advice}");
     assert!(!advice.contains("gains little"), "{advice}");
     for item in advice.split("<li>").skip(1) {
         assert!(
-            item.contains("<b>") || item.contains("builtin:twist") || item.contains("<code>dqview check"),
+            item.contains("<b>")
+                || item.contains("builtin:twist")
+                || item.contains("<code>dqview check"),
             "advice names a joint, the file or the check: {item}"
         );
     }

@@ -25,8 +25,8 @@ pub use heat::{
 };
 pub use joint_scale::{ScaleKind, classify_scale};
 pub use measure::{area, is_closed, signed_volume};
+pub use method_loss::{LOSS_FACTOR, SAME_RATIO_SPREAD, lbs_loses_more, same_in_every_mode};
 pub use metrics::{Measure, RestReference, min_radius_about};
-pub use method_loss::{SAME_RATIO_SPREAD, lbs_loses_more, same_in_every_mode};
 pub use region::{
     AreaReason, JointRegion, MAX_CAP_SHARE, MIN_ROUNDNESS, RegionError, WELD_TOLERANCE, find_joint,
     joint_regions,

@@ -264,7 +264,11 @@ impl JointRegion {
             let reason = if cap_share > MAX_CAP_SHARE {
                 Some(AreaReason::MostlyCaps(cap_share))
             } else if roundness.is_nan() || roundness < MIN_ROUNDNESS {
-                Some(AreaReason::Flat(if roundness.is_nan() { 0.0 } else { roundness }))
+                Some(AreaReason::Flat(if roundness.is_nan() {
+                    0.0
+                } else {
+                    roundness
+                }))
             } else {
                 None
             };

@@ -104,7 +104,9 @@ impl Collapses {
                 Err(e) => {
                     return vec![Finding::new(
                         Rule::CheckIncomplete,
-                        format!("lbs_collapse not checked: the CoR centers could not be computed ({e})"),
+                        format!(
+                            "lbs_collapse not checked: the CoR centers could not be computed ({e})"
+                        ),
                     )];
                 }
             },
@@ -178,11 +180,12 @@ fn finding(
     let min = options.min_volume_ratio;
     let standing: Vec<&Sample> = samples
         .iter()
-        .filter(|s| s.cor.is_some_and(|cor| lbs_loses_more(s.lbs, s.dqs, Some(cor), min)))
+        .filter(|s| {
+            s.cor
+                .is_some_and(|cor| lbs_loses_more(s.lbs, s.dqs, Some(cor), min))
+        })
         .collect();
-    let worst = *standing
-        .iter()
-        .min_by(|a, b| a.lbs.total_cmp(&b.lbs))?;
+    let worst = *standing.iter().min_by(|a, b| a.lbs.total_cmp(&b.lbs))?;
     let mut clips: Vec<String> = Vec::new();
     for s in &standing {
         let name = clip_name(scene, s.clip);

@@ -156,7 +156,12 @@ fn print_text(reports: &[FileReport], summary: &CheckSummary) {
         .count();
     println!(
         "{} files: {} pass ({warned} of them with warnings), {} fail; {} errors, {} warnings, {} info{rules}",
-        summary.files, summary.passed, summary.failed, summary.errors, summary.warnings, summary.infos
+        summary.files,
+        summary.passed,
+        summary.failed,
+        summary.errors,
+        summary.warnings,
+        summary.infos
     );
 }
 

@@ -97,10 +97,17 @@ fn try_paint(
 /// order, as `View::panes` lays them out: equal widths, the last taking the remainder).
 fn pane_of(image: &RgbaImage, mode: SkinningMode) -> RgbaImage {
     let n = SkinningMode::ALL.len() as u32;
-    let i = SkinningMode::ALL.iter().position(|&m| m == mode).unwrap_or(0) as u32;
+    let i = SkinningMode::ALL
+        .iter()
+        .position(|&m| m == mode)
+        .unwrap_or(0) as u32;
     let pane = (image.width / n).max(1);
     let x0 = (pane * i).min(image.width);
-    let x1 = if i + 1 == n { image.width } else { (x0 + pane).min(image.width) };
+    let x1 = if i + 1 == n {
+        image.width
+    } else {
+        (x0 + pane).min(image.width)
+    };
     let mut pixels = Vec::with_capacity(((x1 - x0) * image.height * 4) as usize);
     for row in image.pixels.chunks_exact(image.width.max(1) as usize * 4) {
         pixels.extend_from_slice(&row[x0 as usize * 4..x1 as usize * 4]);

@@ -246,6 +246,8 @@ fn fit_advice(s: &mut String, fit: &super::FitReport, file: &str) {
     let out = std::path::Path::new(file)
         .file_stem()
         .and_then(|n| n.to_str())
+        // `builtin:twist` writes `twist_blend.glb`.
+        .and_then(|n| n.rsplit(':').next())
         .map_or_else(|| "blended".to_string(), |n| format!("{n}_blend"));
     let _ = writeln!(
         s,
