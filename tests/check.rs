@@ -172,6 +172,32 @@ fn character_quirks(report: &Value) {
     let adventurer = entry(report, "Adventurer.gltf");
     assert_eq!(adventurer["ok"], true, "{adventurer}");
     assert!(findings(adventurer, "weights_not_normalized").is_empty());
+    // One lbs_collapse finding per joint, each listing its clips, each lost by LBS clearly more
+    // than by DQS and CoR; no ratio of an open or flat region (negative, or near 0).
+    let collapses = findings(adventurer, "lbs_collapse");
+    let mut joints: Vec<&str> = collapses
+        .iter()
+        .map(|f| f["joint"].as_str().expect("joint"))
+        .collect();
+    joints.sort_unstable();
+    joints.dedup();
+    assert_eq!(joints.len(), collapses.len(), "{collapses:?}");
+    for f in &collapses {
+        let [lbs, dqs, cor] =
+            ["ratio", "dqs_ratio", "cor_ratio"].map(|k| f[k].as_f64().expect("ratio"));
+        assert!(
+            lbs > 0.0 && lbs < 0.9 && lbs < 0.9 * dqs && lbs < 0.9 * cor,
+            "{f}"
+        );
+        let clips = f["clips"].as_array().expect("clips");
+        assert!(clips.contains(&f["clip"]), "{f}");
+    }
+    // A static mesh among the samples: an info finding, and it passes.
+    let static_box = entry(report, "BoxInterleaved.glb");
+    let info = findings(static_box, "not_skinned");
+    assert_eq!(info.len(), 1, "{static_box}");
+    assert_eq!(info[0]["severity"], "info");
+    assert_eq!(static_box["ok"], true);
 }
 
 #[test]
@@ -200,12 +226,13 @@ fn builtin_rigs_pass_their_demo_clips_are_warnings() {
     assert_eq!(code, 0, "{report}");
     for f in report["files"].as_array().unwrap() {
         assert_eq!(f["ok"], true, "{f}");
-        let rules: Vec<&str> = f["findings"]
+        let mut rules: Vec<&str> = f["findings"]
             .as_array()
             .unwrap()
             .iter()
             .map(|x| x["rule"].as_str().unwrap())
             .collect();
+        rules.dedup();
         // The twist and arm clips are candy-wrapper demos; nothing else may be found.
         let expected: &[&str] = match f["file"].as_str().unwrap() {
             "builtin:elbow" => &[],
@@ -213,7 +240,14 @@ fn builtin_rigs_pass_their_demo_clips_are_warnings() {
         };
         assert_eq!(rules, expected, "{f}");
     }
-    let twist = &findings(&report["files"][0], "lbs_collapse")[0];
+    // Both halves of the twisted tube pinch: one finding per joint, the worst first.
+    let collapses = findings(&report["files"][0], "lbs_collapse");
+    let joints: Vec<&str> = collapses
+        .iter()
+        .map(|f| f["joint"].as_str().unwrap())
+        .collect();
+    assert_eq!(joints, ["base", "tip"]);
+    let twist = collapses[0];
     assert_eq!(twist["joint"], "base");
     assert_eq!(twist["clip"], "twist_tip_180");
     assert_eq!(twist["severity"], "warning");
@@ -222,6 +256,9 @@ fn builtin_rigs_pass_their_demo_clips_are_warnings() {
         ratio < 0.9 && twist["dqs_ratio"].as_f64().unwrap() > 0.99,
         "{twist}"
     );
+    // A true candy wrapper: CoR keeps the region too, so LBS alone loses it.
+    assert!(twist["cor_ratio"].as_f64().unwrap() > 0.99, "{twist}");
+    assert_eq!(twist["clips"], serde_json::json!(["twist_tip_180"]));
     // --strict fails on warnings.
     assert_eq!(
         dqview(&["check", "--strict", "builtin:twist"])
@@ -324,6 +361,7 @@ fn json_has_the_documented_shape() {
         "with_warnings",
         "errors",
         "warnings",
+        "infos",
     ] {
         assert!(s[key].is_u64(), "summary.{key}: {s}");
     }
@@ -517,4 +555,149 @@ fn a_spent_budget_is_reported() {
         of(&found, Rule::LbsCollapse).is_empty(),
         "the clip was skipped"
     );
+}
+
+/// `scene` written as `NAME.glb` into a scratch folder: its path.
+fn written(scene: &Scene, name: &str) -> PathBuf {
+    let path = support::scratch_dir(&format!("check_{name}")).join(format!("{name}.glb"));
+    let glb = dqview::scene::write_glb(scene).expect("write glb");
+    std::fs::write(&path, glb).expect("write file");
+    path
+}
+
+/// A rotation channel of node 1 over 2 s: rolled 60 degrees about +X and twisted 90 about +Y
+/// (its bone axis) at the end, both ramped over 9 keys.
+fn twist_roll_channel() -> Channel {
+    let mut times_s = Vec::new();
+    let mut values = Vec::new();
+    for k in 0..=8 {
+        let s = k as f32 / 8.0;
+        times_s.push(2.0 * s);
+        let q = Quat::from_rotation_x((60.0 * s).to_radians())
+            * Quat::from_rotation_y((90.0 * s).to_radians());
+        values.extend(q.to_array());
+    }
+    Channel {
+        node: 1,
+        property: Property::Rotation,
+        interpolation: Interpolation::Linear,
+        times_s,
+        values,
+    }
+}
+
+/// `builtin:twist`'s joints with its tube replaced by an open sheet 1 wide and 2 long, arched by
+/// 2% of its width (z = 0.02 (1 - 4 x^2)): capped, each joint's half encloses almost nothing.
+fn shallow_sheet() -> Scene {
+    let mut scene = twist();
+    let (nx, ny) = (16usize, 47usize);
+    let mut positions = Vec::new();
+    let mut rows = Vec::new();
+    for j in 0..=ny {
+        let y = 2.0 * j as f32 / ny as f32;
+        let s = ((y - 0.5) / 1.0).clamp(0.0, 1.0);
+        let tip = s * s * (3.0 - 2.0 * s);
+        for i in 0..=nx {
+            let x = i as f32 / nx as f32 - 0.5;
+            positions.push(Vec3::new(x, y, 0.02 * (1.0 - 4.0 * x * x)));
+            rows.push(vec![(0u16, 1.0 - tip), (1u16, tip)]);
+        }
+    }
+    let mut indices = Vec::new();
+    for j in 0..ny {
+        for i in 0..nx {
+            let a = (j * (nx + 1) + i) as u32;
+            let (b, c, d) = (a + 1, a + (nx + 1) as u32, a + (nx + 2) as u32);
+            indices.extend([a, b, d, a, d, c]);
+        }
+    }
+    let prim = &mut scene.meshes[0].primitives[0];
+    prim.normals = vec![Vec3::Z; positions.len()];
+    prim.uvs = None;
+    prim.positions = positions;
+    prim.indices = indices;
+    prim.influences = Some(Influences::from_rows(rows));
+    scene.animations[0].name = String::from("twist_and_roll");
+    scene.animations[0].channels = vec![twist_roll_channel()];
+    scene
+}
+
+#[test]
+fn a_flat_open_region_raises_no_collapse_and_says_why() {
+    // Before: the capped "volume" of base's half of the sheet read 0.482 under LBS and 0.639
+    // under DQS at the end of the clip (and from -0.59 to 2.87 in other poses), and
+    // `lbs_collapse` warned on a region that encloses nothing.
+    let path = written(&shallow_sheet(), "shallow_sheet");
+    let (code, report) = check_json(&[path.to_str().unwrap()]);
+    let file = &report["files"][0];
+    assert_eq!(code, 0, "{file}");
+    assert!(findings(file, "lbs_collapse").is_empty(), "{file}");
+    let notes = file["regions_not_by_volume"].as_array().expect("notes");
+    let joints: Vec<&str> = notes.iter().map(|n| n["joint"].as_str().unwrap()).collect();
+    assert_eq!(joints, ["base", "tip"], "{file}");
+    for n in notes {
+        assert_eq!(n["measure"], "area", "{n}");
+        let reason = n["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("of a ball's volume") && reason.contains("flat"),
+            "{n}"
+        );
+    }
+}
+
+#[test]
+fn one_collapse_finding_per_joint_lists_its_clips() {
+    let mut scene = twist();
+    let mut again = scene.animations[0].clone();
+    again.name = String::from("twist_again");
+    scene.animations.push(again);
+    let found = run(&scene);
+    // Before: one finding per clip. Now one per joint (both halves pinch), each with both clips.
+    let collapses = of(&found, Rule::LbsCollapse);
+    let joints: Vec<Option<&str>> = collapses.iter().map(|f| f.joint.as_deref()).collect();
+    assert_eq!(joints, [Some("base"), Some("tip")], "{found:?}");
+    for f in collapses {
+        assert_eq!(f.clips, ["twist_tip_180", "twist_again"]);
+        assert!(f.detail.contains("in 2 clips"), "{}", f.detail);
+        assert!(f.cor_ratio.is_some_and(|c| c > 0.99), "{f:?}");
+    }
+}
+
+#[test]
+fn a_static_mesh_is_not_skinned_and_analyze_and_report_say_so() {
+    let mut scene = twist();
+    let mesh_node = scene.nodes.len() - 1;
+    scene.nodes[mesh_node].skin = None;
+    scene.meshes[0].primitives[0].influences = None;
+    scene.skins.clear();
+    scene.animations.clear();
+    let path = written(&scene, "static_tube");
+    let file = path.to_str().unwrap();
+    let (code, report) = check_json(&["--strict", file]);
+    assert_eq!(code, 0, "info never fails a file: {report}");
+    let entry = &report["files"][0];
+    let info = findings(entry, "not_skinned");
+    assert_eq!(info.len(), 1, "{entry}");
+    assert_eq!(info[0]["severity"], "info");
+    assert!(
+        info[0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no skinned mesh")
+    );
+    assert_eq!(report["summary"]["infos"], 1);
+    let cache = support::scratch_dir("check_static_cache");
+    let out = cache.join("static.html");
+    for args in [
+        vec!["analyze", file],
+        vec!["analyze", file, "--json"],
+        vec!["report", file, "--out", out.to_str().unwrap()],
+    ] {
+        let o = support::dqview_in(&args, &cache);
+        let err = support::stderr_of(&o);
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {stdout} {err}");
+        assert!(err.contains("no skinned mesh"), "{args:?}: {err}");
+        assert!(!stdout.contains("1.0000"), "{args:?}: {stdout}");
+    }
 }

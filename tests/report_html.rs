@@ -10,15 +10,19 @@ mod support;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+
+use dqview::builtin::builtin_scene;
+use dqview::influences::Influences;
+use dqview::scene::{Channel, Interpolation, Property};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// The sections every report has, by their `id`.
+/// The sections every report has, by their `id`, in page order: what matters first.
 const SECTIONS: [&str; 10] = [
     "summary",
+    "worst-regions",
     "recommendations",
     "volume",
-    "worst-regions",
     "flips",
     "influences",
     "blend-fit",
@@ -47,11 +51,13 @@ fn report(model: &str, dir: &Path, name: &str, extra: &[&str]) -> (PathBuf, Stri
 
 /// The checks every page passes: sections, no scripts or fetched resources, renders.
 fn check_page(html: &str) {
+    let mut last = 0;
     for id in SECTIONS {
-        assert!(
-            html.contains(&format!("id=\"{id}\"")),
-            "section {id} missing"
-        );
+        let at = html
+            .find(&format!("id=\"{id}\""))
+            .unwrap_or_else(|| panic!("section {id} missing"));
+        assert!(at > last, "section {id} out of order");
+        last = at;
     }
     assert!(
         !html.to_ascii_lowercase().contains("<script"),
@@ -404,4 +410,150 @@ fn chromium_shows_the_robot_report() {
             "{probe}"
         );
     }
+}
+
+/// The page's text between the `id` of section `from` and that of the next section.
+fn section<'a>(html: &'a str, from: &str) -> &'a str {
+    let k = SECTIONS.iter().position(|s| *s == from).expect("a section");
+    let start = html.find(&format!("id=\"{from}\"")).expect("section");
+    let end = SECTIONS
+        .get(k + 1)
+        .and_then(|next| html.find(&format!("id=\"{next}\"")))
+        .unwrap_or(html.len());
+    &html[start..end]
+}
+
+/// Width and height of the PNG in a `data:image/png;base64,` URI that starts `text`.
+fn png_size(text: &str) -> (u32, u32) {
+    let data = text
+        .split("data:image/png;base64,")
+        .nth(1)
+        .and_then(|d| d.split('"').next())
+        .expect("a PNG data URI");
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    // The IHDR's width and height are bytes 16..24: the first 32 base64 characters hold them.
+    let bytes: Vec<u8> = data.as_bytes()[..32]
+        .chunks(4)
+        .flat_map(|q| {
+            let n = q.iter().fold(0u32, |n, &c| (n << 6) | u32::from(value(c)));
+            [(n >> 16) as u8, (n >> 8) as u8, n as u8]
+        })
+        .collect();
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&bytes[16..20]), be(&bytes[20..24]))
+}
+
+#[test]
+fn a_loss_every_mode_shares_is_drawn_once_and_called_the_pose() {
+    // builtin:twist with hard weights (each vertex follows one joint) and a clip that shrinks
+    // the tip uniformly to 0.6: LBS, DQS, hybrid and CoR pose every vertex alike, so the
+    // regions lose the same volume in every mode: the pose, not the method.
+    let mut scene = builtin_scene("twist").expect("builtin");
+    let prim = &mut scene.meshes[0].primitives[0];
+    let rows: Vec<Vec<(u16, f32)>> = prim
+        .positions
+        .iter()
+        .map(|p| vec![(u16::from(p.y > 1.0), 1.0)])
+        .collect();
+    prim.influences = Some(Influences::from_rows(rows));
+    scene.animations[0].name = String::from("shrink");
+    scene.animations[0].channels = vec![Channel {
+        node: 1,
+        property: Property::Scale,
+        interpolation: Interpolation::Linear,
+        times_s: vec![0.0, 2.0],
+        values: vec![1.0, 1.0, 1.0, 0.6, 0.6, 0.6],
+    }];
+    let scratch = support::scratch_dir("report_html_pose");
+    let model = scratch.join("shrink.glb");
+    std::fs::write(&model, dqview::scene::write_glb(&scene).expect("glb")).expect("write");
+    let (_, html) = report(
+        model.to_str().expect("path"),
+        &scratch,
+        "shrink",
+        &["--samples", "9"],
+    );
+    check_page(&html);
+    let worst = section(&html, "worst-regions");
+    let rows = worst.matches("<tr><td>").count();
+    assert!(rows >= 4, "{worst}");
+    assert_eq!(
+        worst.matches("the pose (every mode alike)</td>").count(),
+        rows,
+        "{worst}"
+    );
+    // The tip region keeps 0.6^3 of its volume at the end, in every mode.
+    assert!(worst.contains("<td>tip</td><td>shrink</td>"), "{worst}");
+    let figures: Vec<&str> = worst.split("<figure>").skip(1).collect();
+    if html.contains("GPU renders left out") {
+        return;
+    }
+    assert!(!figures.is_empty(), "renders of the worst regions");
+    // One picture per region, each one pane wide (1200 / 4), said to be the pose.
+    let mut named: Vec<&str> = figures
+        .iter()
+        .map(|f| {
+            f.split("Region <b>")
+                .nth(1)
+                .and_then(|n| n.split('<').next())
+                .expect("name")
+        })
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    assert_eq!(
+        named.len(),
+        figures.len(),
+        "each region drawn once: {figures:?}"
+    );
+    for f in &figures {
+        assert!(
+            f.contains("the pose takes the volume, not the skinning method"),
+            "{f}"
+        );
+        assert!(f.contains("instead of four alike"), "{f}");
+        assert_eq!(png_size(f), (300, 360), "one pane of the 1200x360 picture");
+    }
+    // A pose loss is no reason to flag a joint for DQS.
+    assert!(
+        !section(&html, "recommendations").contains("Flag <b>"),
+        "{html}"
+    );
+}
+
+#[test]
+fn advice_is_specific_to_the_rig() {
+    let scratch = support::scratch_dir("report_html_advice");
+    let (_, twist) = report("builtin:twist", &scratch, "twist", &["--no-renders"]);
+    let advice = section(&twist, "recommendations");
+    // The tip flips at exactly half a turn, as any blended pair does, and the clip stops at 180
+    // (not past it): no twist range to keep is advice for this rig.
+    assert!(!advice.contains("Keep the twist"), "{advice}");
+    // What is specific stays: LBS collapses base's region where DQS and CoR keep it.
+    assert!(advice.contains("Flag <b>base</b> for DQS"), "{advice}");
+    // A command to run names this file, no placeholder.
+    assert!(!advice.contains("MODEL"), "{advice}");
+    assert!(advice.contains("--out twist_blend.glb"), "{advice}");
+    assert!(!advice.contains("gains little"), "{advice}");
+    for item in advice.split("<li>").skip(1) {
+        assert!(
+            item.contains("<b>")
+                || item.contains("builtin:twist")
+                || item.contains("<code>dqview check"),
+            "advice names a joint, the file or the check: {item}"
+        );
+    }
+    let Some((_, robot)) = robot_report() else {
+        return;
+    };
+    let advice = section(robot, "recommendations");
+    // Every joint of the robot carries the same uniform scale 100: it blends like none, no advice.
+    assert!(!advice.contains("uniform scale"), "{advice}");
+    assert!(advice.contains("752 vertices store weights"), "{advice}");
 }

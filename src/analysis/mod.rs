@@ -9,6 +9,7 @@ mod heat;
 mod heat_units;
 mod joint_scale;
 mod measure;
+mod method_loss;
 mod metrics;
 mod region;
 mod region_report;
@@ -28,8 +29,12 @@ pub use heat::{
 pub use heat_units::{LengthScale, heat_value_with_length};
 pub use joint_scale::{ScaleKind, classify_scale};
 pub use measure::{area, is_closed, signed_volume};
+pub use method_loss::{LOSS_FACTOR, SAME_RATIO_SPREAD, lbs_loses_more, same_in_every_mode};
 pub use metrics::{Measure, RestReference, min_radius_about};
-pub use region::{JointRegion, RegionError, WELD_TOLERANCE, find_joint, joint_regions};
+pub use region::{
+    AreaReason, JointRegion, MAX_CAP_SHARE, MIN_ROUNDNESS, RegionError, WELD_TOLERANCE, find_joint,
+    joint_regions,
+};
 pub use region_report::{RegionAnalysis, RegionModeReport, analyze_region};
 pub use series::{
     RatioSeries, RegionSeries, SeriesAxis, SeriesRequest, ratio_series, ratio_series_with_region,

@@ -19,9 +19,15 @@ use crate::skin::PosedPrimitive;
 /// the region's edges are matched up (UV and normal seams split vertices, not the surface).
 pub const WELD_TOLERANCE: f32 = 1e-5;
 
-/// A closed region whose rest volume is below this fraction of its area to the power 1.5
-/// encloses nothing (a card modelled as two faces back to back) and is measured by area.
-const FLAT_VOLUME: f64 = 1e-3;
+/// A capped region whose rest volume is below this share of a ball's of the same surface
+/// (openings' caps included) encloses too little for its size to measure by volume: a card
+/// modelled as two faces back to back, a shallow shell capped across its rim. A ball is 1, a
+/// tube 10 radii long 0.59, 200 radii long 0.15; a shell 10% as deep as it is wide about 0.1.
+pub const MIN_ROUNDNESS: f64 = 0.1;
+
+/// A capped region whose caps are more than this share of its surface is mostly cap, so its
+/// volume says more about the fans across its openings than about the mesh: measured by area.
+pub const MAX_CAP_SHARE: f64 = 0.8;
 
 /// One triangle edge as the triangle runs it: posed primitive (index into the posed list), from, to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,9 +57,11 @@ struct Edge {
 /// units cubed, signed like its rest volume (a ratio below 0 means the region turned inside out).
 ///
 /// **Not closed.** A region that fails the test (an edge used three or more times, as
-/// double-sided copies or flaps do; triangles wound both ways; an opening that does not chain)
-/// or that encloses almost nothing at rest (below a thousandth of its area to the power 1.5)
-/// is measured by its surface area instead, in model units squared.
+/// double-sided copies or flaps do; triangles wound both ways; an opening that does not chain),
+/// whose caps are most of its surface ([`MAX_CAP_SHARE`]), or that encloses too little at rest
+/// for its size (its roundness, the rest volume over a ball's of the same surface with caps,
+/// below [`MIN_ROUNDNESS`]) is measured by its surface area instead, in model units squared;
+/// [`JointRegion::area_reason`] says which.
 #[derive(Clone, Debug)]
 pub struct JointRegion {
     /// The joint (node index).
@@ -68,10 +76,46 @@ pub struct JointRegion {
     pub openings: usize,
     /// The rest measure: volume (model units cubed) or area (squared).
     pub rest: f64,
+    /// Why the region is measured by area; `None` for a volume region.
+    pub area_reason: Option<AreaReason>,
     /// Per posed primitive (index into the posed list): the region's triangle indices.
     parts: Vec<(usize, Vec<u32>)>,
     /// Per opening: its edges, as the region's triangles run them.
     cap_edges: Vec<Vec<Edge>>,
+}
+
+/// Why a region is measured by its area rather than its capped volume.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AreaReason {
+    /// Its triangles do not close around a volume (an edge used three or more times,
+    /// triangles wound both ways, openings that do not chain into loops).
+    NotClosed,
+    /// The caps across its openings are this share of its surface (above [`MAX_CAP_SHARE`]).
+    MostlyCaps(f64),
+    /// Its rest volume is this share of a ball's of the same surface (below [`MIN_ROUNDNESS`]).
+    Flat(f64),
+}
+
+impl AreaReason {
+    /// One line for a person, e.g. `encloses 0.3% of a ball's volume for its surface`.
+    #[must_use]
+    pub fn text(self) -> String {
+        match self {
+            Self::NotClosed => String::from(
+                "does not close (an edge shared by three or more triangles, triangles wound both ways, or openings that do not chain)",
+            ),
+            Self::MostlyCaps(share) => format!(
+                "its openings' caps are {:.0}% of its surface (more than {:.0}%)",
+                100.0 * share,
+                100.0 * MAX_CAP_SHARE
+            ),
+            Self::Flat(roundness) => format!(
+                "encloses {:.1}% of a ball's volume for its surface (less than {:.0}%): open or flat",
+                100.0 * roundness,
+                100.0 * MIN_ROUNDNESS
+            ),
+        }
+    }
 }
 
 impl JointRegion {
@@ -119,6 +163,23 @@ impl JointRegion {
         } else {
             1.0
         }
+    }
+
+    /// Area of the fans that cap the region's openings on `posed` (0 for an area region).
+    fn cap_area(&self, posed: &[PosedPrimitive]) -> f64 {
+        let positions = |prim: usize| posed.get(prim).map_or(&[][..], |p| &p.vertices.positions);
+        let at = |prim: usize, v: u32| positions(prim).get(v as usize).copied();
+        let mut total = 0.0;
+        for edges in &self.cap_edges {
+            let corners: Vec<Vec3> = edges.iter().filter_map(|e| at(e.prim, e.from)).collect();
+            let apex = corners.iter().copied().sum::<Vec3>() / corners.len().max(1) as f32;
+            for e in edges {
+                if let (Some(a), Some(b)) = (at(e.prim, e.to), at(e.prim, e.from)) {
+                    total += 0.5 * f64::from((b - a).cross(apex - a).length());
+                }
+            }
+        }
+        total
     }
 
     /// Mean position of the region's triangle corners on `posed`.
@@ -187,6 +248,7 @@ impl JointRegion {
             triangles,
             openings: 0,
             rest: 0.0,
+            area_reason: Some(AreaReason::NotClosed),
             parts,
             cap_edges: Vec::new(),
         };
@@ -195,17 +257,41 @@ impl JointRegion {
             region.measure = Measure::Volume;
             region.cap_edges = cap_edges;
             let volume = region.measure_at(rest);
-            if volume.abs() >= FLAT_VOLUME * area_rest.powf(1.5) && volume.abs() > 0.0 {
+            let caps = region.cap_area(rest);
+            let surface = area_rest + caps;
+            let cap_share = if surface > 0.0 { caps / surface } else { 1.0 };
+            let roundness = ball_share(volume, surface);
+            let reason = if cap_share > MAX_CAP_SHARE {
+                Some(AreaReason::MostlyCaps(cap_share))
+            } else if roundness.is_nan() || roundness < MIN_ROUNDNESS {
+                Some(AreaReason::Flat(if roundness.is_nan() {
+                    0.0
+                } else {
+                    roundness
+                }))
+            } else {
+                None
+            };
+            if reason.is_none() {
                 region.openings = region.cap_edges.len();
                 region.rest = volume;
+                region.area_reason = None;
                 return region;
             }
+            region.area_reason = reason;
             region.measure = Measure::Area;
             region.cap_edges = Vec::new();
         }
         region.rest = area_rest;
         region
     }
+}
+
+/// `volume` over the volume of a ball whose surface is `surface`: 1 for a ball, near 0 for a flat shape.
+fn ball_share(volume: f64, surface: f64) -> f64 {
+    // A ball of surface A holds A^1.5 / (6 sqrt(pi)).
+    let ball = surface.max(0.0).powf(1.5) / (6.0 * std::f64::consts::PI.sqrt());
+    if ball > 0.0 { volume.abs() / ball } else { 0.0 }
 }
 
 /// Per part, a welded id for each vertex the part uses (`u32::MAX` for the ones it does not).

@@ -1,4 +1,5 @@
-//! Rules over the clips: `dqs_flip_in_clip`, `lbs_collapse`, and the joint scan of every pose.
+//! Rules over the clips: `dqs_flip_in_clip`, `lbs_collapse` (in `collapse.rs`), and the joint
+//! scan of every pose.
 //!
 //! Flips and joint scale need only the palette of a pose, so they are sampled densely
 //! ([`DENSE_RATE_HZ`]); the LBS volume needs the skinned mesh, so it takes
@@ -7,13 +8,14 @@
 
 use std::time::Instant;
 
+use super::collapse::Collapses;
 use super::joints::JointScan;
-use super::region_volume::RegionVolumes;
+use super::region_volume::{RegionNote, RegionVolumes};
 use super::{CheckOptions, Finding, Rule, node_name};
-use crate::analysis::{BlendPairs, Measure, clip_flipped_pairs};
+use crate::analysis::{BlendPairs, clip_flipped_pairs};
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::scene::Scene;
-use crate::skin::SkinningMode;
+use crate::skin::SceneCenters;
 
 /// Palette-only samples per second of a clip (flips, joint scale): a joint must not turn
 /// 180 degrees between two, and 30 per second is every frame of most game clips.
@@ -24,9 +26,15 @@ const MAX_DENSE_SAMPLES: usize = 3000;
 /// so a rig of 100,000 joints takes fewer samples rather than minutes.
 const MAX_DENSE_WORK: usize = 5_000_000;
 
-/// Every clip rule's findings, plus the joint scale findings (rest pose and clips).
+/// Every clip rule's findings, plus the joint scale findings (rest pose and clips), and the
+/// regions `lbs_collapse` measures by area or skips; `centers` for CoR, else computed when needed.
 #[must_use]
-pub(super) fn check(scene: &Scene, options: &CheckOptions, deadline: Instant) -> Vec<Finding> {
+pub(super) fn check(
+    scene: &Scene,
+    options: &CheckOptions,
+    centers: Option<&SceneCenters>,
+    deadline: Instant,
+) -> (Vec<Finding>, Vec<RegionNote>) {
     let mut scan = JointScan::new(options.scale_tolerance);
     scan.scan(scene, &Pose::rest(scene), None, 0.0);
     let regions = RegionVolumes::new(scene);
@@ -37,6 +45,7 @@ pub(super) fn check(scene: &Scene, options: &CheckOptions, deadline: Instant) ->
     let none = JointOverrides::new();
     let joints: usize = scene.skins.iter().map(|s| s.joints.len()).sum();
     let mut findings = Vec::new();
+    let mut collapses = Collapses::default();
     let clips = scene.animations.len();
     for (c, animation) in scene.animations.iter().enumerate() {
         if Instant::now() > deadline {
@@ -58,17 +67,24 @@ pub(super) fn check(scene: &Scene, options: &CheckOptions, deadline: Instant) ->
         findings.extend(first_flip(scene, &pairs, c, &dense));
         if let Some(regions) = &regions {
             let times = even_times(duration, options.samples);
-            match collapse(scene, regions, options, c, &times, deadline) {
-                Ok(found) => findings.extend(found),
-                Err(()) => {
-                    findings.push(incomplete(c, clips, options));
-                    break;
-                }
+            if collapses
+                .sample_clip(scene, regions, options, c, &times, deadline)
+                .is_err()
+            {
+                findings.push(incomplete(c, clips, options));
+                break;
             }
         }
     }
+    let notes = regions
+        .as_ref()
+        .map(|r| r.notes().to_vec())
+        .unwrap_or_default();
+    if let Some(regions) = &regions {
+        findings.extend(collapses.findings(scene, regions, options, centers, deadline));
+    }
     findings.extend(scan.findings());
-    findings
+    (findings, notes)
 }
 
 /// `check_incomplete`: the budget ran out at clip `c` of `clips`.
@@ -146,73 +162,6 @@ fn first_flip(scene: &Scene, pairs: &[BlendPairs], c: usize, times: &[f32]) -> O
     f.clip = Some(clip);
     f.time = Some(time);
     Some(f)
-}
-
-/// `lbs_collapse`: the region of clip `c` whose LBS ratio falls lowest, when LBS collapses it.
-///
-/// A region collapses at a sample when its LBS ratio to rest is below the threshold and
-/// also below the threshold times its DQS ratio there: LBS loses what DQS keeps. Volume the
-/// animation itself takes away (squash, scale) is lost by DQS too and does not count, nor
-/// does a region that only an area measures, bent far from rest, unless LBS shrinks it more.
-/// `Err(())` when the deadline passed before every sample was measured.
-fn collapse(
-    scene: &Scene,
-    regions: &RegionVolumes,
-    options: &CheckOptions,
-    c: usize,
-    times: &[f32],
-    deadline: Instant,
-) -> Result<Option<Finding>, ()> {
-    let none = JointOverrides::new();
-    let min = options.min_volume_ratio;
-    let mut pose = Pose::rest(scene);
-    // (LBS ratio, DQS ratio, joint node, time) of the lowest region, and the regions that collapse.
-    let mut worst: Option<(f64, f64, usize, f32)> = None;
-    let mut below: Vec<usize> = Vec::new();
-    for &t in times {
-        if Instant::now() > deadline {
-            return Err(());
-        }
-        pose.sample(scene, Some(c), t, &none);
-        let dqs = regions.ratios(scene, &pose, SkinningMode::Dqs);
-        for (joint, lbs) in regions.ratios(scene, &pose, SkinningMode::Lbs) {
-            let dqs = dqs.iter().find(|(j, _)| *j == joint).map_or(1.0, |d| d.1);
-            if lbs < min && lbs < min * dqs {
-                if !below.contains(&joint) {
-                    below.push(joint);
-                }
-                if worst.is_none_or(|(r, ..)| lbs < r) {
-                    worst = Some((lbs, dqs, joint, t));
-                }
-            }
-        }
-    }
-    let Some((ratio, dqs_ratio, joint, time)) = worst else {
-        return Ok(None);
-    };
-    let what = match regions.measure(joint) {
-        Measure::Volume => "volume",
-        Measure::Area => "area (open region)",
-    };
-    let name = node_name(scene, joint);
-    let clip = scene
-        .animations
-        .get(c)
-        .map_or_else(String::new, |a| a.name.clone());
-    let mut f = Finding::new(
-        Rule::LbsCollapse,
-        format!(
-            "clip \"{clip}\" at {time:.3} s: LBS keeps {ratio:.3} of joint \"{name}\"'s region {what} (DQS {dqs_ratio:.3}), below {min}; {} collapse{} in this clip",
-            plural(below.len(), "region"),
-            if below.len() == 1 { "s" } else { "" }
-        ),
-    );
-    f.joint = Some(name);
-    f.clip = Some(clip);
-    f.time = Some(time);
-    f.ratio = Some(ratio);
-    f.dqs_ratio = Some(dqs_ratio);
-    Ok(Some(f))
 }
 
 /// `n` and `noun`, plural unless `n` is 1 (`vertex` becomes `vertices`).

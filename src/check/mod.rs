@@ -5,9 +5,11 @@
 //! turns files, folders and `builtin:NAME`s into the list. Each rule has a stable name ([`Rule::name`]) and a fixed
 //! [`Severity`]; a file passes when it has no error finding (no finding at all with
 //! [`CheckOptions::strict`]). One file per group of rules: `weights.rs` (influences),
-//! `joints.rs` (scale, mirrors, ignored node transforms), `clips.rs` (DQS flips, LBS collapse).
+//! `joints.rs` (scale, mirrors, ignored node transforms), `clips.rs` (DQS flips, joint scan),
+//! `collapse.rs` (LBS collapse against DQS and CoR), `region_volume.rs` (what a region measures).
 
 mod clips;
+mod collapse;
 mod inputs;
 mod joints;
 mod region_volume;
@@ -19,8 +21,10 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::scene::{LoadOptions, Scene};
+use crate::skin::SceneCenters;
 
 pub use inputs::{CheckInput, InputError, MODEL_EXTENSIONS, collect_inputs};
+pub use region_volume::RegionNote;
 pub use run::{CheckSummary, check_models, summarize};
 
 /// A rule of `dqview check`; its [`Rule::name`] is stable and used in the JSON.
@@ -43,17 +47,20 @@ pub enum Rule {
     MirroredJoint,
     /// A clip in which two blended joints turn more than 180 degrees apart: DQS flips.
     DqsFlipInClip,
-    /// A joint region whose LBS volume falls below [`CheckOptions::min_volume_ratio`] in a clip.
+    /// A joint region whose LBS volume falls below [`CheckOptions::min_volume_ratio`] in some
+    /// clip, and clearly below what DQS and CoR keep there; one finding per joint.
     LbsCollapse,
     /// A glTF skinned mesh node with a transform of its own, which glTF ignores.
     IgnoredNodeTransform,
     /// The per-file time budget ran out before every clip was sampled.
     CheckIncomplete,
+    /// The file has no skinned mesh: the skinning rules do not apply (info).
+    NotSkinned,
 }
 
 impl Rule {
     /// Every rule, in report order.
-    pub const ALL: [Self; 11] = [
+    pub const ALL: [Self; 12] = [
         Self::LoadError,
         Self::InternalError,
         Self::WeightsNotNormalized,
@@ -65,6 +72,7 @@ impl Rule {
         Self::LbsCollapse,
         Self::IgnoredNodeTransform,
         Self::CheckIncomplete,
+        Self::NotSkinned,
     ];
 
     /// The stable name, as in the JSON (`load_error`, `weights_not_normalized`, ...).
@@ -82,6 +90,7 @@ impl Rule {
             Self::LbsCollapse => "lbs_collapse",
             Self::IgnoredNodeTransform => "ignored_node_transform",
             Self::CheckIncomplete => "check_incomplete",
+            Self::NotSkinned => "not_skinned",
         }
     }
 
@@ -100,6 +109,7 @@ impl Rule {
             | Self::LbsCollapse
             | Self::IgnoredNodeTransform
             | Self::CheckIncomplete => Severity::Warning,
+            Self::NotSkinned => Severity::Info,
         }
     }
 }
@@ -112,15 +122,18 @@ pub enum Severity {
     Error,
     /// Worth a look; the file still passes (unless [`CheckOptions::strict`]).
     Warning,
+    /// For the record (a file with nothing to skin); never fails a file, not even when strict.
+    Info,
 }
 
 impl Severity {
-    /// `error` or `warning`.
+    /// `error`, `warning` or `info`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Self::Error => "error",
             Self::Warning => "warning",
+            Self::Info => "info",
         }
     }
 }
@@ -169,7 +182,7 @@ pub struct Finding {
     /// `dqs_flip_in_clip`: the joint it turned away from (the vertices' heaviest influence).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pivot_joint: Option<String>,
-    /// `dqs_flip_in_clip`, `lbs_collapse`: the clip's name.
+    /// `dqs_flip_in_clip`: the clip's name; `lbs_collapse`: the clip of the worst moment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clip: Option<String>,
     /// `dqs_flip_in_clip`, `lbs_collapse`: seconds into the clip.
@@ -181,6 +194,12 @@ pub struct Finding {
     /// `lbs_collapse`: the same region's ratio with DQS at the same time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dqs_ratio: Option<f64>,
+    /// `lbs_collapse`: the same region's ratio with CoR at the same time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cor_ratio: Option<f64>,
+    /// `lbs_collapse`: every clip in which LBS collapses the region, in file order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clips: Vec<String>,
     /// `ignored_node_transform`: the skinned mesh node's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mesh_node: Option<String>,
@@ -205,6 +224,8 @@ impl Finding {
             time: None,
             ratio: None,
             dqs_ratio: None,
+            cor_ratio: None,
+            clips: Vec::new(),
             mesh_node: None,
         }
     }
@@ -215,10 +236,13 @@ impl Finding {
 pub struct FileReport {
     /// The input as given or found (a path or `builtin:NAME`).
     pub file: String,
-    /// Whether the file passes: no error finding (no finding at all when strict).
+    /// Whether the file passes: no error finding (no error or warning when strict).
     pub ok: bool,
     /// Every finding, in rule order.
     pub findings: Vec<Finding>,
+    /// The joint regions `lbs_collapse` measures by area or skips, with the reason (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub regions_not_by_volume: Vec<RegionNote>,
 }
 
 impl FileReport {
@@ -226,12 +250,17 @@ impl FileReport {
     #[must_use]
     pub fn new(file: String, mut findings: Vec<Finding>, strict: bool) -> Self {
         findings.sort_by_key(|f| f.rule);
-        let ok = if strict {
-            findings.is_empty()
-        } else {
-            findings.iter().all(|f| f.severity != Severity::Error)
-        };
-        Self { file, ok, findings }
+        let ok = findings.iter().all(|f| match f.severity {
+            Severity::Error => false,
+            Severity::Warning => !strict,
+            Severity::Info => true,
+        });
+        Self {
+            file,
+            ok,
+            findings,
+            regions_not_by_volume: Vec::new(),
+        }
     }
 }
 
@@ -288,18 +317,62 @@ pub fn check_model(spec: &str, options: &CheckOptions) -> FileReport {
             return FileReport::new(spec.to_owned(), vec![finding], options.strict);
         }
     };
-    let findings = check_scene(&scene, options, started + options.time_budget);
-    FileReport::new(spec.to_owned(), findings, options.strict)
+    let checked = check_scene_with(&scene, options, None, started + options.time_budget);
+    let mut report = FileReport::new(spec.to_owned(), checked.findings, options.strict);
+    report.regions_not_by_volume = checked.regions_not_by_volume;
+    report
+}
+
+/// What the rules find in a loaded scene.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SceneCheck {
+    /// Every finding, in rule order.
+    pub findings: Vec<Finding>,
+    /// The joint regions `lbs_collapse` measures by area or skips, with the reason.
+    pub regions_not_by_volume: Vec<RegionNote>,
 }
 
 /// Applies every rule but `load_error` to a loaded scene; clip sampling stops at `deadline`.
 #[must_use]
 pub fn check_scene(scene: &Scene, options: &CheckOptions, deadline: Instant) -> Vec<Finding> {
+    check_scene_with(scene, options, None, deadline).findings
+}
+
+/// [`check_scene`] with the scene's CoR centers when the caller has them (else `lbs_collapse`
+/// computes them, with the default options, only when some region is a candidate).
+#[must_use]
+pub fn check_scene_with(
+    scene: &Scene,
+    options: &CheckOptions,
+    centers: Option<&SceneCenters>,
+    deadline: Instant,
+) -> SceneCheck {
     let mut findings = weights::check(scene, options);
+    findings.extend(not_skinned(scene));
     findings.extend(joints::ignored_node_transforms(scene));
-    findings.extend(clips::check(scene, options, deadline));
+    let (clip_findings, regions_not_by_volume) = clips::check(scene, options, centers, deadline);
+    findings.extend(clip_findings);
     findings.sort_by_key(|f| f.rule);
-    findings
+    SceneCheck {
+        findings,
+        regions_not_by_volume,
+    }
+}
+
+/// `not_skinned`: no node with a skin draws a mesh with weights, so nothing is skinned.
+fn not_skinned(scene: &Scene) -> Option<Finding> {
+    if !crate::skin::skinned_primitives(scene).is_empty() {
+        return None;
+    }
+    let primitives: usize = scene.meshes.iter().map(|m| m.primitives.len()).sum();
+    Some(Finding::new(
+        Rule::NotSkinned,
+        format!(
+            "no skinned mesh: no node with a skin draws a mesh with weights ({} meshes, {primitives} primitives, {} skins); the skinning rules do not apply",
+            scene.meshes.len(),
+            scene.skins.len()
+        ),
+    ))
 }
 
 /// `name` of node `node`, or `node N` when it is out of range.

@@ -1,24 +1,44 @@
-//! Joint-region volume ratios for `lbs_collapse`, kept apart so a finer per-joint measure can replace it.
+//! Joint-region ratios for `lbs_collapse`, kept apart so a finer per-joint measure can replace it.
 //!
 //! A region is an [`crate::analysis::JointRegion`] (the triangles whose first corner's heaviest
-//! influence is the joint, its openings capped: volume when it closes, area when not), as
-//! `dqview analyze` reports its worst joints.
+//! influence is the joint, its openings capped): by volume where that is meaningful (it closes,
+//! its caps are not most of it, its rest volume is well above zero for its size), else by area;
+//! regions too small to say anything are skipped. Each region not measured by volume is a
+//! [`RegionNote`] with the reason, for `--json`.
 
+use serde::Serialize;
+
+use super::node_name;
 use crate::analysis::{Measure, RestReference};
 use crate::anim::Pose;
 use crate::scene::Scene;
-use crate::skin::{Betas, SkinningMode, skin_scene};
+use crate::skin::{Betas, SceneCenters, SkinningMode, skin_scene, skin_scene_cor};
 
 /// Regions with fewer than this share of all regions' triangles are left out: a handful of
 /// triangles around a joint measure almost nothing, and their ratio is noise.
 const MIN_REGION_SHARE: f64 = 0.002;
 
+/// A joint region `lbs_collapse` measures by area, or skips, and why.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RegionNote {
+    /// The joint's node name.
+    pub joint: String,
+    /// The joint's node index.
+    pub node: usize,
+    /// `area` (measured by its area) or `skipped` (not measured).
+    pub measure: &'static str,
+    /// Why, for a person.
+    pub reason: String,
+}
+
 /// The rest measure of every joint region of a scene, to compare posed regions with.
 pub(super) struct RegionVolumes {
     /// Rest measures and triangle regions.
     reference: RestReference,
-    /// Joint nodes whose region is large enough to report.
+    /// Joint nodes whose region is measured.
     kept: Vec<usize>,
+    /// The regions measured by area or skipped, with the reason.
+    notes: Vec<RegionNote>,
 }
 
 impl RegionVolumes {
@@ -35,13 +55,49 @@ impl RegionVolumes {
         }
         let reference = RestReference::new(scene, &rest);
         let total: usize = reference.regions().iter().map(|r| r.triangles).sum();
-        let kept: Vec<usize> = reference
-            .regions()
-            .iter()
-            .filter(|r| r.rest.abs() > 0.0 && r.triangles as f64 >= MIN_REGION_SHARE * total as f64)
-            .map(|r| r.joint)
-            .collect();
-        (!kept.is_empty()).then_some(Self { reference, kept })
+        let mut kept = Vec::new();
+        let mut notes = Vec::new();
+        for r in reference.regions() {
+            let note = |measure, reason| RegionNote {
+                joint: node_name(scene, r.joint),
+                node: r.joint,
+                measure,
+                reason,
+            };
+            let share = r.triangles as f64 / total.max(1) as f64;
+            if share < MIN_REGION_SHARE {
+                notes.push(note(
+                    "skipped",
+                    format!(
+                        "{} triangles, {:.2}% of the regions' (under {}%): too few to measure",
+                        r.triangles,
+                        100.0 * share,
+                        100.0 * MIN_REGION_SHARE
+                    ),
+                ));
+                continue;
+            }
+            if !(r.rest.abs() > 0.0 && r.rest.is_finite()) {
+                notes.push(note("skipped", String::from("its rest area is 0")));
+                continue;
+            }
+            if let Some(reason) = r.area_reason {
+                notes.push(note("area", reason.text()));
+            }
+            kept.push(r.joint);
+        }
+        // Regions come by joint node; kept sorted for the lookups.
+        kept.sort_unstable();
+        (!kept.is_empty() || !notes.is_empty()).then_some(Self {
+            reference,
+            kept,
+            notes,
+        })
+    }
+
+    /// The regions measured by area or skipped, with the reason.
+    pub(super) fn notes(&self) -> &[RegionNote] {
+        &self.notes
     }
 
     /// Whether joint node `joint`'s region is measured by volume or by area.
@@ -51,7 +107,7 @@ impl RegionVolumes {
             .map_or(Measure::Area, |r| r.measure)
     }
 
-    /// Each kept region's ratio to rest at `pose` skinned with `mode`: (joint node, ratio).
+    /// Each measured region's ratio to rest at `pose` skinned with `mode`: (joint node, ratio).
     pub(super) fn ratios(
         &self,
         scene: &Scene,
@@ -59,10 +115,30 @@ impl RegionVolumes {
         mode: SkinningMode,
     ) -> Vec<(usize, f64)> {
         let posed = skin_scene(scene, pose, mode, Betas::Uniform(0.0));
-        let (_, regions) = self.reference.ratios(scene, &posed);
+        self.kept_ratios(scene, &posed)
+    }
+
+    /// Each measured region's ratio to rest at `pose` skinned with CoR about `centers`.
+    pub(super) fn cor_ratios(
+        &self,
+        scene: &Scene,
+        pose: &Pose,
+        centers: &SceneCenters,
+    ) -> Vec<(usize, f64)> {
+        let posed = skin_scene_cor(scene, pose, centers);
+        self.kept_ratios(scene, &posed)
+    }
+
+    /// The kept regions' ratios on `posed`.
+    fn kept_ratios(
+        &self,
+        scene: &Scene,
+        posed: &[crate::skin::PosedPrimitive],
+    ) -> Vec<(usize, f64)> {
+        let (_, regions) = self.reference.ratios(scene, posed);
         regions
             .into_iter()
-            .filter(|(joint, _)| self.kept.contains(joint))
+            .filter(|(joint, _)| self.kept.binary_search(joint).is_ok())
             .collect()
     }
 }

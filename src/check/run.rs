@@ -23,6 +23,8 @@ pub struct CheckSummary {
     pub errors: usize,
     /// Warning findings over all files.
     pub warnings: usize,
+    /// Info findings over all files (they never fail a file).
+    pub infos: usize,
     /// Findings per rule name, over all files (rules with none left out).
     pub rules: BTreeMap<&'static str, usize>,
 }
@@ -46,6 +48,7 @@ pub fn summarize(reports: &[FileReport]) -> CheckSummary {
             match f.severity {
                 Severity::Error => s.errors += 1,
                 Severity::Warning => s.warnings += 1,
+                Severity::Info => s.infos += 1,
             }
             *s.rules.entry(f.rule.name()).or_insert(0) += 1;
         }

@@ -27,6 +27,11 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
         bail!("--samples must be from 1 to 100000, got {samples}");
     }
     let scene = super::load(model, load)?;
+    if crate::skin::skinned_primitives(&scene).is_empty() {
+        bail!(
+            "{model}: no skinned mesh (no node with a skin draws a mesh with weights), so there is nothing to analyze"
+        );
+    }
     let pose = args.resolve(&scene)?;
     // Checked before the CoR precompute, so a mistyped joint fails at once.
     let joint = what.joint.map(|j| find_joint(&scene, j)).transpose()?;

@@ -38,7 +38,7 @@ pub struct CheckArgs {
     /// Seconds one file's clips may take; clips left are skipped with a check_incomplete warning.
     #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = parse_seconds)]
     pub max_seconds: f64,
-    /// Warnings fail a file too (exit status 1).
+    /// Warnings fail a file too (exit status 1); info findings never do.
     #[arg(long)]
     pub strict: bool,
     /// Load limits and URI policy for every file.
@@ -155,8 +155,13 @@ fn print_text(reports: &[FileReport], summary: &CheckSummary) {
         .filter(|r| r.ok && r.findings.iter().any(|f| f.severity == Severity::Warning))
         .count();
     println!(
-        "{} files: {} pass ({warned} of them with warnings), {} fail; {} errors, {} warnings{rules}",
-        summary.files, summary.passed, summary.failed, summary.errors, summary.warnings
+        "{} files: {} pass ({warned} of them with warnings), {} fail; {} errors, {} warnings, {} info{rules}",
+        summary.files,
+        summary.passed,
+        summary.failed,
+        summary.errors,
+        summary.warnings,
+        summary.infos
     );
 }
 

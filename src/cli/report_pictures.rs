@@ -7,7 +7,7 @@ use super::render::{Painter, RenderLook};
 use super::render_camera::CameraRequest;
 use crate::anim::{JointAngles, Pose};
 use crate::render::RgbaImage;
-use crate::rig_report::{Pictures, RegionPicture, ReportOptions, RigReport, WorstRegion};
+use crate::rig_report::{Pictures, RegionPicture, ReportOptions, RigReport, pictured_regions};
 use crate::scene::Scene;
 use crate::skin::{SceneBetas, SceneCenters, SkinningMode};
 
@@ -61,7 +61,7 @@ fn try_paint(
         overview: Some(png_bytes(&painter.paint(&rest, &camera)?)?),
         ..Pictures::default()
     };
-    for region in picked_regions(report, per_mode) {
+    for region in pictured_regions(&report.worst, per_mode) {
         let mut pose = Pose::rest(scene);
         pose.sample(scene, region.clip, region.time_s, &options.overrides);
         painter.set_betas(
@@ -73,9 +73,16 @@ fn try_paint(
             continue;
         };
         if let Some(image) = images.first() {
+            // Four panes alike say nothing more than one: the pose's loss is drawn once, in CoR.
+            let single_pane = region.is_the_pose().then_some(SkinningMode::Cor);
+            let image = match single_pane {
+                Some(mode) => pane_of(image, mode),
+                None => image.clone(),
+            };
             pictures.regions.push(RegionPicture {
                 region: region.clone(),
-                png: png_bytes(image)?,
+                png: png_bytes(&image)?,
+                single_pane,
             });
         }
     }
@@ -87,20 +94,30 @@ fn try_paint(
     Ok(pictures)
 }
 
-/// The first `per_mode` regions of each mode, each moment once.
-fn picked_regions(report: &RigReport, per_mode: usize) -> Vec<&WorstRegion> {
-    let mut out: Vec<&WorstRegion> = Vec::new();
-    for list in &report.worst {
-        for w in list.iter().take(per_mode) {
-            let seen = out
-                .iter()
-                .any(|o| (o.joint, o.clip) == (w.joint, w.clip) && o.time_s == w.time_s);
-            if !seen {
-                out.push(w);
-            }
-        }
+/// The pane of `mode` cut out of an image of every mode's pane side by side ([`SkinningMode::ALL`]
+/// order, as `View::panes` lays them out: equal widths, the last taking the remainder).
+fn pane_of(image: &RgbaImage, mode: SkinningMode) -> RgbaImage {
+    let n = SkinningMode::ALL.len() as u32;
+    let i = SkinningMode::ALL
+        .iter()
+        .position(|&m| m == mode)
+        .unwrap_or(0) as u32;
+    let pane = (image.width / n).max(1);
+    let x0 = (pane * i).min(image.width);
+    let x1 = if i + 1 == n {
+        image.width
+    } else {
+        (x0 + pane).min(image.width)
+    };
+    let mut pixels = Vec::with_capacity(((x1 - x0) * image.height * 4) as usize);
+    for row in image.pixels.chunks_exact(image.width.max(1) as usize * 4) {
+        pixels.extend_from_slice(&row[x0 as usize * 4..x1 as usize * 4]);
     }
-    out
+    RgbaImage {
+        width: x1 - x0,
+        height: image.height,
+        pixels,
+    }
 }
 
 /// `poses` rendered with the camera framing `joint`'s region over all of them; the first pose's image.

@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::clips::{WorstRegion, deviation, mode_index, node_name};
+use super::clips::{WorstRegion, mode_index, node_name};
 use super::{Progress, ReportOptions, RigReportError};
-use crate::analysis::{BlendPairs, max_vertex_distance, twist_flips};
+use crate::analysis::{BlendPairs, lbs_loses_more, max_vertex_distance, twist_flips};
 use crate::anim::{JointOverrides, Pose};
 use crate::scene::Scene;
 use crate::skin::{
@@ -17,8 +17,8 @@ use crate::skin::{
 
 /// Most joints whose flips are searched.
 const MAX_FLIP_JOINTS: usize = 8;
-/// LBS ratio below which a region counts as collapsing.
-const COLLAPSE_RATIO: f64 = 0.97;
+/// LBS ratio (and share of DQS's and CoR's) below which a region counts as collapsing: `check`'s default.
+pub const COLLAPSE_RATIO: f64 = crate::check::CheckOptions::DEFAULT.min_volume_ratio;
 
 /// Where twisting a joint flips DQS.
 #[derive(Clone, Debug, PartialEq)]
@@ -267,14 +267,20 @@ pub struct DqsCandidate {
     pub region: WorstRegion,
 }
 
-/// The LBS worst regions that collapse (ratio under 0.97) where DQS stays at least twice as close to 1.
+/// The LBS worst regions that LBS loses clearly more of than DQS and CoR at that moment, by
+/// `check`'s `lbs_collapse` rule at its default ratio ([`crate::analysis::lbs_loses_more`]).
 #[must_use]
 pub fn dqs_candidates(lbs_worst: &[WorstRegion]) -> Vec<DqsCandidate> {
-    let (l, d) = (mode_index(SkinningMode::Lbs), mode_index(SkinningMode::Dqs));
+    let [l, d, _, c] = [
+        SkinningMode::Lbs,
+        SkinningMode::Dqs,
+        SkinningMode::Hybrid,
+        SkinningMode::Cor,
+    ]
+    .map(mode_index);
     lbs_worst
         .iter()
-        .filter(|w| w.ratios[l] < COLLAPSE_RATIO)
-        .filter(|w| deviation(w.ratios[d]) < 0.5 * deviation(w.ratios[l]))
+        .filter(|w| lbs_loses_more(w.ratios[l], w.ratios[d], Some(w.ratios[c]), COLLAPSE_RATIO))
         .map(|w| DqsCandidate { region: w.clone() })
         .collect()
 }

@@ -84,6 +84,32 @@ impl WorstRegion {
     pub fn ratio(&self) -> f64 {
         self.ratios[mode_index(self.mode)]
     }
+
+    /// Whether every mode keeps the same share of the region at this moment
+    /// ([`crate::analysis::same_in_every_mode`]): the pose takes the volume, not the method.
+    #[must_use]
+    pub fn is_the_pose(&self) -> bool {
+        crate::analysis::same_in_every_mode(&self.ratios)
+    }
+}
+
+/// The worst regions the report draws: the first `per_mode` of each mode, each moment once, and
+/// a region every mode loses alike ([`WorstRegion::is_the_pose`]) once whatever the mode or moment.
+#[must_use]
+pub fn pictured_regions(worst: &[Vec<WorstRegion>; 4], per_mode: usize) -> Vec<&WorstRegion> {
+    let mut out: Vec<&WorstRegion> = Vec::new();
+    for list in worst {
+        for w in list.iter().take(per_mode) {
+            let seen = out.iter().any(|o| {
+                let same_moment = (o.joint, o.clip) == (w.joint, w.clip) && o.time_s == w.time_s;
+                same_moment || (o.joint == w.joint && o.is_the_pose() && w.is_the_pose())
+            });
+            if !seen {
+                out.push(w);
+            }
+        }
+    }
+    out
 }
 
 /// Distance of a ratio from 1 as |ln r| (NaN: 0).

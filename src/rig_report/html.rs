@@ -8,13 +8,16 @@ use super::svg::escape;
 use super::{RigReport, base64_encode};
 use crate::skin::SkinningMode;
 
-/// A picture of a region at its worst moment: LBS | DQS | hybrid | CoR panes.
+/// A picture of a region at its worst moment: LBS | DQS | hybrid | CoR panes, or one pane
+/// where every mode loses the same ([`WorstRegion::is_the_pose`]).
 #[derive(Clone, Debug)]
 pub struct RegionPicture {
     /// The region and moment shown.
     pub region: WorstRegion,
     /// The PNG file's bytes.
     pub png: Vec<u8>,
+    /// The one mode drawn, when the picture has a single pane; `None`: every mode's pane.
+    pub single_pane: Option<SkinningMode>,
 }
 
 /// The GPU pictures the caller made for the report.
@@ -55,12 +58,13 @@ pub fn write_html(report: &RigReport, pictures: &Pictures, stages: &[(String, f6
     );
     let _ = writeln!(s, "<h1>{}</h1>", escape(&title));
     s.push_str(
-        "<nav><a href=\"#summary\">Summary</a><a href=\"#recommendations\">Recommendations</a><a href=\"#volume\">Volume over time</a><a href=\"#worst-regions\">Worst regions</a><a href=\"#flips\">DQS flips</a><a href=\"#influences\">Influences</a><a href=\"#blend-fit\">Blend fit</a><a href=\"#scales\">Joint scales</a><a href=\"#checks\">Checks</a><a href=\"#timing\">Time</a></nav>\n",
+        "<nav><a href=\"#summary\">Summary</a><a href=\"#worst-regions\">Worst regions</a><a href=\"#recommendations\">Recommendations</a><a href=\"#volume\">Volume over time</a><a href=\"#flips\">DQS flips</a><a href=\"#influences\">Influences</a><a href=\"#blend-fit\">Blend fit</a><a href=\"#scales\">Joint scales</a><a href=\"#checks\">Checks</a><a href=\"#timing\">Time</a></nav>\n",
     );
+    // What matters first: the summary, then the worst regions, then the advice; the clip-by-clip plots after.
     summary(&mut s, report, pictures);
+    sections::worst_regions(&mut s, report, pictures);
     recommendations(&mut s, report);
     sections::volume(&mut s, report);
-    sections::worst_regions(&mut s, report, pictures);
     sections::flips(&mut s, report, pictures);
     sections::influences(&mut s, report);
     sections::blend_fit(&mut s, report);
@@ -144,71 +148,112 @@ fn summary(s: &mut String, report: &RigReport, pictures: &Pictures) {
     }
 }
 
-/// The advice list: joints to flag for DQS, the blend map, flips, scales, weights.
+/// The advice list, only what is specific to this rig: joints to flag for DQS, a blend map that
+/// helps, flips the clips reach or the rest pose brings near, uneven joint scale, the checks, weights.
 fn recommendations(s: &mut String, report: &RigReport) {
     s.push_str("<h2 id=\"recommendations\">Recommendations</h2>\n<ul class=\"advice\">\n");
-    let (l, d) = (mode_index(SkinningMode::Lbs), mode_index(SkinningMode::Dqs));
-    if report.dqs_candidates.is_empty() {
-        s.push_str("<li>No joint region collapses under LBS by more than 3% where DQS keeps it: no joint needs a DQS flag.</li>\n");
-    }
-    for c in report.dqs_candidates.iter().take(8) {
-        let w = &c.region;
+    let start = s.len();
+    let [l, d, _, c] = SkinningMode::ALL.map(mode_index);
+    for cand in report.dqs_candidates.iter().take(8) {
+        let w = &cand.region;
         let _ = writeln!(
             s,
-            "<li>Flag <b>{}</b> for DQS: in {} at {:.2} s LBS keeps <span class=\"bad\">{:.3}</span> of the region's volume, DQS <span class=\"good\">{:.3}</span>.</li>",
+            "<li>Flag <b>{}</b> for DQS: in {} at {:.2} s LBS keeps <span class=\"bad\">{:.3}</span> of the region's volume, DQS <span class=\"good\">{:.3}</span>, CoR {:.3}.</li>",
             escape(&w.name),
             escape(&w.clip_name),
             w.time_s,
             w.ratios[l],
-            w.ratios[d]
+            w.ratios[d],
+            w.ratios[c]
         );
     }
     if let Some(fit) = &report.fit {
-        fit_advice(s, fit);
+        fit_advice(s, fit, &report.summary.file);
     }
-    if let Some(f) = report.flips.iter().find(|f| f.nearest_deg().is_finite()) {
+    flip_advice(s, report);
+    scale_advice(s, &report.scales);
+    let errors = count_of(&report.checks, crate::check::Severity::Error);
+    let warnings = count_of(&report.checks, crate::check::Severity::Warning);
+    if errors + warnings > 0 {
         let _ = writeln!(
             s,
-            "<li>Keep the twist of <b>{}</b> within {} to {} degrees: past that DQS flips (see DQS flips).</li>",
+            "<li><code>dqview check</code> finds {} and {} (see Pipeline checks).</li>",
+            counted(errors, "error"),
+            counted(warnings, "warning")
+        );
+    }
+    influence_advice(s, &report.influences);
+    if s.len() == start {
+        s.push_str("<li>Nothing to change: no joint region loses clearly more under LBS than under DQS and CoR, no clip reaches a DQS flip, and the weights and joint scales pass the checks.</li>\n");
+    }
+    s.push_str("</ul>\n");
+}
+
+/// Findings of `severity` among `checks`.
+fn count_of(checks: &[crate::check::Finding], severity: crate::check::Severity) -> usize {
+    checks.iter().filter(|f| f.severity == severity).count()
+}
+
+/// Below this distance from zero twist, degrees, a joint's DQS flip is nearer than the half turn
+/// every blended pair has: the rest pose already turns the joint from its partner.
+const NEAR_FLIP_DEG: f32 = 150.0;
+
+/// The flip lines: a clip that flips DQS (from `check`), or a joint whose flip the rest pose
+/// brings nearer than [`NEAR_FLIP_DEG`]; a flip at the usual half turn is no advice.
+fn flip_advice(s: &mut String, report: &RigReport) {
+    for f in report
+        .checks
+        .iter()
+        .filter(|f| f.rule == crate::check::Rule::DqsFlipInClip)
+        .take(4)
+    {
+        let _ = writeln!(
+            s,
+            "<li>Clip {} turns <b>{}</b> more than half a turn from <b>{}</b> at {:.2} s: DQS flips the skin there; key the twist the short way round or split it over a twist joint.</li>",
+            escape(f.clip.as_deref().unwrap_or("")),
+            escape(f.joint.as_deref().unwrap_or("")),
+            escape(f.pivot_joint.as_deref().unwrap_or("")),
+            f.time.unwrap_or(0.0)
+        );
+    }
+    for f in report
+        .flips
+        .iter()
+        .filter(|f| f.nearest_deg() < NEAR_FLIP_DEG)
+        .take(4)
+    {
+        let _ = writeln!(
+            s,
+            "<li>Keep the twist of <b>{}</b> within {} to {} degrees: its rest pose already turns it from its blend partner, so DQS flips well before half a turn (see DQS flips).</li>",
             escape(&f.name),
             f.below_deg.map_or("-".into(), |b| format!("{b:.1}")),
             f.above_deg.map_or("-".into(), |a| format!("{a:.1}"))
         );
     }
-    scale_advice(s, &report.scales);
-    let errors = report
-        .checks
-        .iter()
-        .filter(|f| f.severity == crate::check::Severity::Error)
-        .count();
-    if !report.checks.is_empty() {
-        let _ = writeln!(
-            s,
-            "<li><code>dqview check</code> finds {} and {} (see Pipeline checks).</li>",
-            counted(errors, "error"),
-            counted(report.checks.len() - errors, "warning")
-        );
-    }
-    influence_advice(s, &report.influences);
-    s.push_str("</ul>\n");
 }
 
-/// The blend-map line: how far the fitted map brings the hybrid to CoR, and whether to write it.
-fn fit_advice(s: &mut String, fit: &super::FitReport) {
+/// The blend-map line, when the fitted map brings the hybrid clearly closer to CoR.
+fn fit_advice(s: &mut String, fit: &super::FitReport, file: &str) {
     let (before, after) = (fit.distances[2].max, fit.distances[3].max);
     let gain = if before > 0.0 {
         100.0 * (1.0 - after / before)
     } else {
         0.0
     };
-    let verdict = if gain > 10.0 {
-        "helps: write it with <code>dqview blend MODEL --clip all --out fixed.glb</code>"
-    } else {
-        "gains little over the joint flags"
-    };
+    if gain <= 10.0 {
+        return;
+    }
+    let out = std::path::Path::new(file)
+        .file_stem()
+        .and_then(|n| n.to_str())
+        // `builtin:twist` writes `twist_blend.glb`.
+        .and_then(|n| n.rsplit(':').next())
+        .map_or_else(|| "blended".to_string(), |n| format!("{n}_blend"));
     let _ = writeln!(
         s,
-        "<li>A fitted blend map {verdict}: the hybrid's largest distance from CoR goes from {:.3}% to {:.3}% of the diagonal ({gain:.0}% less; mean {:.3}% to {:.3}%).</li>",
+        "<li>Write a fitted blend map: <code>dqview blend {} --clip all --out {}.glb</code>; the hybrid's largest distance from CoR goes from {:.3}% to {:.3}% of the diagonal ({gain:.0}% less; mean {:.3}% to {:.3}%).</li>",
+        escape(file),
+        escape(&out),
         100.0 * before,
         100.0 * after,
         100.0 * fit.distances[2].mean,
@@ -242,7 +287,7 @@ fn influence_advice(s: &mut String, inf: &super::InfluenceStats) {
     }
 }
 
-/// One line on the joints with scale: one shared uniform scale (a scaled armature), or a list.
+/// One line on the joints with scale, unless they share one uniform scale (a scaled armature).
 fn scale_advice(s: &mut String, scales: &[super::JointScale]) {
     let Some(first) = scales.first() else {
         return;
@@ -252,12 +297,7 @@ fn scale_advice(s: &mut String, scales: &[super::JointScale]) {
             && (j.scale - first.scale).abs().max_element() < 1e-3 * first.scale.max_element()
     });
     if shared {
-        let _ = writeln!(
-            s,
-            "<li>All {} joints with scale carry the same uniform scale {:.4} (the armature or its parent is scaled): harmless for LBS; DQS splits the scale off and blends it apart.</li>",
-            scales.len(),
-            first.scale.x
-        );
+        // One uniform scale on every scaled joint (a scaled armature) blends like none: no advice.
         return;
     }
     let listed: Vec<String> = scales

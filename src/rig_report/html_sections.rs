@@ -3,10 +3,10 @@
 use std::fmt::Write as _;
 
 use super::clips::{ClipReport, mode_index};
-use super::html::{Pictures, png_uri, row};
+use super::html::{Pictures, RegionPicture, png_uri, row};
 use super::svg::{Line, Plot, bar_chart, escape, mode_color};
 use super::{FitReport, RigReport};
-use crate::analysis::Measure;
+use crate::analysis::{Measure, SAME_RATIO_SPREAD};
 use crate::skin::SkinningMode;
 
 /// Region plots per clip beside the whole-mesh one.
@@ -117,12 +117,15 @@ fn ratio_row(s: &mut String, name: &str, r: &[f64; 4]) {
 
 /// Per mode, the worst regions with the moment and every mode's ratio there; then the renders.
 pub(super) fn worst_regions(s: &mut String, report: &RigReport, pictures: &Pictures) {
-    s.push_str("<h2 id=\"worst-regions\">Worst joint regions</h2>\n<p class=\"note\">A joint's region: the triangles whose first corner's heaviest influence is the joint, openings capped. Each region at its worst sample in that mode, over every clip.</p>\n");
+    let _ = writeln!(
+        s,
+        "<h2 id=\"worst-regions\">Worst joint regions</h2>\n<p class=\"note\">A joint's region: the triangles whose first corner's heaviest influence is the joint, openings capped. Each region at its worst sample in that mode, over every clip. Where every mode keeps the same share (within {SAME_RATIO_SPREAD}), the pose takes the volume, not the skinning method: no flag or blend map brings it back.</p>"
+    );
     for mode in SkinningMode::ALL {
         let list = &report.worst[mode_index(mode)];
         let _ = writeln!(
             s,
-            "<h3>{}</h3><table><tr><th>region</th><th>clip</th><th>time (s)</th><th>LBS</th><th>DQS</th><th>Hybrid</th><th>CoR</th></tr>",
+            "<h3>{}</h3><table><tr><th>region</th><th>clip</th><th>time (s)</th><th>LBS</th><th>DQS</th><th>Hybrid</th><th>CoR</th><th>what loses it</th></tr>",
             mode.title()
         );
         for w in list {
@@ -137,27 +140,54 @@ pub(super) fn worst_regions(s: &mut String, report: &RigReport, pictures: &Pictu
                 let class = if k == mode_index(mode) { "n bad" } else { "n" };
                 let _ = write!(s, "<td class=\"{class}\">{r:.4}</td>");
             }
-            s.push_str("</tr>\n");
+            let why = if w.is_the_pose() {
+                "the pose (every mode alike)"
+            } else {
+                "the method (modes differ)"
+            };
+            let _ = writeln!(s, "<td>{why}</td></tr>");
         }
         s.push_str("</table>\n");
     }
     for p in &pictures.regions {
-        let w = &p.region;
-        let _ = writeln!(
-            s,
-            "<figure><img src=\"{}\" alt=\"{} in {} at {:.2} s\"><figcaption>{} worst under {}: region <b>{}</b> in {} at {:.2} s (ratio {:.3}); panes LBS | DQS | hybrid | CoR, framed on the joint as <code>render --focus</code> does.</figcaption></figure>",
-            png_uri(&p.png),
-            escape(&w.name),
-            escape(&w.clip_name),
-            w.time_s,
-            escape(&w.name),
-            w.mode.short_label(),
-            escape(&w.name),
-            escape(&w.clip_name),
-            w.time_s,
-            w.ratio()
-        );
+        region_figure(s, p);
     }
+}
+
+/// One rendered worst region: four panes, or the one pane of a region every mode loses alike.
+fn region_figure(s: &mut String, p: &RegionPicture) {
+    let w = &p.region;
+    let (name, clip) = (escape(&w.name), escape(&w.clip_name));
+    let _ = write!(
+        s,
+        "<figure><img src=\"{}\" alt=\"{name} in {clip} at {:.2} s\"><figcaption>",
+        png_uri(&p.png),
+        w.time_s
+    );
+    match p.single_pane {
+        Some(mode) => {
+            let _ = write!(
+                s,
+                "Region <b>{name}</b> in {clip} at {:.2} s: every mode keeps the same share of it (LBS {:.3}, DQS {:.3}, hybrid {:.3}, CoR {:.3}), so the pose takes the volume, not the skinning method; drawn once ({} pane) instead of four alike, framed on the joint as <code>render --focus</code> does.",
+                w.time_s,
+                w.ratios[0],
+                w.ratios[1],
+                w.ratios[2],
+                w.ratios[3],
+                mode.short_label()
+            );
+        }
+        None => {
+            let _ = write!(
+                s,
+                "{name} worst under {}: region <b>{name}</b> in {clip} at {:.2} s (ratio {:.3}); panes LBS | DQS | hybrid | CoR, framed on the joint as <code>render --focus</code> does.",
+                w.mode.short_label(),
+                w.time_s,
+                w.ratio()
+            );
+        }
+    }
+    s.push_str("</figcaption></figure>\n");
 }
 
 /// The flip table and the twist sweep's plot and render.

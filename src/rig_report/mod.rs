@@ -19,7 +19,9 @@ pub use advice::{
     CorDistance, DqsCandidate, FitReport, FlipReport, fit_report, flip_reports, twist_joints,
 };
 pub use base64::base64_encode;
-pub use clips::{ClipReport, RegionTrack, WorstRegion, clip_report, worst_regions};
+pub use clips::{
+    ClipReport, RegionTrack, WorstRegion, clip_report, pictured_regions, worst_regions,
+};
 pub use html::{Pictures, RegionPicture, write_html};
 pub use influence_stats::InfluenceStats;
 pub use scales::{JointScale, joint_scales};
@@ -35,7 +37,9 @@ use crate::skin::{SceneBetas, SceneCenters};
 #[derive(Debug, thiserror::Error)]
 pub enum RigReportError {
     /// The scene has no skinned primitive, so there is nothing to compare.
-    #[error("{0} has no skinned primitives (no node with a skin draws a mesh with weights)")]
+    #[error(
+        "{0}: no skinned mesh (no node with a skin draws a mesh with weights), so there is nothing to report"
+    )]
     NotSkinned(String),
     /// The blend fit failed.
     #[error("blend fit: {0}")]
@@ -185,7 +189,8 @@ pub fn gather(
     let scales = joint_scales(scene, &options.clips, &options.overrides);
     let check_options = crate::check::CheckOptions::DEFAULT;
     let deadline = std::time::Instant::now() + check_options.time_budget;
-    let checks = crate::check::check_scene(scene, &check_options, deadline);
+    let checks =
+        crate::check::check_scene_with(scene, &check_options, Some(centers), deadline).findings;
     progress("checks", 1, 1);
     let wide = worst_regions(&clips, 64);
     let dqs_candidates = advice::dqs_candidates(&wide[0]);

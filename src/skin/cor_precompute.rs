@@ -13,7 +13,7 @@
 //! means), which bounds the work per pair whatever the mesh size.
 //! [`CorMethod::Naive`] is the formula as written, O(vertices x triangles).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use glam::Vec3;
@@ -389,7 +389,9 @@ impl PairBuckets {
     /// Buckets `patches` by joint pair; `bins` merges cells on a grid, `None` keeps every triangle.
     fn new(patches: &[Patch], bins: Option<u16>) -> Self {
         let mut pairs: HashMap<(u16, u16), Vec<Cell>> = HashMap::new();
-        let mut grid: HashMap<(u16, u16, u16, u16), Cell> = HashMap::new();
+        // Ordered, so the merged cells sum in the same order on every run (a HashMap's order
+        // changes per process and moved the centers in the 5th decimal).
+        let mut grid: BTreeMap<(u16, u16, u16, u16), Cell> = BTreeMap::new();
         for patch in patches {
             let w = &patch.weights;
             for (x, &(j, a)) in w.iter().enumerate() {
