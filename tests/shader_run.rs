@@ -318,15 +318,22 @@ fn fs_capture(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>) 
 }
 ";
 
+/// [`CAPTURE_WGSL`] as SPIR-V.
+fn capture_spirv() -> Vec<u32> {
+    let module = naga::front::wgsl::parse_str(CAPTURE_WGSL).expect("capture parses");
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
+        .validate(&module)
+        .expect("capture validates");
+    naga::back::spv::write_vec(&module, &info, &naga::back::spv::Options::default(), None).expect("capture SPIR-V")
+}
+
 /// Skinned (position, normal) per vertex from the exported vertex stage: each vertex is drawn
 /// as one point into its own 1x1 viewport (clip_from_model maps every point to the centre), and
 /// its outputs are captured in rgba32float targets.
 fn run_vertex(d: &Device, words: &[u32], case: &Case, storage: bool, hybrid: bool) -> Vec<(Vec3, Vec3)> {
     let module = dqview_spirv_passthrough::spirv_module(&d.device, "vs_skin", words, "vs_skin");
-    let capture = d.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("capture"),
-        source: wgpu::ShaderSource::Wgsl(CAPTURE_WGSL.into()),
-    });
+    // Passthrough too: wgpu cannot match a naga-reflected stage against a passthrough one.
+    let capture = dqview_spirv_passthrough::spirv_module(&d.device, "fs_capture", &capture_spirv(), "fs_capture");
     let palette_layout = palette_layout(d, wgpu::ShaderStages::VERTEX, storage);
     let layout = d.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: None,

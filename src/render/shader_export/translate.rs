@@ -231,6 +231,7 @@ fn write_hlsl(
     hlsl::Writer::new(&mut text, &options, &pipeline)
         .write(module, info, None)
         .map_err(naga_error)?;
+    let text = zero_arrays_as_lists(&text);
     let naming = Naming::new(
         "HLSL shader model 5.1",
         request.entry_point(),
@@ -239,6 +240,25 @@ fn write_hlsl(
         |loc| format!("semantic LOC{loc}"),
     );
     Ok((text, naming))
+}
+
+/// naga zero-initialises a local scalar array as `T a[N] = (T[N])0;`, which DXC and FXC take
+/// but glslang's HLSL front-end (and so Unity's and Godot's glslang paths) rejects: written as
+/// an initialiser list `{ 0, ... }` instead, which every HLSL compiler takes.
+fn zero_arrays_as_lists(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let rewritten = line.split_once(" = (").and_then(|(decl, cast)| {
+            let (ty, count) = cast.strip_suffix("])0;")?.split_once('[')?;
+            let count: usize = count.parse().ok()?;
+            matches!(ty, "uint" | "int" | "float").then(|| {
+                format!("{decl} = {{ {} }};", vec!["0"; count].join(", "))
+            })
+        });
+        out.push_str(rewritten.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    out
 }
 
 fn write_msl(
