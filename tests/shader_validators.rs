@@ -21,7 +21,10 @@ use dqview::skin::SkinningMode;
 
 const METHODS: [SkinningMode; 3] = [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
 const STAGES: [ExportStage; 2] = [ExportStage::Vertex, ExportStage::Compute];
-const PALETTES: [ExportPalette; 2] = [ExportPalette::Uniform(DEFAULT_EXPORT_JOINTS), ExportPalette::Storage];
+const PALETTES: [ExportPalette; 2] = [
+    ExportPalette::Uniform(DEFAULT_EXPORT_JOINTS),
+    ExportPalette::Storage,
+];
 
 /// Whether every tool is on PATH; else a loud skip (or a failure in CI).
 fn tools(test: &str) -> bool {
@@ -33,15 +36,28 @@ fn tools(test: &str) -> bool {
         return true;
     }
     let required = std::env::var_os("DQVIEW_REQUIRE_DATA").is_some();
-    assert!(!required, "{test}: {missing:?} not installed, and DQVIEW_REQUIRE_DATA is set");
-    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {missing:?} not installed");
+    assert!(
+        !required,
+        "{test}: {missing:?} not installed, and DQVIEW_REQUIRE_DATA is set"
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: {missing:?} not installed"
+    );
     false
 }
 
 /// Runs `program args`; (success, stdout + stderr).
 fn run(program: &str, args: &[&str]) -> (bool, String) {
-    let out = Command::new(program).args(args).output().expect("run validator");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .expect("run validator");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     (out.status.success(), text)
 }
 
@@ -66,7 +82,17 @@ fn validate(r: &ShaderRequest, file: &Path, dir: &Path) -> (bool, String) {
             let spv = dir.join("hlsl.spv");
             run(
                 "glslangValidator",
-                &["-D", "-V", "-S", stage_name(r.stage), "-e", r.entry_point(), "-o", spv.to_str().expect("utf-8"), path],
+                &[
+                    "-D",
+                    "-V",
+                    "-S",
+                    stage_name(r.stage),
+                    "-e",
+                    r.entry_point(),
+                    "-o",
+                    spv.to_str().expect("utf-8"),
+                    path,
+                ],
             )
         }
         ShaderTarget::Spirv => {
@@ -74,7 +100,15 @@ fn validate(r: &ShaderRequest, file: &Path, dir: &Path) -> (bool, String) {
             if !ok {
                 return (ok, text);
             }
-            run("spirv-cross", &["--msl", path, "--output", dir.join("cross.metal").to_str().expect("utf-8")])
+            run(
+                "spirv-cross",
+                &[
+                    "--msl",
+                    path,
+                    "--output",
+                    dir.join("cross.metal").to_str().expect("utf-8"),
+                ],
+            )
         }
         ShaderTarget::Msl => {
             let text = std::fs::read_to_string(file).expect("read");
@@ -85,18 +119,26 @@ fn validate(r: &ShaderRequest, file: &Path, dir: &Path) -> (bool, String) {
             };
             let ok = text.contains("#include <metal_stdlib>") && text.contains(qualifier);
             // Every buffer the header names is bound in the code.
-            let buffers_bound = header.iter().filter_map(|l| l.split("[[buffer(").nth(1)).all(|rest| {
-                let slot = rest.split(')').next().unwrap_or_default();
-                text.lines().skip(header.len()).any(|l| l.contains(&format!("[[buffer({slot})]]")))
-            });
+            let buffers_bound = header
+                .iter()
+                .filter_map(|l| l.split("[[buffer(").nth(1))
+                .all(|rest| {
+                    let slot = rest.split(')').next().unwrap_or_default();
+                    text.lines()
+                        .skip(header.len())
+                        .any(|l| l.contains(&format!("[[buffer({slot})]]")))
+                });
             (ok && buffers_bound, String::new())
         }
         ShaderTarget::Wgsl => {
             let text = std::fs::read_to_string(file).expect("read");
             match naga::front::wgsl::parse_str(&text) {
                 Ok(m) => {
-                    let v = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::default())
-                        .validate(&m);
+                    let v = naga::valid::Validator::new(
+                        naga::valid::ValidationFlags::all(),
+                        naga::valid::Capabilities::default(),
+                    )
+                    .validate(&m);
                     (v.is_ok(), format!("{v:?}").chars().take(400).collect())
                 }
                 Err(e) => (false, e.emit_to_string(&text)),
@@ -110,7 +152,10 @@ fn broken(target: ShaderTarget, bytes: &[u8]) -> Vec<u8> {
     match target {
         ShaderTarget::Spirv => {
             // The first OpTypeFloat (opcode 22) declared 13 bits wide.
-            let mut words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            let mut words: Vec<u32> = bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect();
             let mut at = 5;
             while at < words.len() {
                 let (count, opcode) = ((words[at] >> 16) as usize, words[at] & 0xffff);
@@ -143,7 +188,12 @@ fn file_name(r: &ShaderRequest) -> String {
         ExportPalette::Uniform(_) => "uniform",
         ExportPalette::Storage => "storage",
     };
-    format!("{}_{}_{}_{palette}.{ext}", r.target.name(), r.method.name(), r.stage.name())
+    format!(
+        "{}_{}_{}_{palette}.{ext}",
+        r.target.name(),
+        r.method.name(),
+        r.stage.name()
+    )
 }
 
 #[test]
@@ -158,7 +208,12 @@ fn independent_validators_accept_every_export_and_reject_broken_ones() {
         for method in METHODS {
             for stage in STAGES {
                 for palette in PALETTES {
-                    let r = ShaderRequest { target, method, palette, stage };
+                    let r = ShaderRequest {
+                        target,
+                        method,
+                        palette,
+                        stage,
+                    };
                     let bytes = export_shader(&r).expect("export").code.to_bytes();
                     let file: PathBuf = dir.join(file_name(&r));
                     std::fs::write(&file, &bytes).expect("write");
@@ -166,11 +221,18 @@ fn independent_validators_accept_every_export_and_reject_broken_ones() {
                     assert!(ok, "{} ({}):\n{log}", r.command_line(), file.display());
                     checked += 1;
                     // The validator rejects a broken copy (MSL has no validator to break).
-                    if target != ShaderTarget::Msl && method == SkinningMode::Dqs && palette == PALETTES[0] {
+                    if target != ShaderTarget::Msl
+                        && method == SkinningMode::Dqs
+                        && palette == PALETTES[0]
+                    {
                         let bad = dir.join(format!("broken_{}", file_name(&r)));
                         std::fs::write(&bad, broken(target, &bytes)).expect("write");
                         let (ok, _) = validate(&r, &bad, &dir);
-                        assert!(!ok, "{}: the validator accepts a broken copy", r.command_line());
+                        assert!(
+                            !ok,
+                            "{}: the validator accepts a broken copy",
+                            r.command_line()
+                        );
                     }
                 }
             }
@@ -184,7 +246,15 @@ fn the_command_writes_what_the_library_exports() {
     let dir = support::scratch_dir("shader_command");
     let out = dir.join("dqs.glsl");
     let o = support::dqview_in(
-        &["shader", "--target", "glsl-es", "--method", "hybrid", "--out", out.to_str().expect("utf-8")],
+        &[
+            "shader",
+            "--target",
+            "glsl-es",
+            "--method",
+            "hybrid",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
         &dir,
     );
     assert!(o.status.success(), "{}", support::stderr_of(&o));
@@ -194,20 +264,38 @@ fn the_command_writes_what_the_library_exports() {
         palette: ExportPalette::Uniform(DEFAULT_EXPORT_JOINTS),
         stage: ExportStage::Vertex,
     };
-    assert_eq!(std::fs::read(&out).expect("written"), export_shader(&r).expect("export").code.to_bytes());
+    assert_eq!(
+        std::fs::read(&out).expect("written"),
+        export_shader(&r).expect("export").code.to_bytes()
+    );
     for (args, message) in [
         (vec!["--target", "cuda"], "unknown --target `cuda`"),
-        (vec!["--target", "glsl", "--method", "cor"], "unknown --method `cor`"),
-        (vec!["--target", "glsl", "--stage", "mesh"], "unknown --stage `mesh`"),
-        (vec!["--target", "glsl", "--joints", "5000"], "--joints 5000"),
-        (vec!["--target", "glsl", "--joints", "8", "--storage"], "cannot be used with"),
+        (
+            vec!["--target", "glsl", "--method", "cor"],
+            "unknown --method `cor`",
+        ),
+        (
+            vec!["--target", "glsl", "--stage", "mesh"],
+            "unknown --stage `mesh`",
+        ),
+        (
+            vec!["--target", "glsl", "--joints", "5000"],
+            "--joints 5000",
+        ),
+        (
+            vec!["--target", "glsl", "--joints", "8", "--storage"],
+            "cannot be used with",
+        ),
     ] {
         let mut all = vec!["shader"];
         all.extend(args);
         all.extend(["--out", out.to_str().expect("utf-8")]);
         let o = support::dqview_in(&all, &dir);
         let err = support::stderr_of(&o);
-        assert!(!o.status.success() && err.contains(message), "{all:?}: {err}");
+        assert!(
+            !o.status.success() && err.contains(message),
+            "{all:?}: {err}"
+        );
         assert!(!err.contains("panicked"), "{all:?}: {err}");
     }
 }

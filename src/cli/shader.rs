@@ -43,7 +43,10 @@ impl ShaderArgs {
         })?;
         let method = match SkinningMode::from_name(&self.method) {
             Some(m @ (SkinningMode::Lbs | SkinningMode::Dqs | SkinningMode::Hybrid)) => m,
-            _ => bail!("unknown --method `{}` (valid: lbs, dqs, hybrid)", self.method),
+            _ => bail!(
+                "unknown --method `{}` (valid: lbs, dqs, hybrid)",
+                self.method
+            ),
         };
         let stage = match self.stage.as_str() {
             "vertex" => ExportStage::Vertex,

@@ -35,7 +35,10 @@ impl Naming {
         Self {
             language: language.to_string(),
             entry: entry.to_string(),
-            resources: globals.iter().map(|(h, b, _)| (*h, resource(b, *h))).collect(),
+            resources: globals
+                .iter()
+                .map(|(h, b, _)| (*h, resource(b, *h)))
+                .collect(),
             location: Box::new(location),
             notes: Vec::new(),
         }
@@ -45,14 +48,22 @@ impl Naming {
 /// What a palette or input member means (the WGSL comments, for the header).
 fn meaning(name: &str) -> &'static str {
     match name {
-        "clip_from_model" => "model (bind) space to clip space, used as given (the engine's clip convention)",
+        "clip_from_model" => {
+            "model (bind) space to clip space, used as given (the engine's clip convention)"
+        }
         "joint_count" => "joints in the palette; indices at or past it read as the identity",
         "non_rigid" => "1 when some joint has scale, shear or a mirror (DQS phase 1), else 0",
         "beta_scale" => "hybrid: beta = clamp(blend * beta_scale, 0, 1)",
         "vertex_count" => "compute: vertices to skin",
-        "joint_dual_quats" => "per joint: column 0 rotation quaternion (x, y, z, w), column 1 dual part",
-        "joint_matrices" => "per joint: skinning matrix world_from_joint * inverse_bind (column-major)",
-        "joint_scale_shears" => "per joint: S with matrix = [rotation | translation] * S (identity when rigid)",
+        "joint_dual_quats" => {
+            "per joint: column 0 rotation quaternion (x, y, z, w), column 1 dual part"
+        }
+        "joint_matrices" => {
+            "per joint: skinning matrix world_from_joint * inverse_bind (column-major)"
+        }
+        "joint_scale_shears" => {
+            "per joint: S with matrix = [rotation | translation] * S (identity when rigid)"
+        }
         "bind_positions" => "bind-pose positions, 3 floats per vertex",
         "bind_normals" => "bind-pose normals, 3 floats per vertex",
         "vertex_joints" => "joint indices, 4 u32 per vertex, heaviest influence first",
@@ -61,7 +72,9 @@ fn meaning(name: &str) -> &'static str {
         "skinned" => "output: skinned position (3 floats) then unit normal (3 floats) per vertex",
         "position" => "bind-space position",
         "normal" => "bind-space unit normal",
-        "joints" => "4 joint indices (uint), heaviest influence first: influence 0 is the DQS pivot",
+        "joints" => {
+            "4 joint indices (uint), heaviest influence first: influence 0 is the DQS pivot"
+        }
         "weights" => "4 weights summing to 1",
         "blend" => "per-vertex blend: _DQS_BLEND (0 LBS, 1 DQS), 1 without a map",
         _ => "",
@@ -84,7 +97,11 @@ fn method_line(method: SkinningMode) -> &'static str {
 }
 
 /// The header lines (without comment markers).
-pub(super) fn header_lines(request: &ShaderRequest, module: &Module, naming: &Naming) -> Vec<String> {
+pub(super) fn header_lines(
+    request: &ShaderRequest,
+    module: &Module,
+    naming: &Naming,
+) -> Vec<String> {
     let mut lines = vec![
         format!(
             "dqview {}: {} skinning, {} stage, {}; naga {} from dqview's shaders/dq.wgsl, skin.wgsl, export_palette.wgsl, export_{}.wgsl.",
@@ -172,7 +189,10 @@ fn io_lines(module: &Module, function: &naga::Function, naming: &Naming, lines: 
                 "position" => "skinned position, model space",
                 _ => "skinned unit normal, model space",
             };
-            lines.push(format!("  {at}: {} {name}: {what}", gctx.type_to_string(m.ty)));
+            lines.push(format!(
+                "  {at}: {} {name}: {what}",
+                gctx.type_to_string(m.ty)
+            ));
         }
     }
 }
@@ -190,11 +210,16 @@ fn resource_lines(module: &Module, naming: &Naming, lines: &mut Vec<String>) {
         let name = g.name.clone().unwrap_or_default();
         let kind = match space {
             AddressSpace::Uniform => "uniform",
-            AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => "storage read_write",
+            AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => {
+                "storage read_write"
+            }
             _ => "storage read",
         };
         let size = match &module.types[g.ty].inner {
-            TypeInner::Array { size: naga::ArraySize::Dynamic, .. } => "runtime-sized".to_string(),
+            TypeInner::Array {
+                size: naga::ArraySize::Dynamic,
+                ..
+            } => "runtime-sized".to_string(),
             _ => format!("{} bytes", layouter[g.ty].size),
         };
         lines.push(format!(

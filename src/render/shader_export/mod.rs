@@ -130,7 +130,9 @@ pub enum ShaderExportError {
     #[error("`dqview shader` exports lbs, dqs and hybrid, not {0}")]
     Method(&'static str),
     /// The uniform palette size is out of range.
-    #[error("--joints {0}: a uniform palette holds 1 to {MAX_EXPORT_JOINTS} joints; use --storage for more")]
+    #[error(
+        "--joints {0}: a uniform palette holds 1 to {MAX_EXPORT_JOINTS} joints; use --storage for more"
+    )]
     Joints(u32),
     /// naga rejected the module or could not write the target (a bug in dqview's sources).
     #[error("naga: {0}")]

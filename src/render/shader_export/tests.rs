@@ -2,10 +2,23 @@ use super::*;
 
 const METHODS: [SkinningMode; 3] = [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
 const STAGES: [ExportStage; 2] = [ExportStage::Vertex, ExportStage::Compute];
-const PALETTES: [ExportPalette; 2] = [ExportPalette::Uniform(DEFAULT_EXPORT_JOINTS), ExportPalette::Storage];
+const PALETTES: [ExportPalette; 2] = [
+    ExportPalette::Uniform(DEFAULT_EXPORT_JOINTS),
+    ExportPalette::Storage,
+];
 
-fn request(target: ShaderTarget, method: SkinningMode, palette: ExportPalette, stage: ExportStage) -> ShaderRequest {
-    ShaderRequest { target, method, palette, stage }
+fn request(
+    target: ShaderTarget,
+    method: SkinningMode,
+    palette: ExportPalette,
+    stage: ExportStage,
+) -> ShaderRequest {
+    ShaderRequest {
+        target,
+        method,
+        palette,
+        stage,
+    }
 }
 
 /// Names of the module's bound globals.
@@ -23,11 +36,18 @@ fn every_target_method_stage_and_palette_exports() {
             for stage in STAGES {
                 for palette in PALETTES {
                     let r = request(target, method, palette, stage);
-                    let out = export_shader(&r).unwrap_or_else(|e| panic!("{}: {e}", r.command_line()));
-                    assert!(out.header.contains(&r.command_line()), "{}", r.command_line());
+                    let out =
+                        export_shader(&r).unwrap_or_else(|e| panic!("{}: {e}", r.command_line()));
+                    assert!(
+                        out.header.contains(&r.command_line()),
+                        "{}",
+                        r.command_line()
+                    );
                     match &out.code {
                         ShaderCode::Text(t) => {
-                            assert!(t.contains(&out.header.lines().next().unwrap_or_default().to_string()));
+                            assert!(t.contains(
+                                &out.header.lines().next().unwrap_or_default().to_string()
+                            ));
                         }
                         ShaderCode::Spirv(words) => assert_eq!(words.first(), Some(&0x0723_0203)),
                     }
@@ -50,10 +70,18 @@ fn each_method_binds_only_what_it_reads() {
         bound_names(&module)
     };
     assert_eq!(names(SkinningMode::Lbs), ["skin", "joint_matrices"]);
-    assert_eq!(names(SkinningMode::Dqs), ["skin", "joint_dual_quats", "joint_scale_shears"]);
+    assert_eq!(
+        names(SkinningMode::Dqs),
+        ["skin", "joint_dual_quats", "joint_scale_shears"]
+    );
     assert_eq!(
         names(SkinningMode::Hybrid),
-        ["skin", "joint_dual_quats", "joint_matrices", "joint_scale_shears"]
+        [
+            "skin",
+            "joint_dual_quats",
+            "joint_matrices",
+            "joint_scale_shears"
+        ]
     );
     let (module, _) = export_module(&request(
         ShaderTarget::Wgsl,
@@ -64,28 +92,58 @@ fn each_method_binds_only_what_it_reads() {
     .expect("module");
     assert_eq!(
         bound_names(&module),
-        ["skin", "joint_dual_quats", "joint_scale_shears", "bind_positions", "bind_normals", "vertex_joints", "vertex_weights", "skinned"]
+        [
+            "skin",
+            "joint_dual_quats",
+            "joint_scale_shears",
+            "bind_positions",
+            "bind_normals",
+            "vertex_joints",
+            "vertex_weights",
+            "skinned"
+        ]
     );
 }
 
 #[test]
 fn exported_code_is_the_renderers_skinning_files() {
-    let r = request(ShaderTarget::Wgsl, SkinningMode::Dqs, ExportPalette::Uniform(8), ExportStage::Vertex);
+    let r = request(
+        ShaderTarget::Wgsl,
+        SkinningMode::Dqs,
+        ExportPalette::Uniform(8),
+        ExportStage::Vertex,
+    );
     let source = export_wgsl_source(&r).expect("source");
     assert!(source.contains(DQ_WGSL) && source.contains(SKIN_WGSL));
-    assert!(source.contains("array<mat2x4<f32>, EXPORT_JOINTS>") && source.contains("EXPORT_JOINTS: u32 = 8u;"));
+    assert!(
+        source.contains("array<mat2x4<f32>, EXPORT_JOINTS>")
+            && source.contains("EXPORT_JOINTS: u32 = 8u;")
+    );
     assert_eq!(EXPORT_PALETTE_WGSL.matches(JOINTS_DECLARATION).count(), 1);
-    let storage = export_wgsl_source(&ShaderRequest { palette: ExportPalette::Storage, ..r }).expect("source");
+    let storage = export_wgsl_source(&ShaderRequest {
+        palette: ExportPalette::Storage,
+        ..r
+    })
+    .expect("source");
     assert_eq!(storage.matches("var<storage, read> joint_").count(), 3);
     assert!(!storage.contains("var<uniform> joint_"));
 }
 
 #[test]
 fn header_gives_the_std140_layout_and_the_glsl_names() {
-    let r = request(ShaderTarget::GlslEs, SkinningMode::Hybrid, ExportPalette::Uniform(256), ExportStage::Vertex);
+    let r = request(
+        ShaderTarget::GlslEs,
+        SkinningMode::Hybrid,
+        ExportPalette::Uniform(256),
+        ExportStage::Vertex,
+    );
     let out = export_shader(&r).expect("export");
     let text = out.code.text().expect("text").to_string();
-    assert!(text.starts_with("#version 300 es\n// dqview "), "{}", &text[..200]);
+    assert!(
+        text.starts_with("#version 300 es\n// dqview "),
+        "{}",
+        &text[..200]
+    );
     for needle in [
         "offset   0: mat4x4<f32> clip_from_model",
         "offset  64: u32 joint_count",
@@ -98,7 +156,11 @@ fn header_gives_the_std140_layout_and_the_glsl_names() {
         "stride 48",
         "layout(location = 4) in",
     ] {
-        assert!(out.header.contains(needle), "{needle} missing from\n{}", out.header);
+        assert!(
+            out.header.contains(needle),
+            "{needle} missing from\n{}",
+            out.header
+        );
     }
     // Every uniform block the GLSL declares is named in the header.
     for line in text.lines().filter(|l| l.starts_with("uniform ")) {
@@ -110,23 +172,63 @@ fn header_gives_the_std140_layout_and_the_glsl_names() {
 #[test]
 fn glsl_versions_follow_storage_and_stage() {
     let version = |target, palette, stage| {
-        let out = export_shader(&request(target, SkinningMode::Dqs, palette, stage)).expect("export");
-        out.code.text().and_then(|t| t.lines().next()).unwrap_or_default().to_string()
+        let out =
+            export_shader(&request(target, SkinningMode::Dqs, palette, stage)).expect("export");
+        out.code
+            .text()
+            .and_then(|t| t.lines().next())
+            .unwrap_or_default()
+            .to_string()
     };
     let uniform = ExportPalette::Uniform(32);
-    assert_eq!(version(ShaderTarget::GlslEs, uniform, ExportStage::Vertex), "#version 300 es");
-    assert_eq!(version(ShaderTarget::GlslEs, ExportPalette::Storage, ExportStage::Vertex), "#version 310 es");
-    assert_eq!(version(ShaderTarget::GlslEs, uniform, ExportStage::Compute), "#version 310 es");
-    assert_eq!(version(ShaderTarget::Glsl, uniform, ExportStage::Vertex), "#version 330 core");
-    assert_eq!(version(ShaderTarget::Glsl, uniform, ExportStage::Compute), "#version 450 core");
+    assert_eq!(
+        version(ShaderTarget::GlslEs, uniform, ExportStage::Vertex),
+        "#version 300 es"
+    );
+    assert_eq!(
+        version(
+            ShaderTarget::GlslEs,
+            ExportPalette::Storage,
+            ExportStage::Vertex
+        ),
+        "#version 310 es"
+    );
+    assert_eq!(
+        version(ShaderTarget::GlslEs, uniform, ExportStage::Compute),
+        "#version 310 es"
+    );
+    assert_eq!(
+        version(ShaderTarget::Glsl, uniform, ExportStage::Vertex),
+        "#version 330 core"
+    );
+    assert_eq!(
+        version(ShaderTarget::Glsl, uniform, ExportStage::Compute),
+        "#version 450 core"
+    );
 }
 
 #[test]
 fn bad_requests_are_errors() {
     for n in [0, MAX_EXPORT_JOINTS + 1] {
-        let r = request(ShaderTarget::Wgsl, SkinningMode::Dqs, ExportPalette::Uniform(n), ExportStage::Vertex);
-        assert!(matches!(export_shader(&r), Err(ShaderExportError::Joints(_))));
+        let r = request(
+            ShaderTarget::Wgsl,
+            SkinningMode::Dqs,
+            ExportPalette::Uniform(n),
+            ExportStage::Vertex,
+        );
+        assert!(matches!(
+            export_shader(&r),
+            Err(ShaderExportError::Joints(_))
+        ));
     }
-    let r = request(ShaderTarget::Wgsl, SkinningMode::Cor, ExportPalette::Storage, ExportStage::Vertex);
-    assert!(matches!(export_shader(&r), Err(ShaderExportError::Method(_))));
+    let r = request(
+        ShaderTarget::Wgsl,
+        SkinningMode::Cor,
+        ExportPalette::Storage,
+        ExportStage::Vertex,
+    );
+    assert!(matches!(
+        export_shader(&r),
+        Err(ShaderExportError::Method(_))
+    ));
 }

@@ -55,7 +55,9 @@ fn naga_stage(stage: ExportStage) -> ShaderStage {
 }
 
 /// The module's bound globals: handle, binding and address space, by (group, binding).
-pub(super) fn bound_globals(module: &Module) -> Vec<(Handle<naga::GlobalVariable>, ResourceBinding, AddressSpace)> {
+pub(super) fn bound_globals(
+    module: &Module,
+) -> Vec<(Handle<naga::GlobalVariable>, ResourceBinding, AddressSpace)> {
     let mut out: Vec<_> = module
         .global_variables
         .iter()
@@ -79,11 +81,19 @@ pub(super) fn translate(
     let globals = bound_globals(module);
     let (code, naming) = match request.target {
         ShaderTarget::Wgsl => {
-            let text = naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
-                .map_err(naga_error)?;
-            let naming = Naming::new("WGSL", request.entry_point(), &globals, |b, _| {
-                format!("@group({}) @binding({})", b.group, b.binding)
-            }, |loc| format!("@location({loc})"));
+            let text = naga::back::wgsl::write_string(
+                module,
+                info,
+                naga::back::wgsl::WriterFlags::empty(),
+            )
+            .map_err(naga_error)?;
+            let naming = Naming::new(
+                "WGSL",
+                request.entry_point(),
+                &globals,
+                |b, _| format!("@group({}) @binding({})", b.group, b.binding),
+                |loc| format!("@location({loc})"),
+            );
             (text, naming)
         }
         ShaderTarget::Glsl | ShaderTarget::GlslEs => write_glsl(request, module, info, &globals)?,
@@ -91,9 +101,13 @@ pub(super) fn translate(
         ShaderTarget::Msl => write_msl(request, module, info, &globals)?,
         ShaderTarget::Spirv => {
             let words = write_spirv(module, info)?;
-            let naming = Naming::new("SPIR-V 1.0", request.entry_point(), &globals, |b, _| {
-                format!("DescriptorSet {} Binding {}", b.group, b.binding)
-            }, |loc| format!("Location {loc}"));
+            let naming = Naming::new(
+                "SPIR-V 1.0",
+                request.entry_point(),
+                &globals,
+                |b, _| format!("DescriptorSet {} Binding {}", b.group, b.binding),
+                |loc| format!("Location {loc}"),
+            );
             let lines = header_lines(request, module, &naming);
             let words = with_source_extensions(&words, &lines);
             return Ok(ExportedShader {
@@ -177,21 +191,27 @@ fn write_glsl(
         glsl::Version::Embedded { version, .. } => format!("GLSL ES {version} es"),
         glsl::Version::Desktop(v) => format!("GLSL {v} core"),
     };
-    let naming = Naming::new(&language, "main", globals, |b, h| {
-        let kind = match module.global_variables[h].space {
-            AddressSpace::Uniform => "uniform block",
-            _ => "buffer block",
-        };
-        let name = blocks.get(&h).cloned().unwrap_or_default();
-        if explicit {
-            format!("{kind} {name}, layout(binding = {})", flat_slot(b))
-        } else {
-            format!("{kind} {name} (bind by name: glUniformBlockBinding)")
-        }
-    }, move |loc| match inputs.get(&loc) {
-        Some(name) => format!("layout(location = {loc}) in {name}"),
-        None => format!("layout(location = {loc})"),
-    });
+    let naming = Naming::new(
+        &language,
+        "main",
+        globals,
+        |b, h| {
+            let kind = match module.global_variables[h].space {
+                AddressSpace::Uniform => "uniform block",
+                _ => "buffer block",
+            };
+            let name = blocks.get(&h).cloned().unwrap_or_default();
+            if explicit {
+                format!("{kind} {name}, layout(binding = {})", flat_slot(b))
+            } else {
+                format!("{kind} {name} (bind by name: glUniformBlockBinding)")
+            }
+        },
+        move |loc| match inputs.get(&loc) {
+            Some(name) => format!("layout(location = {loc}) in {name}"),
+            None => format!("layout(location = {loc})"),
+        },
+    );
     Ok((text, naming))
 }
 
@@ -251,9 +271,8 @@ fn zero_arrays_as_lists(text: &str) -> String {
         let rewritten = line.split_once(" = (").and_then(|(decl, cast)| {
             let (ty, count) = cast.strip_suffix("])0;")?.split_once('[')?;
             let count: usize = count.parse().ok()?;
-            matches!(ty, "uint" | "int" | "float").then(|| {
-                format!("{decl} = {{ {} }};", vec!["0"; count].join(", "))
-            })
+            matches!(ty, "uint" | "int" | "float")
+                .then(|| format!("{decl} = {{ {} }};", vec!["0"; count].join(", ")))
         });
         out.push_str(rewritten.as_deref().unwrap_or(line));
         out.push('\n');
