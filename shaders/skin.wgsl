@@ -126,37 +126,52 @@ fn finite_or_bind(s: Skinned, v: SkinInput) -> Skinned {
     return out;
 }
 
-// Skins one vertex in `mode`; a vertex with no influences keeps its bind pose.
-fn skin_vertex(v: SkinInput, mode: u32, beta: f32) -> Skinned {
-    if all(v.weights0 == vec4<f32>(0.0)) && all(v.weights1 == vec4<f32>(0.0)) {
-        return finite_or_bind(Skinned(v.position, v.normal, v.tangent), v);
-    }
-    var out: Skinned;
-    switch mode {
-        case SKIN_MODE_LBS: {
-            out = lbs(v);
-        }
-        case SKIN_MODE_HYBRID: {
-            out = hybrid(v, clamp(beta, 0.0, 1.0));
-        }
-        default: {
-            out = dqs(v);
-        }
-    }
-    return finite_or_bind(out, v);
+// Whether `v` has no influences: it then keeps its bind pose in every mode.
+fn has_no_influences(v: SkinInput) -> bool {
+    return all(v.weights0 == vec4<f32>(0.0)) && all(v.weights1 == vec4<f32>(0.0));
 }
 
-// Linear blend skinning of one vertex.
+// The bind pose of `v`, as a skinned vertex.
+fn bind_pose(v: SkinInput) -> Skinned {
+    return finite_or_bind(Skinned(v.position, v.normal, v.tangent), v);
+}
+
+// Skins one vertex in `mode`; a vertex with no influences keeps its bind pose.
+fn skin_vertex(v: SkinInput, mode: u32, beta: f32) -> Skinned {
+    switch mode {
+        case SKIN_MODE_LBS: {
+            return skin_lbs(v);
+        }
+        case SKIN_MODE_HYBRID: {
+            return skin_hybrid(v, beta);
+        }
+        default: {
+            return skin_dqs(v);
+        }
+    }
+}
+
+// Linear blend skinning of one vertex. Each method has its own entry so that code skinning
+// with one method (`dqview shader`) reads only the joint data that method needs.
 fn skin_lbs(v: SkinInput) -> Skinned {
-    return skin_vertex(v, SKIN_MODE_LBS, 0.0);
+    if has_no_influences(v) {
+        return bind_pose(v);
+    }
+    return finite_or_bind(lbs(v), v);
 }
 
 // Dual quaternion skinning of one vertex.
 fn skin_dqs(v: SkinInput) -> Skinned {
-    return skin_vertex(v, SKIN_MODE_DQS, 1.0);
+    if has_no_influences(v) {
+        return bind_pose(v);
+    }
+    return finite_or_bind(dqs(v), v);
 }
 
-// Hybrid skinning of one vertex: beta 0 is LBS, 1 is DQS.
+// Hybrid skinning of one vertex: beta 0 is LBS, 1 is DQS (clamped to [0, 1]).
 fn skin_hybrid(v: SkinInput, beta: f32) -> Skinned {
-    return skin_vertex(v, SKIN_MODE_HYBRID, beta);
+    if has_no_influences(v) {
+        return bind_pose(v);
+    }
+    return finite_or_bind(hybrid(v, clamp(beta, 0.0, 1.0)), v);
 }

@@ -19,6 +19,7 @@ mod render_args;
 mod render_camera;
 mod report;
 mod report_pictures;
+mod shader;
 
 use std::path::PathBuf;
 
@@ -33,6 +34,7 @@ pub use cor_args::CorArgs;
 pub use pose_args::PoseArgs;
 pub use render_args::{CameraFlags, MotionFlags};
 pub use report::ReportArgs;
+pub use shader::ShaderArgs;
 
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
 #[derive(Debug, Parser)]
@@ -191,6 +193,9 @@ pub enum Command {
     /// Check many rigs in parallel against pipeline rules (weights, joint scale, DQS flips,
     /// LBS collapse, ...): one line per file and a summary; exit status 1 when a file fails.
     Check(CheckArgs),
+    /// Write dqview's LBS, DQS or hybrid skinning as a shader for an engine (WGSL, GLSL,
+    /// GLSL ES, HLSL, MSL, SPIR-V), translated by naga from the renderer's WGSL.
+    Shader(ShaderArgs),
     /// Write a built-in rig (twist, elbow, arm) as a .glb file.
     Builtin {
         /// Rig name: twist, elbow or arm.
@@ -364,6 +369,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Blend(args)) => blend::run(&args),
         Some(Command::Report(args)) => report::run(&args),
         Some(Command::Check(args)) => check::run(&args),
+        Some(Command::Shader(args)) => shader::run(&args),
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
             std::fs::write(&out, bytes)

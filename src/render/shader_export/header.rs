@@ -1,0 +1,250 @@
+//! The header of an exported shader: dqview's version, the command, the method and every
+//! binding, block member and attribute with its layout, in the target's own spelling.
+
+use std::collections::HashMap;
+
+use naga::common::wgsl::TypeContext;
+use naga::{AddressSpace, Binding, Handle, Module, ResourceBinding, TypeInner};
+
+use super::{ExportPalette, ExportStage, ShaderRequest};
+use crate::skin::SkinningMode;
+
+/// How a target spells the interface.
+pub(super) struct Naming {
+    /// The language and version.
+    pub language: String,
+    /// The entry point's name in the target.
+    pub entry: String,
+    /// Per bound global: its binding in the target.
+    pub resources: HashMap<Handle<naga::GlobalVariable>, String>,
+    /// Spelling of vertex input location n.
+    pub location: Box<dyn Fn(u32) -> String>,
+    /// Target-specific lines.
+    pub notes: Vec<String>,
+}
+
+impl Naming {
+    /// Names each bound global by `resource(binding, handle)` and each location by `location`.
+    pub fn new(
+        language: &str,
+        entry: &str,
+        globals: &[(Handle<naga::GlobalVariable>, ResourceBinding, AddressSpace)],
+        resource: impl Fn(&ResourceBinding, Handle<naga::GlobalVariable>) -> String,
+        location: impl Fn(u32) -> String + 'static,
+    ) -> Self {
+        Self {
+            language: language.to_string(),
+            entry: entry.to_string(),
+            resources: globals
+                .iter()
+                .map(|(h, b, _)| (*h, resource(b, *h)))
+                .collect(),
+            location: Box::new(location),
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// What a palette or input member means (the WGSL comments, for the header).
+fn meaning(name: &str) -> &'static str {
+    match name {
+        "clip_from_model" => {
+            "model (bind) space to clip space, used as given (the engine's clip convention)"
+        }
+        "joint_count" => "joints in the palette; indices at or past it read as the identity",
+        "non_rigid" => "1 when some joint has scale, shear or a mirror (DQS phase 1), else 0",
+        "beta_scale" => "hybrid: beta = clamp(blend * beta_scale, 0, 1)",
+        "vertex_count" => "compute: vertices to skin",
+        "joint_dual_quats" => {
+            "per joint: column 0 rotation quaternion (x, y, z, w), column 1 dual part"
+        }
+        "joint_matrices" => {
+            "per joint: skinning matrix world_from_joint * inverse_bind (column-major)"
+        }
+        "joint_scale_shears" => {
+            "per joint: S with matrix = [rotation | translation] * S (identity when rigid)"
+        }
+        "bind_positions" => "bind-pose positions, 3 floats per vertex",
+        "bind_normals" => "bind-pose normals, 3 floats per vertex",
+        "vertex_joints" => "joint indices, 4 u32 per vertex, heaviest influence first",
+        "vertex_weights" => "weights, 4 per vertex, summing to 1",
+        "vertex_blends" => "per-vertex blend (_DQS_BLEND), 1 float per vertex",
+        "skinned" => "output: skinned position (3 floats) then unit normal (3 floats) per vertex",
+        "position" => "bind-space position",
+        "normal" => "bind-space unit normal",
+        "joints" => {
+            "4 joint indices (uint), heaviest influence first: influence 0 is the DQS pivot"
+        }
+        "weights" => "4 weights summing to 1",
+        "blend" => "per-vertex blend: _DQS_BLEND (0 LBS, 1 DQS), 1 without a map",
+        _ => "",
+    }
+}
+
+/// The method's rule, as one line.
+fn method_line(method: SkinningMode) -> &'static str {
+    match method {
+        SkinningMode::Lbs => {
+            "LBS: M = sum w_i M_i; position M p, normal by the cofactor of M's 3x3 (sign of its det), renormalised."
+        }
+        SkinningMode::Hybrid => {
+            "Hybrid: lerp(LBS, DQS, beta) per vertex, beta = clamp(blend * beta_scale, 0, 1); normals lerped, renormalised."
+        }
+        _ => {
+            "DQS: sum w_i q_i, q_i negated where dot(real_i, real_0) < 0 (influence 0 the pivot), normalised; with non_rigid, p = (sum w_i S_i) p first."
+        }
+    }
+}
+
+/// The header lines (without comment markers).
+pub(super) fn header_lines(
+    request: &ShaderRequest,
+    module: &Module,
+    naming: &Naming,
+) -> Vec<String> {
+    let mut lines = vec![
+        format!(
+            "dqview {}: {} skinning, {} stage, {}; naga {} from dqview's shaders/dq.wgsl, skin.wgsl, export_palette.wgsl, export_{}.wgsl.",
+            env!("CARGO_PKG_VERSION"),
+            request.method.short_label(),
+            request.stage.name(),
+            naming.language,
+            NAGA_VERSION,
+            request.stage.name(),
+        ),
+        format!("Written by: {}", request.command_line()),
+        method_line(request.method).to_string(),
+        "Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.".to_string(),
+    ];
+    if request.method == SkinningMode::Hybrid {
+        lines.push("Without a _DQS_BLEND map: bind blend = 1 for every vertex and set beta_scale to the uniform beta.".to_string());
+    }
+    lines.push(format!("Entry point: {}", naming.entry));
+    if let Some(ep) = module.entry_points.first() {
+        if request.stage == ExportStage::Compute {
+            let [x, y, z] = ep.workgroup_size;
+            lines.push(format!("Workgroup size: {x} x {y} x {z}; dispatch ceil(vertex_count / {x}) workgroups in x."));
+        }
+        io_lines(module, &ep.function, naming, &mut lines);
+    }
+    lines.push(format!(
+        "Resources ({}; uniform blocks std140, storage buffers std430, offsets in bytes):",
+        match request.palette {
+            ExportPalette::Uniform(n) => format!("uniform palette of {n} joints"),
+            ExportPalette::Storage => "storage palette".to_string(),
+        }
+    ));
+    resource_lines(module, naming, &mut lines);
+    lines.extend(naming.notes.iter().cloned());
+    lines
+}
+
+/// naga's version, for the header.
+const NAGA_VERSION: &str = "30";
+
+/// Vertex inputs and outputs.
+fn io_lines(module: &Module, function: &naga::Function, naming: &Naming, lines: &mut Vec<String>) {
+    let gctx = module.to_ctx();
+    let mut inputs = Vec::new();
+    for arg in &function.arguments {
+        match (&arg.binding, &module.types[arg.ty].inner) {
+            (Some(Binding::Location { location, .. }), _) => {
+                inputs.push((*location, arg.name.clone().unwrap_or_default(), arg.ty));
+            }
+            (None, TypeInner::Struct { members, .. }) => {
+                for m in members {
+                    if let Some(Binding::Location { location, .. }) = m.binding {
+                        inputs.push((location, m.name.clone().unwrap_or_default(), m.ty));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    inputs.sort_by_key(|(l, _, _)| *l);
+    if !inputs.is_empty() {
+        lines.push("Vertex inputs:".to_string());
+    }
+    for (location, name, ty) in inputs {
+        lines.push(format!(
+            "  {}: {} {name}: {}",
+            (naming.location)(location),
+            gctx.type_to_string(ty),
+            meaning(&name)
+        ));
+    }
+    if let Some(result) = &function.result
+        && let TypeInner::Struct { members, .. } = &module.types[result.ty].inner
+    {
+        lines.push("Outputs:".to_string());
+        for m in members {
+            let at = match m.binding {
+                Some(Binding::BuiltIn(_)) => "builtin position".to_string(),
+                Some(Binding::Location { location, .. }) => format!("location {location}"),
+                _ => continue,
+            };
+            let name = m.name.clone().unwrap_or_default();
+            let what = match name.as_str() {
+                "clip_position" => "clip_from_model * vec4(skinned position, 1)",
+                "position" => "skinned position, model space",
+                _ => "skinned unit normal, model space",
+            };
+            lines.push(format!(
+                "  {at}: {} {name}: {what}",
+                gctx.type_to_string(m.ty)
+            ));
+        }
+    }
+}
+
+/// Every bound global with its size and, for structs, member offsets; arrays with their stride.
+fn resource_lines(module: &Module, naming: &Naming, lines: &mut Vec<String>) {
+    let gctx = module.to_ctx();
+    let mut layouter = naga::proc::Layouter::default();
+    if layouter.update(gctx).is_err() {
+        lines.push("  (layout unavailable)".to_string());
+        return;
+    }
+    for (h, b, space) in super::translate::bound_globals(module) {
+        let g = &module.global_variables[h];
+        let name = g.name.clone().unwrap_or_default();
+        let kind = match space {
+            AddressSpace::Uniform => "uniform",
+            AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => {
+                "storage read_write"
+            }
+            _ => "storage read",
+        };
+        let size = match &module.types[g.ty].inner {
+            TypeInner::Array {
+                size: naga::ArraySize::Dynamic,
+                ..
+            } => "runtime-sized".to_string(),
+            _ => format!("{} bytes", layouter[g.ty].size),
+        };
+        lines.push(format!(
+            "  group {} binding {} = {}: {kind} {name}: {}, {size}",
+            b.group,
+            b.binding,
+            naming.resources.get(&h).cloned().unwrap_or_default(),
+            gctx.type_to_string(g.ty),
+        ));
+        match &module.types[g.ty].inner {
+            TypeInner::Struct { members, .. } => {
+                for m in members {
+                    let member = m.name.clone().unwrap_or_default();
+                    lines.push(format!(
+                        "    offset {:>3}: {} {member}: {}",
+                        m.offset,
+                        gctx.type_to_string(m.ty),
+                        meaning(&member)
+                    ));
+                }
+            }
+            TypeInner::Array { stride, .. } => {
+                lines.push(format!("    stride {stride}: {}", meaning(&name)));
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! `dqview shader`: the renderer's skinning WGSL for engines, translated by naga.
+//!
+//! The exported module is `dq.wgsl` and `skin.wgsl` as the renderer runs them, with the
+//! engine-facing palette of `export_palette.wgsl` in place of dqview's palette slots and the
+//! entry point of `export_vertex.wgsl` or `export_compute.wgsl`. One line per method picks
+//! `skin_lbs`, `skin_dqs` or `skin_hybrid`; naga then drops every function and binding that
+//! method does not reach, validates the module and writes the target language.
+
+mod header;
+mod translate;
+
+use crate::skin::SkinningMode;
+
+use super::shaders::{DQ_WGSL, SKIN_WGSL, shader_text};
+
+pub use translate::ShaderCode;
+
+/// The engine-facing palette (group 0 of the exported shaders).
+pub const EXPORT_PALETTE_WGSL: &str = include_str!("../../../shaders/export_palette.wgsl");
+/// The exported vertex entry points (`vs_skin`, `vs_skin_blend`).
+pub const EXPORT_VERTEX_WGSL: &str = include_str!("../../../shaders/export_vertex.wgsl");
+/// The exported compute entry points (`cs_skin`, `cs_skin_blend`).
+pub const EXPORT_COMPUTE_WGSL: &str = include_str!("../../../shaders/export_compute.wgsl");
+
+/// Joints the uniform palette holds by default: 256 skinning matrices are 16 KiB, the
+/// smallest uniform block GLSL ES 3.0 guarantees (`GL_MAX_UNIFORM_BLOCK_SIZE`).
+pub const DEFAULT_EXPORT_JOINTS: u32 = 256;
+/// Most joints a uniform palette may hold: 1024 matrices are 64 KiB, the usual binding limit.
+pub const MAX_EXPORT_JOINTS: u32 = 1024;
+/// Invocations per workgroup of the exported compute stage (`@workgroup_size` in the file).
+pub const EXPORT_WORKGROUP_SIZE: u32 = 64;
+
+/// The joint count line of `export_palette.wgsl`, rewritten for `--joints N`.
+const JOINTS_DECLARATION: &str = "const EXPORT_JOINTS: u32 = 128u;";
+
+/// A language `dqview shader` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShaderTarget {
+    /// WGSL (WebGPU, Bevy), as naga writes it back.
+    Wgsl,
+    /// Desktop GLSL: 330 for a uniform vertex stage, 450 with storage buffers or compute.
+    Glsl,
+    /// GLSL ES: 300 es (WebGL2) for a uniform vertex stage, 310 es with storage or compute.
+    GlslEs,
+    /// HLSL, shader model 5.1 (Unity, Unreal, Direct3D).
+    Hlsl,
+    /// Metal Shading Language 2.1.
+    Msl,
+    /// SPIR-V 1.0 binary (Vulkan).
+    Spirv,
+}
+
+impl ShaderTarget {
+    /// Every target.
+    pub const ALL: [Self; 6] = [
+        Self::Wgsl,
+        Self::Glsl,
+        Self::GlslEs,
+        Self::Hlsl,
+        Self::Msl,
+        Self::Spirv,
+    ];
+
+    /// The command-line name (`wgsl`, `glsl`, `glsl-es`, `hlsl`, `msl`, `spirv`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Wgsl => "wgsl",
+            Self::Glsl => "glsl",
+            Self::GlslEs => "glsl-es",
+            Self::Hlsl => "hlsl",
+            Self::Msl => "msl",
+            Self::Spirv => "spirv",
+        }
+    }
+
+    /// The target named `name`, if any.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// The stage `dqview shader` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExportStage {
+    /// A vertex shader: attributes in, clip position and skinned position and normal out.
+    Vertex,
+    /// A compute shader skinning arrays of vertices into a buffer.
+    Compute,
+}
+
+impl ExportStage {
+    /// The command-line name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Vertex => "vertex",
+            Self::Compute => "compute",
+        }
+    }
+}
+
+/// Where the exported shader reads its joints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExportPalette {
+    /// Uniform arrays of this many joints (`--joints N`).
+    Uniform(u32),
+    /// Storage arrays of any length (`--storage`).
+    Storage,
+}
+
+/// What `dqview shader` writes: one target, method, palette and stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ShaderRequest {
+    /// The language.
+    pub target: ShaderTarget,
+    /// LBS, DQS or hybrid.
+    pub method: SkinningMode,
+    /// Uniform or storage palette.
+    pub palette: ExportPalette,
+    /// Vertex or compute.
+    pub stage: ExportStage,
+}
+
+/// Why a shader could not be exported.
+#[derive(Debug, thiserror::Error)]
+pub enum ShaderExportError {
+    /// The method has no exported shader.
+    #[error("`dqview shader` exports lbs, dqs and hybrid, not {0}")]
+    Method(&'static str),
+    /// The uniform palette size is out of range.
+    #[error(
+        "--joints {0}: a uniform palette holds 1 to {MAX_EXPORT_JOINTS} joints; use --storage for more"
+    )]
+    Joints(u32),
+    /// naga rejected the module or could not write the target (a bug in dqview's sources).
+    #[error("naga: {0}")]
+    Naga(String),
+}
+
+/// One exported shader: the code (its header comment included) and the header alone.
+#[derive(Clone, Debug)]
+pub struct ExportedShader {
+    /// The code in the target language, beginning with the header (SPIR-V: as OpSourceExtension strings).
+    pub code: ShaderCode,
+    /// The header comment: dqview's version, the command and the interface.
+    pub header: String,
+}
+
+impl ShaderRequest {
+    /// The command line that writes this shader (for the header).
+    #[must_use]
+    pub fn command_line(&self) -> String {
+        let palette = match self.palette {
+            ExportPalette::Uniform(n) => format!("--joints {n}"),
+            ExportPalette::Storage => "--storage".to_string(),
+        };
+        format!(
+            "dqview shader --target {} --method {} {palette} --stage {}",
+            self.target.name(),
+            self.method.name(),
+            self.stage.name()
+        )
+    }
+
+    /// Whether the palette is storage arrays.
+    #[must_use]
+    pub fn uses_storage(&self) -> bool {
+        self.palette == ExportPalette::Storage || self.stage == ExportStage::Compute
+    }
+
+    /// The exported entry point's name in the WGSL module.
+    #[must_use]
+    pub fn entry_point(&self) -> &'static str {
+        match self.stage {
+            ExportStage::Vertex => "vs_skin",
+            ExportStage::Compute => "cs_skin",
+        }
+    }
+
+    /// The method's `skin_export` line: the one place the method is chosen.
+    fn method_line(&self) -> Result<&'static str, ShaderExportError> {
+        Ok(match self.method {
+            SkinningMode::Lbs => {
+                "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_lbs(v); }"
+            }
+            SkinningMode::Dqs => {
+                "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_dqs(v); }"
+            }
+            SkinningMode::Hybrid => {
+                "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_hybrid(v, blend * skin.beta_scale); }"
+            }
+            SkinningMode::Cor => return Err(ShaderExportError::Method("cor")),
+        })
+    }
+}
+
+/// `export_palette.wgsl` for `palette`: the joint count set, or the arrays made storage.
+fn palette_source(palette: ExportPalette) -> Result<String, ShaderExportError> {
+    let text = shader_text("export_palette.wgsl", EXPORT_PALETTE_WGSL);
+    Ok(match palette {
+        ExportPalette::Uniform(n) => {
+            if n == 0 || n > MAX_EXPORT_JOINTS {
+                return Err(ShaderExportError::Joints(n));
+            }
+            text.replacen(
+                JOINTS_DECLARATION,
+                &format!("const EXPORT_JOINTS: u32 = {n}u;"),
+                1,
+            )
+        }
+        ExportPalette::Storage => text
+            .replace("var<uniform> joint_", "var<storage, read> joint_")
+            .replace(", EXPORT_JOINTS>;", ">;"),
+    })
+}
+
+/// The assembled WGSL of `request`, before naga: dq, palette, skin, entry points, method line.
+pub fn export_wgsl_source(request: &ShaderRequest) -> Result<String, ShaderExportError> {
+    let entry = match request.stage {
+        ExportStage::Vertex => shader_text("export_vertex.wgsl", EXPORT_VERTEX_WGSL),
+        ExportStage::Compute => shader_text("export_compute.wgsl", EXPORT_COMPUTE_WGSL),
+    };
+    let palette = palette_source(request.palette)?;
+    let parts = [
+        shader_text("dq.wgsl", DQ_WGSL).into_owned(),
+        palette,
+        shader_text("skin.wgsl", SKIN_WGSL).into_owned(),
+        entry.into_owned(),
+        request.method_line()?.to_string(),
+    ];
+    Ok(parts.join("\n"))
+}
+
+/// The validated naga module of `request`: one entry point, named as
+/// [`ShaderRequest::entry_point`], and only what it reaches.
+pub fn export_module(
+    request: &ShaderRequest,
+) -> Result<(naga::Module, naga::valid::ModuleInfo), ShaderExportError> {
+    module_from_source(request, &export_wgsl_source(request)?)
+}
+
+/// [`export_module`] of an assembled `source` (tests edit it to plant a bug).
+fn module_from_source(
+    request: &ShaderRequest,
+    source: &str,
+) -> Result<(naga::Module, naga::valid::ModuleInfo), ShaderExportError> {
+    let mut module = naga::front::wgsl::parse_str(source)
+        .map_err(|e| ShaderExportError::Naga(e.emit_to_string(source)))?;
+    let keep = match (request.stage, request.method) {
+        (ExportStage::Vertex, SkinningMode::Hybrid) => "vs_skin_blend",
+        (ExportStage::Compute, SkinningMode::Hybrid) => "cs_skin_blend",
+        _ => request.entry_point(),
+    };
+    module.entry_points.retain(|e| e.name == keep);
+    for entry in &mut module.entry_points {
+        entry.name = request.entry_point().to_string();
+    }
+    naga::compact::compact(&mut module, naga::compact::KeepUnused::No);
+    let info = validate(&module)?;
+    Ok((module, info))
+}
+
+/// naga's validation with every check on.
+fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, ShaderExportError> {
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(module)
+    .map_err(|e| ShaderExportError::Naga(format!("{:?}", e.into_inner())))
+}
+
+/// Exports `request`: the validated module written in its target, with the header.
+pub fn export_shader(request: &ShaderRequest) -> Result<ExportedShader, ShaderExportError> {
+    export_shader_from_source(request, &export_wgsl_source(request)?)
+}
+
+/// [`export_shader`] of an assembled WGSL `source`, as [`export_wgsl_source`] returns it:
+/// for tests that plant a bug in it and check that running the result catches it.
+pub fn export_shader_from_source(
+    request: &ShaderRequest,
+    source: &str,
+) -> Result<ExportedShader, ShaderExportError> {
+    let (module, info) = module_from_source(request, source)?;
+    translate::translate(request, &module, &info)
+}
+
+#[cfg(test)]
+mod tests;

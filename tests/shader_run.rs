@@ -1,0 +1,843 @@
+//! The SPIR-V `dqview shader` exports, run: on lavapipe through wgpu as a passthrough module
+//! (the binary as written, not re-translated), vertex and compute stages, uniform and storage
+//! palettes, on both shared characters at a clip pose, against the CPU reference
+//! (`skin::skin_vertices`): positions within 1e-6 of the bounding-box diagonal for LBS, DQS
+//! and hybrid with a per-vertex map. A planted bug (the antipodality sign dropped from
+//! dq.wgsl) must fail the same check.
+//!
+//! Needs a Vulkan adapter with `PASSTHROUGH_SHADERS` (lavapipe has it); without one the tests
+//! print `SKIPPED`, unless `DQVIEW_REQUIRE_GPU=1`.
+
+mod support;
+
+use std::io::Write as _;
+use std::sync::OnceLock;
+
+use dqview::anim::{JointOverrides, Pose, find_clip};
+use dqview::render::shader_export::{
+    ExportPalette, ExportStage, ShaderCode, ShaderRequest, ShaderTarget, export_shader,
+    export_shader_from_source, export_wgsl_source,
+};
+use dqview::scene::Scene;
+use dqview::skin::{
+    Betas, JointPalette, PosePalettes, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices,
+};
+use glam::{Mat4, Vec3, Vec4};
+use wgpu::util::DeviceExt as _;
+
+/// Positions may differ by this fraction of the bounding-box diagonal.
+const POSITION_TOLERANCE: f32 = 1e-6;
+/// Unit normals may differ by this much.
+const NORMAL_TOLERANCE: f32 = 1e-5;
+/// Width of the vertex test's render targets: one pixel per vertex.
+const TARGET_WIDTH: u32 = 256;
+/// The exported shaders' uniform palette size in these tests.
+const JOINTS: u32 = 256;
+
+struct Device {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+}
+
+/// A device with passthrough shaders, or `None` after a loud skip.
+fn device(test: &str) -> Option<&'static Device> {
+    static DEVICE: OnceLock<Result<Device, String>> = OnceLock::new();
+    let result = DEVICE.get_or_init(|| {
+        pollster::block_on(async {
+            let instance = wgpu::Instance::new(
+                wgpu::InstanceDescriptor::new_without_display_handle_from_env(),
+            );
+            let adapter = instance
+                .request_adapter(&wgpu::RequestAdapterOptions::default())
+                .await
+                .map_err(|e| e.to_string())?;
+            if !adapter
+                .features()
+                .contains(wgpu::Features::PASSTHROUGH_SHADERS)
+            {
+                return Err(format!(
+                    "{} has no PASSTHROUGH_SHADERS",
+                    adapter.get_info().name
+                ));
+            }
+            let (device, queue) = adapter
+                .request_device(&wgpu::DeviceDescriptor {
+                    label: Some("shader_run"),
+                    required_features: wgpu::Features::PASSTHROUGH_SHADERS,
+                    required_limits: adapter.limits(),
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(Device { device, queue })
+        })
+    });
+    match result {
+        Ok(d) => Some(d),
+        Err(why) => {
+            let required = std::env::var("DQVIEW_REQUIRE_GPU").is_ok_and(|v| v == "1");
+            assert!(!required, "{test}: {why}, and DQVIEW_REQUIRE_GPU=1");
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+            None
+        }
+    }
+}
+
+/// One skinned primitive: its bind pose with four influences, a blend map and its palette.
+struct Case {
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    joints: Vec<[u32; 4]>,
+    weights: Vec<[f32; 4]>,
+    blends: Vec<f32>,
+    palette: JointPalette,
+    /// The loader's influences, for the CPU reference.
+    influences: dqview::influences::Influences,
+}
+
+impl Case {
+    fn cpu(&self, method: SkinningMode) -> SkinnedVertices {
+        let influences = &self.influences;
+        let mesh = SkinMesh {
+            positions: &self.positions,
+            normals: &self.normals,
+            tangents: &[],
+            influences,
+        };
+        let mut out = SkinnedVertices::default();
+        skin_vertices(
+            &self.palette,
+            &mesh,
+            method,
+            Betas::PerVertex(&self.blends),
+            &mut out,
+        );
+        out
+    }
+}
+
+/// A blend map with every value in [0, 1] and no pattern the mesh shares.
+fn blend_map(n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|v| ((v as f32 * 12.9898).sin() * 43758.547).fract().abs())
+        .collect()
+}
+
+/// The skinned primitives of `scene` at `pose`.
+fn cases(name: &str, scene: &Scene, pose: &Pose) -> Vec<Case> {
+    let mut palettes = PosePalettes::default();
+    let mut out = Vec::new();
+    for node in &scene.nodes {
+        let (Some(mesh), Some(skin)) = (node.mesh, node.skin) else {
+            continue;
+        };
+        for prim in &scene.meshes[mesh].primitives {
+            let Some(influences) = &prim.influences else {
+                continue;
+            };
+            assert!(
+                influences.max_influences() <= 4,
+                "{name}: the exported shader reads four influences"
+            );
+            let palette = palettes.get(scene, pose, skin).expect("palette").clone();
+            let mut joints = Vec::new();
+            let mut weights = Vec::new();
+            for row in influences.iter() {
+                let (mut j, mut w) = ([0u32; 4], [0f32; 4]);
+                for (k, i) in row.iter().enumerate() {
+                    (j[k], w[k]) = (u32::from(i.joint), i.weight);
+                }
+                joints.push(j);
+                weights.push(w);
+            }
+            let n = prim.positions.len();
+            out.push(Case {
+                positions: prim.positions.clone(),
+                normals: if prim.normals.len() == n {
+                    prim.normals.clone()
+                } else {
+                    vec![Vec3::Y; n]
+                },
+                joints,
+                weights,
+                blends: blend_map(n),
+                palette,
+                influences: influences.clone(),
+            });
+        }
+    }
+    assert!(!out.is_empty(), "{name}: no skinned primitive");
+    out
+}
+
+/// Both characters at a clip pose: (name, cases).
+fn characters(test: &str) -> Option<Vec<(String, Vec<Case>)>> {
+    let dir = support::characters_dir(test)?;
+    let mut out = Vec::new();
+    for (file, clip, time_s) in [
+        ("RobotExpressive.glb", "Dance", 1.3333),
+        ("Adventurer.gltf", "Run", 0.4),
+    ] {
+        let scene = dqview::scene::load_gltf_path(&dir.join(file)).expect("loads");
+        let mut pose = Pose::rest(&scene);
+        let clip = find_clip(&scene, clip);
+        assert!(clip.is_some(), "{file}: clip");
+        pose.sample(&scene, clip, time_s, &JointOverrides::new());
+        out.push((file.to_string(), cases(file, &scene, &pose)));
+    }
+    Some(out)
+}
+
+fn bytes_of(floats: &[f32]) -> Vec<u8> {
+    floats.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+/// The palette buffers (params, dual quaternions, matrices, scale/shear) for `capacity` joints.
+fn palette_buffers(
+    d: &Device,
+    case: &Case,
+    beta_scale: f32,
+    capacity: usize,
+    clip: Mat4,
+) -> [wgpu::Buffer; 4] {
+    let p = &case.palette;
+    let count = p.len();
+    let mut params = bytes_of(&clip.to_cols_array());
+    params.extend((count as u32).to_le_bytes());
+    params.extend(u32::from(!p.is_rigid()).to_le_bytes());
+    params.extend(beta_scale.to_le_bytes());
+    params.extend((case.positions.len() as u32).to_le_bytes());
+    let (mut dq, mut m, mut s) = (Vec::new(), Vec::new(), Vec::new());
+    for j in 0..capacity.max(count) {
+        let gpu = p.to_gpu_dual_quats().get(j).copied().unwrap_or_default();
+        dq.extend(gpu.real.iter().chain(&gpu.dual));
+        m.extend(
+            p.matrices
+                .get(j)
+                .copied()
+                .unwrap_or(Mat4::IDENTITY)
+                .to_cols_array(),
+        );
+        let sj = p
+            .scale_shear
+            .as_ref()
+            .and_then(|all| all.get(j).copied())
+            .unwrap_or(glam::Mat3::IDENTITY);
+        for c in [sj.x_axis, sj.y_axis, sj.z_axis] {
+            s.extend([c.x, c.y, c.z, 0.0]);
+        }
+    }
+    let usage = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE;
+    let buffer = |label: &str, bytes: &[u8]| {
+        d.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage,
+            })
+    };
+    [
+        buffer("params", &params),
+        buffer("dual quats", &bytes_of(&dq)),
+        buffer("matrices", &bytes_of(&m)),
+        buffer("scale shear", &bytes_of(&s)),
+    ]
+}
+
+fn buffer_entry(
+    binding: u32,
+    visibility: wgpu::ShaderStages,
+    ty: wgpu::BufferBindingType,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// Group 0: params (uniform) and the three palette arrays (uniform or read-only storage).
+fn palette_layout(d: &Device, stage: wgpu::ShaderStages, storage: bool) -> wgpu::BindGroupLayout {
+    let array = if storage {
+        wgpu::BufferBindingType::Storage { read_only: true }
+    } else {
+        wgpu::BufferBindingType::Uniform
+    };
+    let entries = [
+        buffer_entry(0, stage, wgpu::BufferBindingType::Uniform),
+        buffer_entry(1, stage, array),
+        buffer_entry(2, stage, array),
+        buffer_entry(3, stage, array),
+    ];
+    d.device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("palette"),
+            entries: &entries,
+        })
+}
+
+fn bind_group(
+    d: &Device,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer],
+) -> wgpu::BindGroup {
+    let entries: Vec<_> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| wgpu::BindGroupEntry {
+            binding: i as u32,
+            resource: b.as_entire_binding(),
+        })
+        .collect();
+    d.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout,
+        entries: &entries,
+    })
+}
+
+/// Reads `size` bytes of `buffer` back as floats.
+fn read_back(d: &Device, encoder: wgpu::CommandEncoder, buffer: &wgpu::Buffer) -> Vec<f32> {
+    d.queue.submit([encoder.finish()]);
+    let slice = buffer.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    d.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    let data = slice.get_mapped_range().expect("mapped");
+    let out = data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    drop(data);
+    buffer.unmap();
+    out
+}
+
+fn spirv(code: &ShaderCode) -> &[u32] {
+    match code {
+        ShaderCode::Spirv(words) => words,
+        ShaderCode::Text(_) => panic!("not SPIR-V"),
+    }
+}
+
+/// Skinned (position, normal) per vertex from the exported compute stage.
+fn run_compute(d: &Device, words: &[u32], case: &Case, storage: bool) -> Vec<(Vec3, Vec3)> {
+    let module = dqview_spirv_passthrough::spirv_module(&d.device, "cs_skin", words, "cs_skin");
+    let stage = wgpu::ShaderStages::COMPUTE;
+    let read = wgpu::BufferBindingType::Storage { read_only: true };
+    let inputs_layout = d
+        .device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("inputs"),
+            entries: &[
+                buffer_entry(0, stage, read),
+                buffer_entry(1, stage, read),
+                buffer_entry(2, stage, read),
+                buffer_entry(3, stage, read),
+                buffer_entry(4, stage, read),
+                buffer_entry(
+                    5,
+                    stage,
+                    wgpu::BufferBindingType::Storage { read_only: false },
+                ),
+            ],
+        });
+    let palette_layout = palette_layout(d, stage, storage);
+    let layout = d
+        .device
+        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &[Some(&palette_layout), Some(&inputs_layout)],
+            immediate_size: 0,
+        });
+    let pipeline = d
+        .device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("cs_skin"),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some("cs_skin"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+    let n = case.positions.len();
+    let palette = palette_buffers(
+        d,
+        case,
+        1.0,
+        if storage { 0 } else { JOINTS as usize },
+        Mat4::IDENTITY,
+    );
+    let storage_init = |label: &str, bytes: Vec<u8>| {
+        d.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: &bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+    };
+    let flat3 = |v: &[Vec3]| bytes_of(&v.iter().flat_map(|p| p.to_array()).collect::<Vec<_>>());
+    let joints: Vec<u8> = case
+        .joints
+        .iter()
+        .flatten()
+        .flat_map(|j| j.to_le_bytes())
+        .collect();
+    let inputs = [
+        storage_init("positions", flat3(&case.positions)),
+        storage_init("normals", flat3(&case.normals)),
+        storage_init("joints", joints),
+        storage_init(
+            "weights",
+            bytes_of(&case.weights.iter().flatten().copied().collect::<Vec<_>>()),
+        ),
+        storage_init("blends", bytes_of(&case.blends)),
+    ];
+    let size = (n * 6 * 4) as u64;
+    let output = d.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("skinned"),
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let readback = d.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let g0 = bind_group(d, &palette_layout, &palette.iter().collect::<Vec<_>>());
+    let mut g1_buffers: Vec<&wgpu::Buffer> = inputs.iter().collect();
+    g1_buffers.push(&output);
+    let g1 = bind_group(d, &inputs_layout, &g1_buffers);
+    let mut encoder = d.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &g0, &[]);
+        pass.set_bind_group(1, &g1, &[]);
+        pass.dispatch_workgroups((n as u32).div_ceil(64), 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, size);
+    let floats = read_back(d, encoder, &readback);
+    floats
+        .chunks_exact(6)
+        .map(|c| (Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5])))
+        .collect()
+}
+
+/// The fragment stage of the vertex test: writes the exported stage's outputs to two targets.
+const CAPTURE_WGSL: &str = "
+struct Outs { @location(0) position: vec4<f32>, @location(1) normal: vec4<f32> }
+@fragment
+fn fs_capture(@location(0) position: vec3<f32>, @location(1) normal: vec3<f32>) -> Outs {
+    return Outs(vec4<f32>(position, 1.0), vec4<f32>(normal, 1.0));
+}
+";
+
+/// [`CAPTURE_WGSL`] as SPIR-V.
+fn capture_spirv() -> Vec<u32> {
+    let module = naga::front::wgsl::parse_str(CAPTURE_WGSL).expect("capture parses");
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    )
+    .validate(&module)
+    .expect("capture validates");
+    naga::back::spv::write_vec(&module, &info, &naga::back::spv::Options::default(), None)
+        .expect("capture SPIR-V")
+}
+
+/// Skinned (position, normal) per vertex from the exported vertex stage: each vertex is drawn
+/// as one point into its own 1x1 viewport (clip_from_model maps every point to the centre), and
+/// its outputs are captured in rgba32float targets.
+fn run_vertex(
+    d: &Device,
+    words: &[u32],
+    case: &Case,
+    storage: bool,
+    hybrid: bool,
+) -> Vec<(Vec3, Vec3)> {
+    let module = dqview_spirv_passthrough::spirv_module(&d.device, "vs_skin", words, "vs_skin");
+    // Passthrough too: wgpu cannot match a naga-reflected stage against a passthrough one.
+    let capture = dqview_spirv_passthrough::spirv_module(
+        &d.device,
+        "fs_capture",
+        &capture_spirv(),
+        "fs_capture",
+    );
+    let palette_layout = palette_layout(d, wgpu::ShaderStages::VERTEX, storage);
+    let layout = d
+        .device
+        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &[Some(&palette_layout)],
+            immediate_size: 0,
+        });
+    let n = case.positions.len();
+    let mut attributes = vec![
+        wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Float32x3,
+            offset: 0,
+            shader_location: 0,
+        },
+        wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Float32x3,
+            offset: 12,
+            shader_location: 1,
+        },
+        wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Uint32x4,
+            offset: 24,
+            shader_location: 2,
+        },
+        wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Float32x4,
+            offset: 40,
+            shader_location: 3,
+        },
+    ];
+    if hybrid {
+        attributes.push(wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Float32,
+            offset: 56,
+            shader_location: 4,
+        });
+    }
+    let mut vertices: Vec<u8> = Vec::with_capacity(n * 60);
+    for v in 0..n {
+        vertices.extend(bytes_of(&case.positions[v].to_array()));
+        vertices.extend(bytes_of(&case.normals[v].to_array()));
+        vertices.extend(case.joints[v].iter().flat_map(|j| j.to_le_bytes()));
+        vertices.extend(bytes_of(&case.weights[v]));
+        vertices.extend(case.blends[v].to_le_bytes());
+    }
+    let vertex_buffer = d
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("vertices"),
+            contents: &vertices,
+            usage: wgpu::BufferUsages::VERTEX,
+        });
+    let format = wgpu::TextureFormat::Rgba32Float;
+    let targets = [
+        Some(wgpu::ColorTargetState::from(format)),
+        Some(wgpu::ColorTargetState::from(format)),
+    ];
+    let pipeline = d
+        .device
+        .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("vs_skin"),
+            layout: Some(&layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_skin"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: 60,
+                    step_mode: wgpu::VertexStepMode::Vertex,
+                    attributes: &attributes,
+                })],
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::PointList,
+                ..Default::default()
+            },
+            depth_stencil: None,
+            multisample: Default::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &capture,
+                entry_point: Some("fs_capture"),
+                compilation_options: Default::default(),
+                targets: &targets,
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+    // Every point at the clip-space origin: column 3 = (0, 0, 0, 1), the rest zero.
+    let to_centre = Mat4::from_cols(Vec4::ZERO, Vec4::ZERO, Vec4::ZERO, Vec4::W);
+    let palette = palette_buffers(
+        d,
+        case,
+        1.0,
+        if storage { 0 } else { JOINTS as usize },
+        to_centre,
+    );
+    let g0 = bind_group(d, &palette_layout, &palette.iter().collect::<Vec<_>>());
+    let height = (n as u32).div_ceil(TARGET_WIDTH);
+    let texture = |label: &str| {
+        d.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d {
+                width: TARGET_WIDTH,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        })
+    };
+    let textures = [texture("positions"), texture("normals")];
+    let views: Vec<_> = textures
+        .iter()
+        .map(|t| t.create_view(&Default::default()))
+        .collect();
+    let mut encoder = d.device.create_command_encoder(&Default::default());
+    {
+        let attachments: Vec<_> = views
+            .iter()
+            .map(|view| {
+                Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: f64::NAN,
+                            g: 0.0,
+                            b: 0.0,
+                            a: 0.0,
+                        }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })
+            })
+            .collect();
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("capture"),
+            color_attachments: &attachments,
+            ..Default::default()
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &g0, &[]);
+        pass.set_vertex_buffer(0, vertex_buffer.slice(..));
+        for v in 0..n as u32 {
+            let (x, y) = (v % TARGET_WIDTH, v / TARGET_WIDTH);
+            pass.set_viewport(x as f32, y as f32, 1.0, 1.0, 0.0, 1.0);
+            pass.draw(v..v + 1, 0..1);
+        }
+    }
+    let row_bytes = TARGET_WIDTH * 16;
+    let size = u64::from(row_bytes * height);
+    let readbacks: Vec<_> = textures
+        .iter()
+        .map(|t| {
+            let buffer = d.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            encoder.copy_texture_to_buffer(
+                t.as_image_copy(),
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(row_bytes),
+                        rows_per_image: Some(height),
+                    },
+                },
+                wgpu::Extent3d {
+                    width: TARGET_WIDTH,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+            );
+            buffer
+        })
+        .collect();
+    d.queue.submit([encoder.finish()]);
+    let mut streams = readbacks
+        .iter()
+        .map(|b| read_back(d, d.device.create_command_encoder(&Default::default()), b));
+    let (positions, normals) = (
+        streams.next().expect("positions"),
+        streams.next().expect("normals"),
+    );
+    (0..n)
+        .map(|v| {
+            let (p, q) = (&positions[4 * v..4 * v + 4], &normals[4 * v..4 * v + 4]);
+            (Vec3::new(p[0], p[1], p[2]), Vec3::new(q[0], q[1], q[2]))
+        })
+        .collect()
+}
+
+/// Largest position distance over the character / its CPU bounding-box diagonal, and normal distance.
+fn distances(cases: &[Case], method: SkinningMode, gpu: &[Vec<(Vec3, Vec3)>]) -> (f32, f32) {
+    let cpu: Vec<SkinnedVertices> = cases.iter().map(|c| c.cpu(method)).collect();
+    let (lo, hi) = cpu
+        .iter()
+        .flat_map(|c| &c.positions)
+        .fold((Vec3::MAX, Vec3::MIN), |(lo, hi), p| {
+            (lo.min(*p), hi.max(*p))
+        });
+    let diagonal = (hi - lo).length().max(1e-6);
+    let (mut position, mut normal) = (0.0f32, 0.0f32);
+    for (c, g) in cpu.iter().zip(gpu) {
+        assert_eq!(c.positions.len(), g.len());
+        for ((cp, cn), (gp, gn)) in c.positions.iter().zip(&c.normals).zip(g) {
+            // NaN (a vertex not drawn) counts as infinitely far.
+            position = position.max(if gp.is_finite() {
+                (*cp - *gp).length() / diagonal
+            } else {
+                f32::INFINITY
+            });
+            normal = normal.max(if gn.is_finite() {
+                (*cn - *gn).length()
+            } else {
+                f32::INFINITY
+            });
+        }
+    }
+    (position, normal)
+}
+
+fn request(method: SkinningMode, stage: ExportStage, storage: bool) -> ShaderRequest {
+    ShaderRequest {
+        target: ShaderTarget::Spirv,
+        method,
+        palette: if storage {
+            ExportPalette::Storage
+        } else {
+            ExportPalette::Uniform(JOINTS)
+        },
+        stage,
+    }
+}
+
+/// Runs `words` (exported for `r`) on every case of a character.
+fn run(d: &Device, r: &ShaderRequest, words: &[u32], cases: &[Case]) -> Vec<Vec<(Vec3, Vec3)>> {
+    let storage = r.palette == ExportPalette::Storage;
+    cases
+        .iter()
+        .map(|c| match r.stage {
+            ExportStage::Compute => run_compute(d, words, c, storage),
+            ExportStage::Vertex => {
+                run_vertex(d, words, c, storage, r.method == SkinningMode::Hybrid)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn exported_spirv_matches_the_cpu_reference_on_both_characters() {
+    let test = "exported_spirv_matches_the_cpu_reference_on_both_characters";
+    let (Some(d), Some(characters)) = (device(test), characters(test)) else {
+        return;
+    };
+    for (name, cases) in &characters {
+        for method in [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid] {
+            for stage in [ExportStage::Vertex, ExportStage::Compute] {
+                for storage in [false, true] {
+                    let r = request(method, stage, storage);
+                    let shader = export_shader(&r).expect("export");
+                    let gpu = run(d, &r, spirv(&shader.code), cases);
+                    let (position, normal) = distances(cases, method, &gpu);
+                    println!(
+                        "{name:<20} {:<6} {:<7} {:<7}: position {position:.2e} x diagonal, normal {normal:.2e}",
+                        method.name(),
+                        stage.name(),
+                        if storage { "storage" } else { "uniform" }
+                    );
+                    assert!(
+                        position <= POSITION_TOLERANCE,
+                        "{name} {}: position {position:e} x diagonal",
+                        r.command_line()
+                    );
+                    assert!(
+                        normal <= NORMAL_TOLERANCE,
+                        "{name} {}: normal {normal:e}",
+                        r.command_line()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The antipodality line of dq.wgsl, and the bug: the sign dropped.
+const SIGN_LINE: &str = "let signed_w = select(w, -w, dot(q[0], pivot[0]) < 0.0);";
+const SIGN_DROPPED: &str = "let signed_w = w;";
+
+#[test]
+fn dropped_antipodality_sign_fails_the_run_test() {
+    let test = "dropped_antipodality_sign_fails_the_run_test";
+    let (Some(d), Some(dir)) = (device(test), support::characters_dir(test)) else {
+        return;
+    };
+    // The Adventurer at a clip pose, every odd joint's dual quaternion negated: the same
+    // motions, so a correct DQS gives the CPU's result, but now many vertices blend joints
+    // whose rotations lie in opposite hemispheres.
+    let scene = dqview::scene::load_gltf_path(&dir.join("Adventurer.gltf")).expect("loads");
+    let mut pose = Pose::rest(&scene);
+    pose.sample(
+        &scene,
+        find_clip(&scene, "Run"),
+        0.4,
+        &JointOverrides::new(),
+    );
+    let mut cases = cases("Adventurer.gltf", &scene, &pose);
+    for case in &mut cases {
+        for dq in case.palette.dual_quats.iter_mut().skip(1).step_by(2) {
+            dq.real = -dq.real;
+            dq.dual = -dq.dual;
+        }
+    }
+    let antipodal = cases
+        .iter()
+        .flat_map(|c| c.joints.iter().zip(&c.weights).map(move |(j, w)| (c, j, w)))
+        .filter(|(c, j, w)| {
+            let q = |k: usize| c.palette.dual_quats[j[k] as usize].real;
+            (1..4).any(|k| w[k] > 0.0 && q(0).dot(q(k)) < 0.0)
+        })
+        .count();
+    assert!(
+        antipodal > 100,
+        "only {antipodal} antipodal blends: the bug could not show"
+    );
+    for stage in [ExportStage::Vertex, ExportStage::Compute] {
+        let r = request(SkinningMode::Dqs, stage, false);
+        let source = export_wgsl_source(&r).expect("source");
+        assert_eq!(
+            source.matches(SIGN_LINE).count(),
+            1,
+            "dq.wgsl's sign line moved: update this test"
+        );
+        let good = export_shader(&r).expect("export");
+        let (good_position, _) = distances(
+            &cases,
+            SkinningMode::Dqs,
+            &run(d, &r, spirv(&good.code), &cases),
+        );
+        let bad = export_shader_from_source(&r, &source.replace(SIGN_LINE, SIGN_DROPPED))
+            .expect("export");
+        let (bad_position, _) = distances(
+            &cases,
+            SkinningMode::Dqs,
+            &run(d, &r, spirv(&bad.code), &cases),
+        );
+        println!(
+            "{antipodal} antipodal vertices; {} stage: correct {good_position:.2e}, sign dropped {bad_position:.2e} x diagonal",
+            stage.name()
+        );
+        assert!(
+            good_position <= POSITION_TOLERANCE,
+            "the correct shader fails: {good_position:e}"
+        );
+        assert!(
+            bad_position > POSITION_TOLERANCE * 1000.0,
+            "the planted bug passes: {bad_position:e}"
+        );
+    }
+}
