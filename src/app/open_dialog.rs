@@ -6,7 +6,7 @@ use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use winit::window::Window;
 
 /// File types the dialog offers.
-const EXTENSIONS: &[&str] = &["glb", "gltf", "fbx"];
+const EXTENSIONS: &[&str] = &["glb", "gltf", "fbx", "usd", "usda", "usdc", "usdz"];
 
 /// A file dialog in flight: the window keeps drawing while the user picks.
 pub(super) struct OpenDialog {

@@ -359,8 +359,8 @@ fn flags_only(scene: &Scene, flags: &[crate::skin::HybridFlags]) -> SceneBetas {
     out
 }
 
-/// Writes `map` into a copy of the model's file beside it (`NAME_blend.glb`/`.gltf`; a GLB of
-/// the whole rig for FBX and built-ins), never over the file itself; says what it wrote.
+/// Writes `map` into a copy of the model's file beside it (`NAME_blend.glb`/`.gltf`, a `.usda` layer
+/// over a USD file; a GLB of the whole rig for FBX and built-ins), never over the file itself; says what it wrote.
 pub fn save_map(scene: &Scene, map: &SceneBetas) -> String {
     let model = scene.source.as_str();
     let input = crate::blend_file::InputKind::of(model);
@@ -382,6 +382,7 @@ pub fn save_map(scene: &Scene, map: &SceneBetas) -> String {
     };
     let (ext, kind) = match input {
         crate::blend_file::InputKind::Gltf => ("gltf", crate::blend_file::OutKind::Gltf),
+        crate::blend_file::InputKind::Usd => ("usda", crate::blend_file::OutKind::Usda),
         _ => ("glb", crate::blend_file::OutKind::Glb),
     };
     let out = folder.join(format!("{stem}_blend.{ext}"));
