@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 
 use crate::scene::{
     AmendTarget, BlendValues, DQS_BLEND_ATTRIBUTE, DQS_METHOD_MEAN_BETA, ExternalFile, Scene,
-    USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, amend_dqs_blend, file_primitive_indices,
-    usd_blend_layer, usd_stage_metadata, write_glb,
+    USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, amend_dqs_blend, file_primitive_indices, usd_blend_layer,
+    usd_stage_metadata, write_glb,
 };
 use crate::skin::{NEGLIGIBLE_GAP_RELATIVE, SceneBetas};
 
@@ -516,7 +516,11 @@ fn usd_layer(scene: &Scene, source: &MapSource<'_>, betas: &SceneBetas) -> Resul
             });
         }
     }
-    Ok(usd_blend_layer(&sublayer_path(input, source.out)?, &meta, &meshes))
+    Ok(usd_blend_layer(
+        &sublayer_path(input, source.out)?,
+        &meta,
+        &meshes,
+    ))
 }
 
 /// The input as an asset path from the output's folder: relative where both lie under one

@@ -32,7 +32,10 @@ fn load_and_skin(path: &Path) -> Option<String> {
         }
         Err(e) => {
             let text = e.to_string();
-            assert!(!text.is_empty() && !text.contains('\n'), "one line: {text:?}");
+            assert!(
+                !text.is_empty() && !text.contains('\n'),
+                "one line: {text:?}"
+            );
             Some(text)
         }
     }
@@ -45,12 +48,42 @@ fn inspect_reports_format_axes_units_skeletons_and_method() {
     };
     let cache = support::scratch_dir("usd_inspect");
     for (file, format, axes, skinning) in [
-        ("RobotExpressive.usdc", "USD (usdc)", "+Z up, -Y front, +X right", None),
-        ("Adventurer.usdc", "USD (usdc)", "+Z up, -Y front, +X right", None),
-        ("tube_lbs.usda", "USD (usda)", "+Y up, +Z front, +X right", Some("linear")),
-        ("tube_dqs.usda", "USD (usda)", "+Y up, +Z front, +X right", Some("dual quaternion")),
-        ("tube_blendshape.usda", "USD (usda)", "+Y up", Some("dual quaternion")),
-        ("tube_package.usdz", "USD (usdz)", "+Y up", Some("dual quaternion")),
+        (
+            "RobotExpressive.usdc",
+            "USD (usdc)",
+            "+Z up, -Y front, +X right",
+            None,
+        ),
+        (
+            "Adventurer.usdc",
+            "USD (usdc)",
+            "+Z up, -Y front, +X right",
+            None,
+        ),
+        (
+            "tube_lbs.usda",
+            "USD (usda)",
+            "+Y up, +Z front, +X right",
+            Some("linear"),
+        ),
+        (
+            "tube_dqs.usda",
+            "USD (usda)",
+            "+Y up, +Z front, +X right",
+            Some("dual quaternion"),
+        ),
+        (
+            "tube_blendshape.usda",
+            "USD (usda)",
+            "+Y up",
+            Some("dual quaternion"),
+        ),
+        (
+            "tube_package.usdz",
+            "USD (usdz)",
+            "+Y up",
+            Some("dual quaternion"),
+        ),
     ] {
         let path = dir.join(file);
         let o = support::dqview_in(&["inspect", path.to_str().expect("utf-8")], &cache);
@@ -75,7 +108,12 @@ fn scenes_hold_the_skeletons_meshes_and_clip_of_index_json() {
     let robot = load_usd_path_with(&dir.join("RobotExpressive.usdc"), &LoadOptions::DEFAULT)
         .expect("robot");
     // 43 joints in the armature plus the 1-joint Skeleton Blender adds for the Head's shapes.
-    let joints: usize = robot.skins.iter().map(|s| s.joints.len()).max().unwrap_or(0);
+    let joints: usize = robot
+        .skins
+        .iter()
+        .map(|s| s.joints.len())
+        .max()
+        .unwrap_or(0);
     assert_eq!(joints, 43);
     assert_eq!(robot.animations.len(), 1);
     let head = robot
@@ -83,21 +121,42 @@ fn scenes_hold_the_skeletons_meshes_and_clip_of_index_json() {
         .iter()
         .find(|m| m.name.ends_with("/Head") || m.name.contains("Head"))
         .expect("Head");
-    assert_eq!(head.primitives[0].morph_targets.len(), 3, "Angry, Surprised, Sad");
-    let tube = load_usd_path_with(&dir.join("tube_blendshape.usda"), &LoadOptions::DEFAULT)
+    assert_eq!(
+        head.primitives[0].morph_targets.len(),
+        3,
+        "Angry, Surprised, Sad"
+    );
+    let tube =
+        load_usd_path_with(&dir.join("tube_blendshape.usda"), &LoadOptions::DEFAULT).expect("tube");
+    let mesh = tube
+        .meshes
+        .iter()
+        .find(|m| m.name == "/Tube/Geom/Tube")
         .expect("tube");
-    let mesh = tube.meshes.iter().find(|m| m.name == "/Tube/Geom/Tube").expect("tube");
     let bulge = &mesh.primitives[0].morph_targets[0];
     assert_eq!(bulge.name, "bulge");
-    assert_eq!(bulge.positions.iter().filter(|o| o.length() > 0.0).count(), 112);
-    assert_eq!(dqview::pose_request::file_mode(&tube), Some(SkinningMode::Dqs));
+    assert_eq!(
+        bulge.positions.iter().filter(|o| o.length() > 0.0).count(),
+        112
+    );
+    assert_eq!(
+        dqview::pose_request::file_mode(&tube),
+        Some(SkinningMode::Dqs)
+    );
     let lbs = load_usd_path_with(&dir.join("tube_lbs.usda"), &LoadOptions::DEFAULT).expect("lbs");
-    assert_eq!(dqview::pose_request::file_mode(&lbs), Some(SkinningMode::Lbs));
+    assert_eq!(
+        dqview::pose_request::file_mode(&lbs),
+        Some(SkinningMode::Lbs)
+    );
     assert_eq!(dqview::pose_request::file_mode(&robot), None);
     // The clip spans time codes 0..24 at 24 per second: one second.
     let anim = &tube.animations[0];
     assert_eq!(anim.name, "Twist");
-    let end = anim.channels.iter().flat_map(|c| c.times_s.last()).fold(0.0_f32, |a, &t| a.max(t));
+    let end = anim
+        .channels
+        .iter()
+        .flat_map(|c| c.times_s.last())
+        .fold(0.0_f32, |a, &t| a.max(t));
     assert!((end - 1.0).abs() < 1e-6, "{end}");
 }
 
@@ -108,11 +167,31 @@ fn load_limits_apply_to_usd() {
     };
     let path = dir.join("tube_dqs.usda");
     for (options, flag) in [
-        (LoadOptions { max_vertices: 100, ..LoadOptions::DEFAULT }, "--max-vertices"),
-        (LoadOptions { max_joints: 1, ..LoadOptions::DEFAULT }, "--max-joints"),
-        (LoadOptions { max_buffer_bytes: 1000, ..LoadOptions::DEFAULT }, "--max-buffer-bytes"),
+        (
+            LoadOptions {
+                max_vertices: 100,
+                ..LoadOptions::DEFAULT
+            },
+            "--max-vertices",
+        ),
+        (
+            LoadOptions {
+                max_joints: 1,
+                ..LoadOptions::DEFAULT
+            },
+            "--max-joints",
+        ),
+        (
+            LoadOptions {
+                max_buffer_bytes: 1000,
+                ..LoadOptions::DEFAULT
+            },
+            "--max-buffer-bytes",
+        ),
     ] {
-        let e = load_usd_path_with(&path, &options).expect_err(flag).to_string();
+        let e = load_usd_path_with(&path, &options)
+            .expect_err(flag)
+            .to_string();
         assert!(e.contains(flag), "{flag}: {e}");
     }
     assert!(load_usd_path_with(&path, &LoadOptions::DEFAULT).is_ok());
@@ -127,11 +206,15 @@ fn unresolved_composition_arcs_are_errors_naming_the_arc() {
         "#usda 1.0\n\ndef Xform \"A\" (\n    prepend references = @./missing.usda@\n)\n{\n}\n",
     )
     .expect("write");
-    let e = load_usd_path_with(&file, &LoadOptions::DEFAULT).expect_err("missing reference").to_string();
+    let e = load_usd_path_with(&file, &LoadOptions::DEFAULT)
+        .expect_err("missing reference")
+        .to_string();
     assert!(e.contains("missing.usda") && !e.contains('\n'), "{e}");
     let sub = dir.join("sub.usda");
     std::fs::write(&sub, "#usda 1.0\n(\n    subLayers = [@./gone.usda@]\n)\n").expect("write");
-    let e = load_usd_path_with(&sub, &LoadOptions::DEFAULT).expect_err("missing sublayer").to_string();
+    let e = load_usd_path_with(&sub, &LoadOptions::DEFAULT)
+        .expect_err("missing sublayer")
+        .to_string();
     assert!(e.contains("gone.usda"), "{e}");
 }
 
@@ -144,7 +227,10 @@ fn damaged_usd_files_load_or_fail_in_one_line() {
     let mut errors = 0;
     for file in ["tube_dqs.usda", "tube_package.usdz", "RobotExpressive.usdc"] {
         let bytes = std::fs::read(dir.join(file)).expect("read");
-        let ext = Path::new(file).extension().and_then(|e| e.to_str()).expect("ext");
+        let ext = Path::new(file)
+            .extension()
+            .and_then(|e| e.to_str())
+            .expect("ext");
         for k in 1..12 {
             let cut = bytes.len() * k / 12;
             let path = scratch.join(format!("cut{k}.{ext}"));
@@ -167,9 +253,15 @@ fn check_finds_usd_files_in_folders() {
     let Some(dir) = usd_dir("check_finds_usd_files_in_folders") else {
         return;
     };
-    let inputs = dqview::check::collect_inputs(&[dir.to_string_lossy().into_owned()]).expect("inputs");
+    let inputs =
+        dqview::check::collect_inputs(&[dir.to_string_lossy().into_owned()]).expect("inputs");
     let names: Vec<&str> = inputs.iter().map(|i| i.name()).collect();
-    for file in ["Adventurer.usdc", "RobotExpressive.usdc", "tube_lbs.usda", "tube_package.usdz"] {
+    for file in [
+        "Adventurer.usdc",
+        "RobotExpressive.usdc",
+        "tube_lbs.usda",
+        "tube_package.usdz",
+    ] {
         assert!(names.iter().any(|n| n.ends_with(file)), "{file}: {names:?}");
     }
 }

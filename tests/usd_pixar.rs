@@ -28,17 +28,29 @@ struct Case {
 }
 
 /// The worst distance over the diagonal between Pixar's meshes in `obj` and dqview's `posed`.
-fn worst(scene: &Scene, posed: &[PosedPrimitive], case: &Case, refs: &BTreeMap<String, Vec<Vec3>>) -> f32 {
+fn worst(
+    scene: &Scene,
+    posed: &[PosedPrimitive],
+    case: &Case,
+    refs: &BTreeMap<String, Vec<Vec3>>,
+) -> f32 {
     let mut worst = 0.0_f32;
     for (mesh, count, skinned) in &case.meshes {
-        let theirs = refs.get(mesh).unwrap_or_else(|| panic!("{}: no group {mesh}", case.obj));
+        let theirs = refs
+            .get(mesh)
+            .unwrap_or_else(|| panic!("{}: no group {mesh}", case.obj));
         assert_eq!(theirs.len(), *count, "{}: {mesh} vertex count", case.obj);
         let ours = posed
             .iter()
             .find(|p| scene.meshes[p.mesh].name == *mesh)
             .unwrap_or_else(|| panic!("{}: dqview has no mesh {mesh}", case.obj));
         assert_eq!(ours.skinned, *skinned, "{}: {mesh} skinned", case.obj);
-        assert_eq!(ours.vertices.positions.len(), *count, "{}: {mesh} points", case.obj);
+        assert_eq!(
+            ours.vertices.positions.len(),
+            *count,
+            "{}: {mesh} points",
+            case.obj
+        );
         for (a, b) in theirs.iter().zip(&ours.vertices.positions) {
             worst = worst.max(a.distance(*b));
         }
@@ -50,7 +62,12 @@ fn worst(scene: &Scene, posed: &[PosedPrimitive], case: &Case, refs: &BTreeMap<S
 fn pose_of(scene: &Scene, case: &Case) -> Pose {
     let mut pose = Pose::rest(scene);
     if let Some(t) = case.time_s {
-        assert_eq!(scene.animations.len(), 1, "{}: one clip (the stage's timeline)", case.obj);
+        assert_eq!(
+            scene.animations.len(),
+            1,
+            "{}: one clip (the stage's timeline)",
+            case.obj
+        );
         pose.sample(scene, Some(0), t, &JointOverrides::new());
     }
     pose
@@ -111,12 +128,16 @@ fn usd_meshes_match_pixars_usdskel() {
             Some("dualQuaternion") => SkinningMode::Dqs,
             m => panic!("{obj}: method {m:?}"),
         };
-        let case = files.entry(file).or_default().entry(obj.clone()).or_insert(Case {
-            obj,
-            time_s: r["time_s"].as_f64().map(|t| t as f32),
-            mode,
-            meshes: Vec::new(),
-        });
+        let case = files
+            .entry(file)
+            .or_default()
+            .entry(obj.clone())
+            .or_insert(Case {
+                obj,
+                time_s: r["time_s"].as_f64().map(|t| t as f32),
+                mode,
+                meshes: Vec::new(),
+            });
         case.meshes.push((
             r["mesh"].as_str().expect("mesh").to_owned(),
             r["vertex_count"].as_u64().expect("count") as usize,
@@ -127,12 +148,15 @@ fn usd_meshes_match_pixars_usdskel() {
     let mut checked = 0;
     for (file, cases) in &files {
         let diagonal = index["files"][file]["diagonal"].as_f64().expect("diagonal") as f32;
-        let cases: Vec<Case> = cases.values().map(|c| Case {
-            obj: c.obj.clone(),
-            time_s: c.time_s,
-            mode: c.mode,
-            meshes: c.meshes.clone(),
-        }).collect();
+        let cases: Vec<Case> = cases
+            .values()
+            .map(|c| Case {
+                obj: c.obj.clone(),
+                time_s: c.time_s,
+                mode: c.mode,
+                meshes: c.meshes.clone(),
+            })
+            .collect();
         for line in check_file(&dir, file, diagonal, &cases) {
             eprintln!("{line}");
         }

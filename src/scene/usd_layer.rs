@@ -48,12 +48,18 @@ pub fn should_run_dqs(betas: &[f32]) -> bool {
 
 /// The text of the layer: `sublayer` (an asset path, relative to the layer) plus the maps.
 #[must_use]
-pub fn usd_blend_layer(sublayer: &str, meta: &UsdStageMetadata, meshes: &[UsdMeshBlend<'_>]) -> String {
+pub fn usd_blend_layer(
+    sublayer: &str,
+    meta: &UsdStageMetadata,
+    meshes: &[UsdMeshBlend<'_>],
+) -> String {
     let mut out = String::from("#usda 1.0\n(\n");
     if let Some(p) = &meta.default_prim {
         let _ = writeln!(out, "    defaultPrim = {}", quoted(p));
     }
-    out.push_str("    doc = \"dqview blend: the fitted per-point DQS blend map over the sublayer\"\n");
+    out.push_str(
+        "    doc = \"dqview blend: the fitted per-point DQS blend map over the sublayer\"\n",
+    );
     let numbers = [
         ("endTimeCode", meta.end_time_code),
         ("framesPerSecond", meta.frames_per_second),
@@ -65,7 +71,11 @@ pub fn usd_blend_layer(sublayer: &str, meta: &UsdStageMetadata, meshes: &[UsdMes
             let _ = writeln!(out, "    {key} = {v}");
         }
     }
-    let _ = writeln!(out, "    subLayers = [\n        @{}@\n    ]", sublayer.replace('@', "%40"));
+    let _ = writeln!(
+        out,
+        "    subLayers = [\n        @{}@\n    ]",
+        sublayer.replace('@', "%40")
+    );
     if let Some(v) = meta.time_codes_per_second.filter(|v| v.is_finite()) {
         let _ = writeln!(out, "    timeCodesPerSecond = {v}");
     }
@@ -75,21 +85,43 @@ pub fn usd_blend_layer(sublayer: &str, meta: &UsdStageMetadata, meshes: &[UsdMes
     out.push_str(")\n");
     let mut sorted: Vec<&UsdMeshBlend<'_>> = meshes.iter().collect();
     sorted.sort_by(|a, b| a.prim_path.cmp(b.prim_path));
+    // One `over` per prim, shared by the meshes under it: a stack of the open prims.
+    let mut open: Vec<&str> = Vec::new();
     for mesh in sorted {
-        write_mesh(&mut out, mesh);
+        let names: Vec<&str> = mesh
+            .prim_path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .collect();
+        let common = open.iter().zip(&names).take_while(|(a, b)| a == b).count();
+        close_to(&mut out, &mut open, common);
+        for name in &names[common..] {
+            let pad = "    ".repeat(open.len());
+            let _ = writeln!(
+                out,
+                "{}{pad}over {}\n{pad}{{",
+                if open.is_empty() { "\n" } else { "" },
+                quoted(name)
+            );
+            open.push(name);
+        }
+        write_mesh(&mut out, mesh, open.len());
     }
+    close_to(&mut out, &mut open, 0);
     out
 }
 
-/// One mesh as nested `over`s down its prim path.
-fn write_mesh(out: &mut String, mesh: &UsdMeshBlend<'_>) {
-    let names: Vec<&str> = mesh.prim_path.split('/').filter(|s| !s.is_empty()).collect();
-    out.push('\n');
-    for (depth, name) in names.iter().enumerate() {
-        let pad = "    ".repeat(depth);
-        let _ = writeln!(out, "{pad}over {}\n{pad}{{", quoted(name));
+/// Closes open prims until `keep` remain.
+fn close_to(out: &mut String, open: &mut Vec<&str>, keep: usize) {
+    while open.len() > keep {
+        open.pop();
+        let _ = writeln!(out, "{}}}", "    ".repeat(open.len()));
     }
-    let pad = "    ".repeat(names.len());
+}
+
+/// One mesh's opinions, at `depth` levels of nesting.
+fn write_mesh(out: &mut String, mesh: &UsdMeshBlend<'_>, depth: usize) {
+    let pad = "    ".repeat(depth);
     let values: Vec<String> = mesh.betas.iter().map(|b| format!("{b}")).collect();
     let _ = writeln!(
         out,
@@ -97,10 +129,10 @@ fn write_mesh(out: &mut String, mesh: &UsdMeshBlend<'_>) {
         values.join(", ")
     );
     if should_run_dqs(mesh.betas) {
-        let _ = writeln!(out, "{pad}uniform token primvars:skel:skinningMethod = \"dualQuaternion\"");
-    }
-    for depth in (0..names.len()).rev() {
-        let _ = writeln!(out, "{}}}", "    ".repeat(depth));
+        let _ = writeln!(
+            out,
+            "{pad}uniform token primvars:skel:skinningMethod = \"dualQuaternion\""
+        );
     }
 }
 
@@ -126,8 +158,14 @@ mod tests {
             "tube.usda",
             &meta,
             &[
-                UsdMeshBlend { prim_path: "/T/Geom/A", betas: &a },
-                UsdMeshBlend { prim_path: "/T/Geom/B", betas: &b },
+                UsdMeshBlend {
+                    prim_path: "/T/Geom/A",
+                    betas: &a,
+                },
+                UsdMeshBlend {
+                    prim_path: "/T/Geom/B",
+                    betas: &b,
+                },
             ],
         );
         assert!(text.starts_with("#usda 1.0\n"));
@@ -138,5 +176,6 @@ mod tests {
         let b_at = text.find("over \"B\"").expect("B");
         assert!(text[b_at..].contains("dualQuaternion"));
         assert_eq!(text.matches('{').count(), text.matches('}').count());
+        assert_eq!(text.matches("over \"Geom\"").count(), 1, "{text}");
     }
 }

@@ -18,9 +18,7 @@ use super::nodes::TimedChannel;
 use super::read;
 use super::skel::SkelInfo;
 use crate::influences::Influences;
-use crate::scene::{
-    LoadOptions, Mesh, MorphTarget, Property, SceneError, Skin, SkinningMethod,
-};
+use crate::scene::{LoadOptions, Mesh, MorphTarget, Property, SceneError, Skin, SkinningMethod};
 
 /// The binding properties, looked up on the mesh and then its ancestors up to the SkelRoot.
 struct Lookup<'a> {
@@ -200,7 +198,10 @@ fn joint_order(path: &str, look: &Lookup<'_>, skel: &SkelInfo) -> Result<Vec<usi
         .unwrap_or_default();
     if subset.is_empty() {
         if skel.joints.len() > usize::from(u16::MAX) {
-            return Err(bad(path, format!("{} joints (most 65535)", skel.joints.len())));
+            return Err(bad(
+                path,
+                format!("{} joints (most 65535)", skel.joints.len()),
+            ));
         }
         return Ok((0..skel.joints.len()).collect());
     }
@@ -214,7 +215,10 @@ fn joint_order(path: &str, look: &Lookup<'_>, skel: &SkelInfo) -> Result<Vec<usi
         .iter()
         .map(|j| {
             index.get(j.as_str()).copied().ok_or_else(|| {
-                bad(path, format!("skel:joints names `{j}`, not a joint of {}", skel.path))
+                bad(
+                    path,
+                    format!("skel:joints names `{j}`, not a joint of {}", skel.path),
+                )
             })
         })
         .collect()
@@ -243,7 +247,11 @@ pub(super) fn load_blend_shapes(
     if targets.len() != names.len() {
         return Err(bad(
             path,
-            format!("{} skel:blendShapes for {} skel:blendShapeTargets", names.len(), targets.len()),
+            format!(
+                "{} skel:blendShapes for {} skel:blendShapeTargets",
+                names.len(),
+                targets.len()
+            ),
         ));
     }
     let Some(prim) = mesh.primitives.first_mut() else {
@@ -308,14 +316,24 @@ fn scatter(
 ) -> Result<Vec<Vec3>, SceneError> {
     if point_indices.is_empty() {
         if offsets.len() != points {
-            return Err(bad(path, format!("BlendShape {target}: {} offsets for {points} points", offsets.len())));
+            return Err(bad(
+                path,
+                format!(
+                    "BlendShape {target}: {} offsets for {points} points",
+                    offsets.len()
+                ),
+            ));
         }
         return Ok(offsets.to_vec());
     }
     if offsets.len() != point_indices.len() {
         return Err(bad(
             path,
-            format!("BlendShape {target}: {} offsets for {} pointIndices", offsets.len(), point_indices.len()),
+            format!(
+                "BlendShape {target}: {} offsets for {} pointIndices",
+                offsets.len(),
+                point_indices.len()
+            ),
         ));
     }
     let mut out = vec![Vec3::ZERO; points];
@@ -323,7 +341,12 @@ fn scatter(
         let slot = usize::try_from(i)
             .ok()
             .and_then(|i| out.get_mut(i))
-            .ok_or_else(|| bad(path, format!("BlendShape {target}: pointIndices entry {i} out of range")))?;
+            .ok_or_else(|| {
+                bad(
+                    path,
+                    format!("BlendShape {target}: pointIndices entry {i} out of range"),
+                )
+            })?;
         *slot += o;
     }
     Ok(out)

@@ -69,8 +69,8 @@ pub(super) fn load_mesh(
     budget.vertices(positions.len(), options)?;
     let counts = read::ints(read::value(stage, path, "faceVertexCounts")?);
     let corners = read::ints(read::value(stage, path, "faceVertexIndices")?);
-    let left_handed = read::token(read::value(stage, path, "orientation")?).as_deref()
-        == Some("leftHanded");
+    let left_handed =
+        read::token(read::value(stage, path, "orientation")?).as_deref() == Some("leftHanded");
     let indices = triangulate(path, &counts, &corners, positions.len(), left_handed)?;
     let normals = vertex_primvar(stage, path, &["primvars:normals", "normals"], warnings)?
         .map(|v| read::vec3s(Some(v)))
@@ -87,8 +87,12 @@ pub(super) fn load_mesh(
         // USD's t runs up the image, glTF's v down it.
         .map(|uv| uv.into_iter().map(|p| Vec2::new(p.x, 1.0 - p.y)).collect());
     // A map `dqview blend` wrote in a layer over the file (one beta per point).
-    let dqs_blend = Some(read::floats(read::value(stage, path, USD_DQS_BLEND_PRIMVAR)?))
-        .filter(|b| !b.is_empty());
+    let dqs_blend = Some(read::floats(read::value(
+        stage,
+        path,
+        USD_DQS_BLEND_PRIMVAR,
+    )?))
+    .filter(|b| !b.is_empty());
     if let Some(b) = &dqs_blend
         && b.len() != positions.len()
     {
@@ -124,7 +128,9 @@ fn triangulate(
     let mut start = 0usize;
     for &count in counts {
         let n = usize::try_from(count).map_err(|_| {
-            SceneError::Usd(format!("Mesh {path}: negative faceVertexCounts entry {count}"))
+            SceneError::Usd(format!(
+                "Mesh {path}: negative faceVertexCounts entry {count}"
+            ))
         })?;
         let face = corners.get(start..start.saturating_add(n)).ok_or_else(|| {
             SceneError::Usd(format!(

@@ -62,9 +62,9 @@ pub fn load_usd_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, S
             field: "max_buffer_bytes",
         });
     }
-    let name = path.to_str().ok_or_else(|| {
-        SceneError::Usd(format!("{}: the path is not UTF-8", path.display()))
-    })?;
+    let name = path
+        .to_str()
+        .ok_or_else(|| SceneError::Usd(format!("{}: the path is not UTF-8", path.display())))?;
     // The crate is young: a damaged file that trips one of its assertions is an error, not a crash.
     let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let stage = Stage::open(name).map_err(|e| read::usd_error("cannot open the stage", &e))?;
@@ -76,7 +76,10 @@ pub fn load_usd_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, S
             .map(String::as_str)
             .or_else(|| panic.downcast_ref::<&str>().copied())
             .unwrap_or("unknown");
-        Err(SceneError::Usd(format!("the USD reader failed: {}", why.replace('\n', " "))))
+        Err(SceneError::Usd(format!(
+            "the USD reader failed: {}",
+            why.replace('\n', " ")
+        )))
     })
 }
 
@@ -91,15 +94,29 @@ fn convert(stage: &Stage, source: &str, options: &LoadOptions) -> Result<Scene, 
         source_info: source_info(stage, source),
         ..Scene::default()
     };
-    load_meshes(stage, &mut nodes, &skeletons, &mut scene, options, &mut warnings)?;
+    load_meshes(
+        stage,
+        &mut nodes,
+        &skeletons,
+        &mut scene,
+        options,
+        &mut warnings,
+    )?;
     let tcps = stage.time_codes_per_second();
-    let tcps = if tcps.is_finite() && tcps > 0.0 { tcps } else { 24.0 };
+    let tcps = if tcps.is_finite() && tcps > 0.0 {
+        tcps
+    } else {
+        24.0
+    };
     let channels: Vec<_> = std::mem::take(&mut nodes.channels)
         .into_iter()
         .map(|c| c.into_channel(tcps))
         .collect();
     if !channels.is_empty() {
-        let animations: Vec<&str> = skeletons.iter().filter_map(|s| s.animation.as_deref()).collect();
+        let animations: Vec<&str> = skeletons
+            .iter()
+            .filter_map(|s| s.animation.as_deref())
+            .collect();
         let name = match animations.as_slice() {
             [one] => (*one).to_owned(),
             _ => String::from("stage"),
@@ -143,7 +160,8 @@ fn load_meshes(
         let material = mesh::mesh_material(stage, &path, &mut scene.materials, &mut by_color)?;
         let points = mesh.primitives.first().map_or(0, |p| p.positions.len());
         if let Some(chain) = binding::skel_root_chain(&path, &type_of) {
-            let bound = binding::load_binding(stage, &path, chain.clone(), skeletons, points, warnings)?;
+            let bound =
+                binding::load_binding(stage, &path, chain.clone(), skeletons, points, warnings)?;
             if let Some((skel, bound)) = bound {
                 let channel = binding::load_blend_shapes(
                     stage,
@@ -223,9 +241,9 @@ fn source_info(stage: &Stage, source: &str) -> SourceInfo {
 
 /// The stage metadata of the USD file at `path` that a layer over it must repeat.
 pub fn usd_stage_metadata(path: &Path) -> Result<crate::scene::UsdStageMetadata, SceneError> {
-    let name = path.to_str().ok_or_else(|| {
-        SceneError::Usd(format!("{}: the path is not UTF-8", path.display()))
-    })?;
+    let name = path
+        .to_str()
+        .ok_or_else(|| SceneError::Usd(format!("{}: the path is not UTF-8", path.display())))?;
     let read_all = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let stage = Stage::open(name).map_err(|e| read::usd_error("cannot open the stage", &e))?;
         let number = |key: &str| {

@@ -223,7 +223,11 @@ pub(super) fn decompose(m: Mat4) -> Trs {
     let ok = scale.is_finite() && rotation.is_finite() && translation.is_finite();
     Trs {
         translation: if ok { translation } else { Vec3::ZERO },
-        rotation: if ok { rotation.normalize() } else { Quat::IDENTITY },
+        rotation: if ok {
+            rotation.normalize()
+        } else {
+            Quat::IDENTITY
+        },
         scale: if ok { scale } else { Vec3::ONE },
     }
 }

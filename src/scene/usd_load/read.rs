@@ -238,7 +238,10 @@ pub(super) fn vec2s(value: Option<Value>) -> Vec<Vec2> {
 /// A quaternion array value; USD stores (w, x, y, z), glam (x, y, z, w).
 pub(super) fn quats(value: Option<Value>) -> Vec<Quat> {
     match value {
-        Some(Value::QuatfVec(v)) => v.iter().map(|q| Quat::from_xyzw(q.x, q.y, q.z, q.w)).collect(),
+        Some(Value::QuatfVec(v)) => v
+            .iter()
+            .map(|q| Quat::from_xyzw(q.x, q.y, q.z, q.w))
+            .collect(),
         Some(Value::QuatdVec(v)) => v
             .iter()
             .map(|q| Quat::from_xyzw(q.x as f32, q.y as f32, q.z as f32, q.w as f32))

@@ -77,9 +77,9 @@ pub(super) fn sanitize(scene: &mut Scene) -> usize {
     ];
     for (n, what) in counts.iter().zip(names) {
         if *n > 0 {
-            scene
-                .warnings
-                .push(format!("{n} non-finite {what} were replaced (0, identity or unit)"));
+            scene.warnings.push(format!(
+                "{n} non-finite {what} were replaced (0, identity or unit)"
+            ));
         }
     }
     counts.iter().sum()
