@@ -115,7 +115,7 @@ impl OutKind {
             "gltf" => Self::Gltf,
             "usda" => Self::Usda,
             _ => bail!(
-                "--out must end in .glb, .gltf, .usda (a USD input) or .json, got {}",
+                "--out must end in .glb, .gltf or .json (.usda for a USD input), got {}",
                 out.display()
             ),
         };
