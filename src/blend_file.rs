@@ -13,8 +13,9 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 
 use crate::scene::{
-    AmendTarget, BlendValues, DQS_BLEND_ATTRIBUTE, ExternalFile, Scene, amend_dqs_blend,
-    file_primitive_indices, write_glb,
+    AmendTarget, BlendValues, DQS_BLEND_ATTRIBUTE, DQS_METHOD_MEAN_BETA, ExternalFile, Scene,
+    USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, amend_dqs_blend, file_primitive_indices, usd_blend_layer,
+    usd_stage_metadata, write_glb,
 };
 use crate::skin::{NEGLIGIBLE_GAP_RELATIVE, SceneBetas};
 
@@ -51,6 +52,8 @@ pub enum InputKind {
     Glb,
     /// A glTF JSON file.
     Gltf,
+    /// A USD file (`.usd`, `.usda`, `.usdc`, `.usdz`).
+    Usd,
 }
 
 impl InputKind {
@@ -67,6 +70,9 @@ impl InputKind {
             .to_ascii_lowercase();
         if ext == "fbx" {
             return Self::Fbx;
+        }
+        if crate::scene::is_usd_path(path) {
+            return Self::Usd;
         }
         let mut magic = [0u8; 4];
         let read = std::fs::File::open(path).and_then(|mut f| {
@@ -91,6 +97,8 @@ pub enum OutKind {
     Glb,
     /// A `.gltf`.
     Gltf,
+    /// A `.usda` layer over a USD input.
+    Usda,
 }
 
 impl OutKind {
@@ -105,8 +113,9 @@ impl OutKind {
             "json" => Self::Json,
             "glb" => Self::Glb,
             "gltf" => Self::Gltf,
+            "usda" => Self::Usda,
             _ => bail!(
-                "--out must end in .glb, .gltf or .json, got {}",
+                "--out must end in .glb, .gltf or .json (.usda for a USD input), got {}",
                 out.display()
             ),
         };
@@ -135,6 +144,12 @@ impl OutKind {
             ),
             (Self::Glb, InputKind::Gltf) => bail!(
                 "the input is a .gltf: blend amends it, so --out must end in .gltf (or .json for the map alone)"
+            ),
+            (Self::Usda, i) if i != InputKind::Usd => bail!(
+                "--out .usda writes a layer over a USD input; this input is not USD: use .glb, .gltf or .json"
+            ),
+            (Self::Glb | Self::Gltf, InputKind::Usd) => bail!(
+                "a USD input gets the map as a layer over it: use --out FILE.usda, or --out FILE.json for the map alone"
             ),
             (Self::Gltf, InputKind::Fbx | InputKind::Builtin) => bail!(
                 "{} input is written as a .glb of the whole rig with the map: use --out FILE.glb, or --out FILE.json for the map alone",
@@ -183,6 +198,14 @@ pub fn write_output(
                 notes.push(fbx_note(scene));
             }
             staged.push(Staged::write(source.out, &bytes)?);
+        }
+        (_, InputKind::Usd) => {
+            let text = usd_layer(scene, source, betas)?;
+            notes.push(format!(
+                "the layer sublayers {} and adds `{USD_DQS_BLEND_PRIMVAR}` per skinned mesh; skinningMethod = dualQuaternion where a mesh's mean beta is {DQS_METHOD_MEAN_BETA} or more",
+                source.model
+            ));
+            staged.push(Staged::write(source.out, text.as_bytes())?);
         }
         (_, InputKind::Glb | InputKind::Gltf) => {
             amend(source, kind, betas, &mut staged, &mut notes)?;
@@ -360,7 +383,7 @@ fn map_json(
                 .with_context(|| format!("cannot read {}", source.model))?;
             Some(file_primitive_indices(&bytes)?)
         }
-        InputKind::Fbx | InputKind::Builtin => None,
+        InputKind::Fbx | InputKind::Builtin | InputKind::Usd => None,
     };
     let mut meshes = Vec::new();
     for (m, prims) in betas.per_primitive.iter().enumerate() {
@@ -474,4 +497,55 @@ fn commit(mut staged: Vec<Staged>, cancel: &AtomicBool, notes: Vec<String>) -> R
     let mut files: Vec<PathBuf> = staged.iter().map(|s| s.dest.clone()).collect();
     files.rotate_right(1);
     Ok(WriteReport { files, notes })
+}
+
+/// The `.usda` layer over the USD input: its stage metadata, the input as a sublayer, the maps.
+fn usd_layer(scene: &Scene, source: &MapSource<'_>, betas: &SceneBetas) -> Result<String> {
+    let input = Path::new(source.model);
+    let meta = usd_stage_metadata(input)?;
+    let mut meshes = Vec::new();
+    for (m, prims) in betas.per_primitive.iter().enumerate() {
+        let (Some(mesh), Some(b)) = (scene.meshes.get(m), prims.first()) else {
+            continue;
+        };
+        if !b.is_empty() {
+            // The USD loader names each mesh by its prim path.
+            meshes.push(UsdMeshBlend {
+                prim_path: &mesh.name,
+                betas: b,
+            });
+        }
+    }
+    Ok(usd_blend_layer(
+        &sublayer_path(input, source.out)?,
+        &meta,
+        &meshes,
+    ))
+}
+
+/// The input as an asset path from the output's folder: relative where both lie under one
+/// folder, else absolute.
+fn sublayer_path(input: &Path, out: &Path) -> Result<String> {
+    let input = input
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", input.display()))?;
+    let out_dir = folder_of(out)
+        .canonicalize()
+        .with_context(|| format!("cannot resolve the folder of {}", out.display()))?;
+    let text = match input.strip_prefix(&out_dir) {
+        Ok(rel) => format!("./{}", rel.display()),
+        Err(_) => {
+            let common = out_dir
+                .ancestors()
+                .find(|a| input.starts_with(a))
+                .unwrap_or(Path::new("/"));
+            let ups = out_dir
+                .strip_prefix(common)
+                .map(|r| r.components().count())
+                .unwrap_or(0);
+            let rest = input.strip_prefix(common).unwrap_or(&input);
+            format!("{}{}", "../".repeat(ups), rest.display())
+        }
+    };
+    Ok(text)
 }

@@ -3,12 +3,15 @@
 use std::path::Path;
 
 use crate::builtin::builtin_scene;
-use crate::scene::{LoadOptions, Scene, SceneError, load_fbx_path_with, load_gltf_path_with};
+use crate::scene::{
+    LoadOptions, Scene, SceneError, is_usd_path, load_fbx_path_with, load_gltf_path_with,
+    load_usd_path_with,
+};
 
 /// The model opened when none is named.
 pub const DEFAULT_MODEL: &str = "builtin:twist";
 
-/// Loads `spec`: `builtin:NAME` for a built-in rig, else a `.fbx` or `.gltf`/`.glb` path ([`LoadOptions::DEFAULT`]).
+/// Loads `spec`: `builtin:NAME` for a built-in rig, else a `.fbx`, `.usd`/`.usda`/`.usdc`/`.usdz` or `.gltf`/`.glb` path ([`LoadOptions::DEFAULT`]).
 pub fn load_model(spec: &str) -> Result<Scene, SceneError> {
     load_model_with(spec, &LoadOptions::DEFAULT)
 }
@@ -24,6 +27,8 @@ pub fn load_model_with(spec: &str, options: &LoadOptions) -> Result<Scene, Scene
                 .is_some_and(|e| e.eq_ignore_ascii_case("fbx"));
             if is_fbx {
                 load_fbx_path_with(path, options)
+            } else if is_usd_path(path) {
+                load_usd_path_with(path, options)
             } else {
                 load_gltf_path_with(path, options)
             }

@@ -26,12 +26,13 @@ pub fn model_folder_and_stem(model: &str) -> (PathBuf, String) {
 }
 
 /// The name "Save blend map" offers: `NAME_blend.gltf` for a .gltf model (the map amends its
-/// JSON), else `NAME_blend.glb` (a .glb amended, or the whole rig for FBX and built-ins).
+/// JSON), `NAME_blend.usda` (a layer) for USD, else `NAME_blend.glb` (a .glb amended, or the whole rig for FBX and built-ins).
 #[must_use]
 pub fn blend_map_name(model: &str) -> String {
     let (_, stem) = model_folder_and_stem(model);
     let ext = match InputKind::of(model) {
         InputKind::Gltf => "gltf",
+        InputKind::Usd => "usda",
         InputKind::Glb | InputKind::Fbx | InputKind::Builtin => "glb",
     };
     format!("{stem}_blend.{ext}")

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// File extensions a folder is searched for (compared without regard to case).
-pub const MODEL_EXTENSIONS: [&str; 3] = ["glb", "gltf", "fbx"];
+pub const MODEL_EXTENSIONS: [&str; 7] = ["glb", "gltf", "fbx", "usd", "usda", "usdc", "usdz"];
 
 /// One entry of the check: a model to load, or a folder that could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub enum InputError {
     #[error("unknown built-in rig `{0}` (known: twist, elbow, arm)")]
     UnknownBuiltin(String),
     /// Nothing to check: the folders given hold no models (a CI gate must not pass on nothing).
-    #[error("no .glb, .gltf or .fbx files in {0}")]
+    #[error("no .glb, .gltf, .fbx or .usd/.usda/.usdc/.usdz files in {0}")]
     NothingFound(String),
 }
 

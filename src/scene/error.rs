@@ -19,6 +19,9 @@ pub enum SceneError {
     /// ufbx refused the FBX file (not FBX, truncated, corrupt, ...).
     #[error("not a valid FBX file: {0}")]
     Fbx(String),
+    /// The openusd crate refused the USD file, or the stage holds what dqview cannot convert.
+    #[error("not a loadable USD file: {0}")]
+    Usd(String),
     /// A `builtin:NAME` that does not exist.
     #[error("unknown built-in rig `{0}` (known: twist, elbow, arm)")]
     UnknownBuiltin(String),

@@ -1,6 +1,6 @@
 //! dqview's own scene model: nodes, skinned meshes, skins, materials and keyframes.
 //!
-//! Loaders (glTF, built-in rigs) convert into these types once, at load time;
+//! Loaders (glTF, FBX, USD, built-in rigs) convert into these types once, at load time;
 //! nothing downstream sees the gltf crate. [`write_glb`] goes the other way;
 //! [`amend_dqs_blend`] adds a `_DQS_BLEND` attribute to a glTF file without rewriting the rest.
 
@@ -11,6 +11,8 @@ mod gltf_amend;
 mod gltf_load;
 mod options;
 mod source_info;
+mod usd_layer;
+mod usd_load;
 
 pub use error::SceneError;
 pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
@@ -22,6 +24,11 @@ pub use gltf_amend::{
 pub use gltf_load::{load_gltf_path, load_gltf_path_with, load_gltf_slice, load_gltf_slice_with};
 pub use options::LoadOptions;
 pub use source_info::{SkinningMethod, SourceInfo};
+pub use usd_layer::{
+    DQS_METHOD_MEAN_BETA, USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, UsdStageMetadata, should_run_dqs,
+    usd_blend_layer,
+};
+pub use usd_load::{USD_EXTENSIONS, is_usd_path, load_usd_path_with, usd_stage_metadata};
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 

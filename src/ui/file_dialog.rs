@@ -38,8 +38,8 @@ impl DialogPurpose {
     #[must_use]
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
-            Self::OpenModel => &["glb", "gltf", "fbx"],
-            Self::SaveBlendMap => &["glb", "gltf"],
+            Self::OpenModel => &["glb", "gltf", "fbx", "usd", "usda", "usdc", "usdz"],
+            Self::SaveBlendMap => &["glb", "gltf", "usda"],
             Self::SaveImage => &["png"],
         }
     }

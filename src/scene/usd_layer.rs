@@ -1,0 +1,181 @@
+//! The USD way of writing a blend map back: a small `.usda` layer that sublayers the
+//! original file and adds, as `over`s, only each skinned mesh's per-point map (and
+//! `primvars:skel:skinningMethod` where the mesh should run DQS). The original is untouched.
+
+use std::fmt::Write as _;
+
+/// The per-point DQS blend primvar dqview writes and reads (0 LBS .. 1 DQS), beside glTF's `_DQS_BLEND`.
+pub const USD_DQS_BLEND_PRIMVAR: &str = "primvars:dqview:dqsBlend";
+
+/// Mean beta from which a mesh's layer also says `skinningMethod = "dualQuaternion"`: at 0.5
+/// and above the map is nearer DQS than LBS, which is what a reader without hybrid skinning gets.
+pub const DQS_METHOD_MEAN_BETA: f32 = 0.5;
+
+/// The stage metadata a root layer must repeat (USD reads it from the root layer only).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UsdStageMetadata {
+    /// `defaultPrim`, when the original has one.
+    pub default_prim: Option<String>,
+    /// `upAxis` (`Y` or `Z`), when authored.
+    pub up_axis: Option<String>,
+    /// `metersPerUnit`, when authored.
+    pub meters_per_unit: Option<f64>,
+    /// `timeCodesPerSecond`, when authored.
+    pub time_codes_per_second: Option<f64>,
+    /// `framesPerSecond`, when authored.
+    pub frames_per_second: Option<f64>,
+    /// `startTimeCode`, when authored.
+    pub start_time_code: Option<f64>,
+    /// `endTimeCode`, when authored.
+    pub end_time_code: Option<f64>,
+}
+
+/// One mesh's map: its prim path and one beta per point.
+#[derive(Clone, Copy, Debug)]
+pub struct UsdMeshBlend<'a> {
+    /// The Mesh prim's path, e.g. `/Tube/Geom/Tube`.
+    pub prim_path: &'a str,
+    /// One beta per point, in point order.
+    pub betas: &'a [f32],
+}
+
+/// Whether a mesh with this map should run DQS when only one method is available.
+#[must_use]
+pub fn should_run_dqs(betas: &[f32]) -> bool {
+    let sum: f64 = betas.iter().map(|&b| f64::from(b)).sum();
+    !betas.is_empty() && sum / betas.len() as f64 >= f64::from(DQS_METHOD_MEAN_BETA)
+}
+
+/// The text of the layer: `sublayer` (an asset path, relative to the layer) plus the maps.
+#[must_use]
+pub fn usd_blend_layer(
+    sublayer: &str,
+    meta: &UsdStageMetadata,
+    meshes: &[UsdMeshBlend<'_>],
+) -> String {
+    let mut out = String::from("#usda 1.0\n(\n");
+    if let Some(p) = &meta.default_prim {
+        let _ = writeln!(out, "    defaultPrim = {}", quoted(p));
+    }
+    out.push_str(
+        "    doc = \"dqview blend: the fitted per-point DQS blend map over the sublayer\"\n",
+    );
+    let numbers = [
+        ("endTimeCode", meta.end_time_code),
+        ("framesPerSecond", meta.frames_per_second),
+        ("metersPerUnit", meta.meters_per_unit),
+        ("startTimeCode", meta.start_time_code),
+    ];
+    for (key, value) in numbers {
+        if let Some(v) = value.filter(|v| v.is_finite()) {
+            let _ = writeln!(out, "    {key} = {v}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "    subLayers = [\n        @{}@\n    ]",
+        sublayer.replace('@', "%40")
+    );
+    if let Some(v) = meta.time_codes_per_second.filter(|v| v.is_finite()) {
+        let _ = writeln!(out, "    timeCodesPerSecond = {v}");
+    }
+    if let Some(up) = &meta.up_axis {
+        let _ = writeln!(out, "    upAxis = {}", quoted(up));
+    }
+    out.push_str(")\n");
+    let mut sorted: Vec<&UsdMeshBlend<'_>> = meshes.iter().collect();
+    sorted.sort_by(|a, b| a.prim_path.cmp(b.prim_path));
+    // One `over` per prim, shared by the meshes under it: a stack of the open prims.
+    let mut open: Vec<&str> = Vec::new();
+    for mesh in sorted {
+        let names: Vec<&str> = mesh
+            .prim_path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .collect();
+        let common = open.iter().zip(&names).take_while(|(a, b)| a == b).count();
+        close_to(&mut out, &mut open, common);
+        for name in &names[common..] {
+            let pad = "    ".repeat(open.len());
+            let _ = writeln!(
+                out,
+                "{}{pad}over {}\n{pad}{{",
+                if open.is_empty() { "\n" } else { "" },
+                quoted(name)
+            );
+            open.push(name);
+        }
+        write_mesh(&mut out, mesh, open.len());
+    }
+    close_to(&mut out, &mut open, 0);
+    out
+}
+
+/// Closes open prims until `keep` remain.
+fn close_to(out: &mut String, open: &mut Vec<&str>, keep: usize) {
+    while open.len() > keep {
+        open.pop();
+        let _ = writeln!(out, "{}}}", "    ".repeat(open.len()));
+    }
+}
+
+/// One mesh's opinions, at `depth` levels of nesting.
+fn write_mesh(out: &mut String, mesh: &UsdMeshBlend<'_>, depth: usize) {
+    let pad = "    ".repeat(depth);
+    let values: Vec<String> = mesh.betas.iter().map(|b| format!("{b}")).collect();
+    let _ = writeln!(
+        out,
+        "{pad}float[] {USD_DQS_BLEND_PRIMVAR} = [{}] (\n{pad}    interpolation = \"vertex\"\n{pad})",
+        values.join(", ")
+    );
+    if should_run_dqs(mesh.betas) {
+        let _ = writeln!(
+            out,
+            "{pad}uniform token primvars:skel:skinningMethod = \"dualQuaternion\""
+        );
+    }
+}
+
+/// A USD string literal.
+fn quoted(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layer_nests_overs_and_says_dqs_only_for_a_mostly_dqs_map() {
+        let meta = UsdStageMetadata {
+            up_axis: Some("Y".into()),
+            meters_per_unit: Some(1.0),
+            ..UsdStageMetadata::default()
+        };
+        let a = [0.25_f32, 0.5];
+        let b = [0.75_f32, 1.0];
+        let text = usd_blend_layer(
+            "tube.usda",
+            &meta,
+            &[
+                UsdMeshBlend {
+                    prim_path: "/T/Geom/A",
+                    betas: &a,
+                },
+                UsdMeshBlend {
+                    prim_path: "/T/Geom/B",
+                    betas: &b,
+                },
+            ],
+        );
+        assert!(text.starts_with("#usda 1.0\n"));
+        assert!(text.contains("@tube.usda@"));
+        assert!(text.contains("float[] primvars:dqview:dqsBlend = [0.25, 0.5]"));
+        assert!(text.contains("float[] primvars:dqview:dqsBlend = [0.75, 1]"));
+        assert_eq!(text.matches("dualQuaternion").count(), 1, "{text}");
+        let b_at = text.find("over \"B\"").expect("B");
+        assert!(text[b_at..].contains("dualQuaternion"));
+        assert_eq!(text.matches('{').count(), text.matches('}').count());
+        assert_eq!(text.matches("over \"Geom\"").count(), 1, "{text}");
+    }
+}

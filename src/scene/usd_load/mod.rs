@@ -1,0 +1,271 @@
+//! OpenUSD loading through the `openusd` crate (0.6, pure Rust): `.usda`, `.usdc` and `.usdz`,
+//! composed (sublayers, references, payloads, variants), converted into a [`Scene`] once.
+//!
+//! UsdSkel maps onto dqview's glTF-style skins: each `Skeleton` prim's joints become nodes
+//! under the Skeleton's node with `restTransforms` as their rest pose; each skinned mesh
+//! gets its own skin whose inverse bind matrices are `inverse(bindTransforms[j]) *
+//! geomBindTransform`, so dqview's `global(joint) * inverse_bind` is Pixar's
+//! `inverse(bind_j) · skelSpace_j` times the Skeleton's local-to-world, and the mesh's own
+//! transform is ignored, as in UsdSkel. The stage's timeline is one clip: the bound
+//! SkelAnimations, blend shape weights and time-sampled `xformOp`s, key times `code /
+//! timeCodesPerSecond`. The stage keeps its own `upAxis` and `metersPerUnit` (reported in
+//! [`Scene::source_info`]); nothing is converted.
+//!
+//! One job per file: [`read`] (values), [`nodes`] (prims and transforms), [`skel`]
+//! (skeletons and animation), [`mesh`] (geometry, colour), [`binding`] (skin bindings,
+//! blend shapes). Failures are a one-line [`SceneError::Usd`], never a panic.
+
+mod binding;
+mod mesh;
+mod nodes;
+mod read;
+mod sanitize;
+mod skel;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use openusd::usd::Stage;
+
+use crate::scene::{Animation, LoadOptions, Scene, SceneError, SourceInfo};
+
+/// File extensions the USD loader opens (`.usd` may be text or crate).
+pub const USD_EXTENSIONS: &[&str] = &["usd", "usda", "usdc", "usdz"];
+
+/// Whether `path` names a USD file by its extension.
+#[must_use]
+pub fn is_usd_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| USD_EXTENSIONS.iter().any(|u| e.eq_ignore_ascii_case(u)))
+}
+
+/// Loads a USD stage (`.usd`, `.usda`, `.usdc`, `.usdz`) within the limits of `options`.
+///
+/// Composition arcs resolve relative to the file; one that cannot be resolved is an error
+/// naming it. [`Scene::source`] is `path` as given.
+pub fn load_usd_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, SceneError> {
+    let io_error = |source: std::io::Error| SceneError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io_error)?;
+    if !meta.is_file() {
+        return Err(io_error(std::io::Error::other("not a regular file")));
+    }
+    if meta.len() > options.max_buffer_bytes {
+        return Err(SceneError::LimitExceeded {
+            what: "bytes in the file",
+            found: meta.len(),
+            limit: options.max_buffer_bytes,
+            flag: "--max-buffer-bytes",
+            field: "max_buffer_bytes",
+        });
+    }
+    let name = path
+        .to_str()
+        .ok_or_else(|| SceneError::Usd(format!("{}: the path is not UTF-8", path.display())))?;
+    // The crate is young: a damaged file that trips one of its assertions is an error, not a crash.
+    let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let stage = Stage::open(name).map_err(|e| read::usd_error("cannot open the stage", &e))?;
+        convert(&stage, &path.display().to_string(), options)
+    }));
+    loaded.unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("unknown");
+        Err(SceneError::Usd(format!(
+            "the USD reader failed: {}",
+            why.replace('\n', " ")
+        )))
+    })
+}
+
+/// The composed stage as a scene.
+fn convert(stage: &Stage, source: &str, options: &LoadOptions) -> Result<Scene, SceneError> {
+    let mut warnings = Vec::new();
+    let mut nodes = nodes::load_nodes(stage)?;
+    composition_errors(stage)?;
+    let skeletons = skel::load_skeletons(stage, &mut nodes, options, &mut warnings)?;
+    let mut scene = Scene {
+        source: source.to_owned(),
+        source_info: source_info(stage, source),
+        ..Scene::default()
+    };
+    load_meshes(
+        stage,
+        &mut nodes,
+        &skeletons,
+        &mut scene,
+        options,
+        &mut warnings,
+    )?;
+    let tcps = stage.time_codes_per_second();
+    let tcps = if tcps.is_finite() && tcps > 0.0 {
+        tcps
+    } else {
+        24.0
+    };
+    let channels: Vec<_> = std::mem::take(&mut nodes.channels)
+        .into_iter()
+        .map(|c| c.into_channel(tcps))
+        .collect();
+    if !channels.is_empty() {
+        let animations: Vec<&str> = skeletons
+            .iter()
+            .filter_map(|s| s.animation.as_deref())
+            .collect();
+        let name = match animations.as_slice() {
+            [one] => (*one).to_owned(),
+            _ => String::from("stage"),
+        };
+        scene.animations.push(Animation { name, channels });
+    }
+    composition_errors(stage)?;
+    scene.nodes = nodes.nodes;
+    scene.roots = nodes.roots;
+    scene.warnings = warnings;
+    scene.sanitized = sanitize::sanitize(&mut scene);
+    Ok(scene)
+}
+
+/// Every Mesh prim's geometry, colour, skin and blend shapes.
+fn load_meshes(
+    stage: &Stage,
+    nodes: &mut nodes::StageNodes,
+    skeletons: &[skel::SkelInfo],
+    scene: &mut Scene,
+    options: &LoadOptions,
+    warnings: &mut Vec<String>,
+) -> Result<(), SceneError> {
+    let mut budget = mesh::MeshBudget::new();
+    let mut by_color = HashMap::new();
+    let types: HashMap<String, String> = nodes
+        .prims
+        .iter()
+        .map(|p| (p.path.clone(), p.type_name.clone()))
+        .collect();
+    let type_of = |p: &str| types.get(p).cloned();
+    let meshes: Vec<(usize, String)> = nodes
+        .prims
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.type_name == "Mesh")
+        .map(|(i, p)| (i, p.path.clone()))
+        .collect();
+    for (node, path) in meshes {
+        let mut mesh = mesh::load_mesh(stage, &path, &mut budget, options, warnings)?;
+        let material = mesh::mesh_material(stage, &path, &mut scene.materials, &mut by_color)?;
+        let points = mesh.primitives.first().map_or(0, |p| p.positions.len());
+        if let Some(chain) = binding::skel_root_chain(&path, &type_of) {
+            let bound =
+                binding::load_binding(stage, &path, chain.clone(), skeletons, points, warnings)?;
+            if let Some((skel, bound)) = bound {
+                let channel = binding::load_blend_shapes(
+                    stage,
+                    &path,
+                    chain,
+                    (node, &mut mesh),
+                    &skeletons[skel],
+                    (&mut budget, options),
+                    warnings,
+                )?;
+                nodes.channels.extend(channel);
+                if let Some(prim) = mesh.primitives.first_mut() {
+                    prim.influences = Some(bound.influences);
+                    prim.skinning_method = bound.method;
+                }
+                nodes.nodes[node].skin = Some(scene.skins.len());
+                scene.skins.push(bound.skin);
+            }
+        } else if read::inherited_target(stage, &path, "skel:skeleton")?.is_some() {
+            warnings.push(format!(
+                "Mesh {path}: bound to a skeleton outside any SkelRoot; not skinned (UsdSkel skins only inside a SkelRoot)"
+            ));
+        }
+        for prim in &mut mesh.primitives {
+            prim.material = material;
+        }
+        nodes.nodes[node].mesh = Some(scene.meshes.len());
+        scene.meshes.push(mesh);
+    }
+    Ok(())
+}
+
+/// Refuses a stage whose composition left an arc unresolved (a missing reference, payload or sublayer).
+fn composition_errors(stage: &Stage) -> Result<(), SceneError> {
+    match stage.composition_errors().first() {
+        Some(e) => Err(SceneError::Usd(format!("composition failed: {e}"))),
+        None => Ok(()),
+    }
+}
+
+/// Format, up axis, units and frame rate as the stage states them.
+fn source_info(stage: &Stage, source: &str) -> SourceInfo {
+    let up = stage
+        .stage_metadata("upAxis")
+        .ok()
+        .flatten()
+        .and_then(|v| read::token(Some(v)));
+    let meters = stage
+        .stage_metadata("metersPerUnit")
+        .ok()
+        .flatten()
+        .and_then(|v| read::number(Some(v)))
+        .filter(|m| m.is_finite() && *m > 0.0)
+        // UsdGeom's fallback: centimetres.
+        .unwrap_or(0.01);
+    let extension = Path::new(source)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("usd")
+        .to_ascii_lowercase();
+    let tcps = stage.time_codes_per_second();
+    let (up_axis, front_axis) = if up.as_deref() == Some("Z") {
+        ("+Z", "-Y")
+    } else {
+        ("+Y", "+Z")
+    };
+    SourceInfo {
+        format: format!("USD ({extension})"),
+        creator: None,
+        unit_meters: meters as f32,
+        up_axis,
+        front_axis,
+        right_axis: "+X",
+        frames_per_second: (tcps.is_finite() && tcps > 0.0).then_some(tcps as f32),
+    }
+}
+
+/// The stage metadata of the USD file at `path` that a layer over it must repeat.
+pub fn usd_stage_metadata(path: &Path) -> Result<crate::scene::UsdStageMetadata, SceneError> {
+    let name = path
+        .to_str()
+        .ok_or_else(|| SceneError::Usd(format!("{}: the path is not UTF-8", path.display())))?;
+    let read_all = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let stage = Stage::open(name).map_err(|e| read::usd_error("cannot open the stage", &e))?;
+        let number = |key: &str| {
+            stage
+                .stage_metadata(key)
+                .ok()
+                .flatten()
+                .and_then(|v| read::number(Some(v)))
+        };
+        Ok(crate::scene::UsdStageMetadata {
+            default_prim: stage.default_prim().map(|t| t.as_str().to_owned()),
+            up_axis: stage
+                .stage_metadata("upAxis")
+                .ok()
+                .flatten()
+                .and_then(|v| read::token(Some(v))),
+            meters_per_unit: number("metersPerUnit"),
+            time_codes_per_second: number("timeCodesPerSecond"),
+            frames_per_second: number("framesPerSecond"),
+            start_time_code: number("startTimeCode"),
+            end_time_code: number("endTimeCode"),
+        })
+    }));
+    read_all.unwrap_or_else(|_| Err(SceneError::Usd(String::from("the USD reader failed"))))
+}

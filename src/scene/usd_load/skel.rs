@@ -1,0 +1,300 @@
+//! UsdSkel skeletons as joint nodes under the Skeleton prim's node, and their bound
+//! `SkelAnimation` (through `skel:animationSource`) as keyframe channels on those joints.
+
+use std::collections::HashMap;
+
+use glam::DMat4;
+use openusd::usd::Stage;
+
+use super::nodes::{StageNodes, TimedChannel, node_transform};
+use super::read;
+use crate::scene::{LoadOptions, Node, Property, SceneError};
+
+/// One loaded Skeleton prim.
+pub(super) struct SkelInfo {
+    /// The Skeleton prim's path.
+    pub path: String,
+    /// Joint paths (`skel:joints` tokens), the skeleton's joint order.
+    pub joints: Vec<String>,
+    /// Node of each joint.
+    pub joint_nodes: Vec<usize>,
+    /// `bindTransforms` (skeleton space), column-vector form.
+    pub bind: Vec<DMat4>,
+    /// The bound animation's blend shape weights, when it has any.
+    pub blend_shapes: Option<BlendShapeWeights>,
+    /// The bound SkelAnimation prim's name.
+    pub animation: Option<String>,
+}
+
+/// A SkelAnimation's `blendShapes` order and its `blendShapeWeights` keys.
+pub(super) struct BlendShapeWeights {
+    /// Blend shape names, the order of each key's weights.
+    pub names: Vec<String>,
+    /// Key times in time codes.
+    pub codes: Vec<f64>,
+    /// Weights per key, `names.len()` each.
+    pub weights: Vec<Vec<f32>>,
+}
+
+/// Joints counted so far against `--max-joints`.
+pub(super) struct JointBudget {
+    used: u64,
+}
+
+impl JointBudget {
+    /// No joints yet.
+    pub fn new() -> Self {
+        Self { used: 0 }
+    }
+
+    /// Counts `n` more joints, refusing past the limit.
+    fn take(&mut self, n: usize, options: &LoadOptions) -> Result<(), SceneError> {
+        self.used += n as u64;
+        if self.used > options.max_joints {
+            return Err(SceneError::LimitExceeded {
+                what: "joints",
+                found: self.used,
+                limit: options.max_joints,
+                flag: "--max-joints",
+                field: "max_joints",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Every Skeleton prim that has a node, with its joints added as nodes and its animation as channels.
+pub(super) fn load_skeletons(
+    stage: &Stage,
+    nodes: &mut StageNodes,
+    options: &LoadOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<SkelInfo>, SceneError> {
+    let skeleton_nodes: Vec<(usize, String)> = nodes
+        .prims
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.type_name == "Skeleton")
+        .map(|(i, p)| (i, p.path.clone()))
+        .collect();
+    let mut budget = JointBudget::new();
+    let mut out = Vec::new();
+    for (node, path) in skeleton_nodes {
+        out.push(load_skeleton(
+            stage,
+            nodes,
+            node,
+            &path,
+            (&mut budget, options),
+            warnings,
+        )?);
+    }
+    Ok(out)
+}
+
+/// One skeleton: joints, bind and rest transforms, and the bound animation.
+fn load_skeleton(
+    stage: &Stage,
+    nodes: &mut StageNodes,
+    skel_node: usize,
+    path: &str,
+    (budget, options): (&mut JointBudget, &LoadOptions),
+    warnings: &mut Vec<String>,
+) -> Result<SkelInfo, SceneError> {
+    let joints = read::tokens(read::value(stage, path, "joints")?);
+    budget.take(joints.len(), options)?;
+    let bind = read::matrices(read::value(stage, path, "bindTransforms")?);
+    if bind.len() != joints.len() {
+        return Err(SceneError::Usd(format!(
+            "Skeleton {path}: {} bindTransforms for {} joints",
+            bind.len(),
+            joints.len()
+        )));
+    }
+    let mut rest = read::matrices(read::value(stage, path, "restTransforms")?);
+    let index_of: HashMap<&str, usize> = joints
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.as_str(), i))
+        .collect();
+    let parents: Vec<Option<usize>> = joints
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            let p = index_of.get(read::parent_path(j)?.as_str()).copied()?;
+            // UsdSkel orders parents before children; anything else is a root here.
+            (p < i).then_some(p)
+        })
+        .collect();
+    if rest.is_empty() {
+        // No rest pose: the bind pose, made parent-relative.
+        warnings.push(format!(
+            "Skeleton {path}: no restTransforms; the bind pose is the rest pose"
+        ));
+        rest = (0..joints.len())
+            .map(|i| match parents[i] {
+                Some(p) => bind[p].inverse() * bind[i],
+                None => bind[i],
+            })
+            .collect();
+    } else if rest.len() != joints.len() {
+        return Err(SceneError::Usd(format!(
+            "Skeleton {path}: {} restTransforms for {} joints",
+            rest.len(),
+            joints.len()
+        )));
+    }
+    let first = nodes.nodes.len();
+    for (i, joint) in joints.iter().enumerate() {
+        let index = first + i;
+        let parent = parents[i].map_or(skel_node, |p| first + p);
+        nodes.nodes.push(Node {
+            name: read::leaf(joint).to_owned(),
+            parent: Some(parent),
+            transform: node_transform(rest[i]),
+            ..Node::default()
+        });
+        nodes.nodes[parent].children.push(index);
+    }
+    let joint_nodes: Vec<usize> = (first..first + joints.len()).collect();
+    let mut info = SkelInfo {
+        path: path.to_owned(),
+        joints,
+        joint_nodes,
+        bind,
+        blend_shapes: None,
+        animation: None,
+    };
+    if let Some(anim) = read::inherited_target(stage, path, "skel:animationSource")? {
+        load_animation(stage, &anim, &mut info, &mut nodes.channels, warnings)?;
+    }
+    Ok(info)
+}
+
+/// The SkelAnimation `anim` bound to `skel`: joint channels, and blend shape weights kept for the meshes.
+fn load_animation(
+    stage: &Stage,
+    anim: &str,
+    skel: &mut SkelInfo,
+    channels: &mut Vec<TimedChannel>,
+    warnings: &mut Vec<String>,
+) -> Result<(), SceneError> {
+    let type_name = stage
+        .prim(anim)
+        .type_name()
+        .map_err(|e| read::usd_error(anim, &e))?
+        .map(|t| t.as_str().to_owned());
+    if type_name.as_deref() != Some("SkelAnimation") {
+        warnings.push(format!(
+            "Skeleton {}: skel:animationSource <{anim}> is not a SkelAnimation; not animated",
+            skel.path
+        ));
+        return Ok(());
+    }
+    skel.animation = Some(read::leaf(anim).to_owned());
+    let anim_joints = read::tokens(read::value(stage, anim, "joints")?);
+    let skel_index: HashMap<&str, usize> = skel
+        .joints
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.as_str(), i))
+        .collect();
+    // Animation joint order -> skeleton joint (by path token, as UsdSkel's AnimMapper).
+    let map: Vec<Option<usize>> = anim_joints
+        .iter()
+        .map(|j| skel_index.get(j.as_str()).copied())
+        .collect();
+    let unmapped = map.iter().filter(|m| m.is_none()).count();
+    if unmapped > 0 {
+        warnings.push(format!(
+            "SkelAnimation {anim}: {unmapped} joints are not in Skeleton {}; ignored",
+            skel.path
+        ));
+    }
+    for (name, property) in [
+        ("translations", Property::Translation),
+        ("rotations", Property::Rotation),
+        ("scales", Property::Scale),
+    ] {
+        let keys = keys_of(stage, anim, name)?;
+        let width = if property == Property::Rotation { 4 } else { 3 };
+        let mut per_joint: Vec<Vec<f32>> = vec![Vec::new(); anim_joints.len()];
+        for (code, value) in keys.iter() {
+            let flat: Vec<f32> = if property == Property::Rotation {
+                read::quats(value.clone())
+                    .iter()
+                    .flat_map(|q| q.normalize().to_array())
+                    .collect()
+            } else {
+                read::vec3s(value.clone())
+                    .iter()
+                    .flat_map(|v| v.to_array())
+                    .collect()
+            };
+            if flat.len() != anim_joints.len() * width {
+                return Err(SceneError::Usd(format!(
+                    "SkelAnimation {anim}.{name} at time {code}: {} values for {} joints",
+                    flat.len() / width,
+                    anim_joints.len()
+                )));
+            }
+            for (j, chunk) in flat.chunks_exact(width).enumerate() {
+                per_joint[j].extend_from_slice(chunk);
+            }
+        }
+        if keys.is_empty() {
+            continue;
+        }
+        let codes: Vec<f64> = keys.iter().map(|(c, _)| *c).collect();
+        for (j, values) in per_joint.into_iter().enumerate() {
+            let Some(k) = map[j] else { continue };
+            channels.push(TimedChannel {
+                node: skel.joint_nodes[k],
+                property,
+                codes: codes.clone(),
+                values,
+            });
+        }
+    }
+    let names = read::tokens(read::value(stage, anim, "blendShapes")?);
+    if !names.is_empty() {
+        let keys = keys_of(stage, anim, "blendShapeWeights")?;
+        let mut weights = Vec::with_capacity(keys.len());
+        for (code, value) in &keys {
+            let w = read::floats(value.clone());
+            if w.len() != names.len() {
+                return Err(SceneError::Usd(format!(
+                    "SkelAnimation {anim}.blendShapeWeights at time {code}: {} weights for {} blend shapes",
+                    w.len(),
+                    names.len()
+                )));
+            }
+            weights.push(w);
+        }
+        skel.blend_shapes = Some(BlendShapeWeights {
+            names,
+            codes: keys.iter().map(|(c, _)| *c).collect(),
+            weights,
+        });
+    }
+    Ok(())
+}
+
+/// The keys of `prim.name`: each time sample, or its default value as one key at time 0.
+fn keys_of(
+    stage: &Stage,
+    prim: &str,
+    name: &str,
+) -> Result<Vec<(f64, Option<openusd::sdf::Value>)>, SceneError> {
+    let codes = read::sample_times(stage, prim, name)?;
+    if codes.is_empty() {
+        return Ok(match read::value(stage, prim, name)? {
+            Some(v) => vec![(0.0, Some(v))],
+            None => Vec::new(),
+        });
+    }
+    codes
+        .into_iter()
+        .map(|c| Ok((c, read::value_at(stage, prim, name, c)?)))
+        .collect()
+}
