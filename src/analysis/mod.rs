@@ -2,6 +2,7 @@
 //! for the whole mesh and for one joint's region.
 
 mod bulge;
+mod finite;
 mod flip;
 mod focus;
 mod heat;

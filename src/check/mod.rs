@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::scene::{LoadOptions, Scene};
 
-pub use inputs::{CheckInput, InputError, MODEL_EXTENSIONS, collect_inputs};
+pub use inputs::{CheckInput, InputError, Inputs, MODEL_EXTENSIONS, SkippedEntry, collect_inputs};
 pub use run::{CheckSummary, check_models, summarize};
 
 /// A rule of `dqview check`; its [`Rule::name`] is stable and used in the JSON.

@@ -6,13 +6,16 @@
 
 mod error;
 mod fbx_load;
+mod file_read;
 mod glb_write;
 mod gltf_amend;
 mod gltf_load;
 mod options;
+mod ranges;
 mod source_info;
 
 pub use error::SceneError;
+pub use file_read::{FileReadError, NotAFile, read_model_file, read_regular_file};
 pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
 pub use glb_write::{MAX_SKIN_JOINTS, glb_container, write_glb};
 pub use gltf_amend::{
@@ -21,6 +24,7 @@ pub use gltf_amend::{
 };
 pub use gltf_load::{load_gltf_path, load_gltf_path_with, load_gltf_slice, load_gltf_slice_with};
 pub use options::LoadOptions;
+pub use ranges::{MAX_KEY_TIME_S, MAX_MAGNITUDE, check_ranges};
 pub use source_info::{SkinningMethod, SourceInfo};
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};

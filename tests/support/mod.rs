@@ -7,6 +7,7 @@ mod cli;
 mod data;
 pub mod fbx_shapes;
 mod gltf_build;
+pub mod hierarchy;
 mod gpu;
 mod posing;
 mod scenes;
