@@ -314,7 +314,10 @@ fn blend_accessors(path: &Path) -> (Vec<u64>, usize) {
         .flat_map(|m| m["primitives"].as_array().expect("primitives").clone())
         .filter_map(|p| p["attributes"]["_DQS_BLEND"].as_u64())
         .collect();
-    (named, json["accessors"].as_array().expect("accessors").len())
+    (
+        named,
+        json["accessors"].as_array().expect("accessors").len(),
+    )
 }
 
 #[test]
@@ -326,7 +329,16 @@ fn blend_in_place_replaces_the_previous_map_instead_of_growing() {
     let path = file.to_str().unwrap();
     let blend = |out: &str, smooth: &str| {
         let args = [
-            "blend", path, "--clip", "all", "--samples", "3", "--smooth", smooth, "--out", out,
+            "blend",
+            path,
+            "--clip",
+            "all",
+            "--samples",
+            "3",
+            "--smooth",
+            smooth,
+            "--out",
+            out,
         ];
         let run = dqview_in(&args, &dir.join("cache"));
         assert!(run.status.success(), "{}", stderr_of(&run));
@@ -341,19 +353,37 @@ fn blend_in_place_replaces_the_previous_map_instead_of_growing() {
     let said = blend(path, "3");
     assert!(said.contains("replaced in place"), "{said}");
     let second_size = std::fs::metadata(&file).unwrap().len();
-    assert!(second_size.abs_diff(first_size) <= 64, "{first_size} -> {second_size}");
-    assert_eq!(blend_accessors(&file), (first.clone(), accessors), "no accessor added");
+    assert!(
+        second_size.abs_diff(first_size) <= 64,
+        "{first_size} -> {second_size}"
+    );
+    assert_eq!(
+        blend_accessors(&file),
+        (first.clone(), accessors),
+        "no accessor added"
+    );
     blend(path, "3");
     let third_size = std::fs::metadata(&file).unwrap().len();
-    assert_eq!(third_size, second_size, "the same map again: the same bytes");
+    assert_eq!(
+        third_size, second_size,
+        "the same map again: the same bytes"
+    );
     assert_eq!(blend_accessors(&file), (first.clone(), accessors));
     let fresh = dir.join("fresh.glb");
     std::fs::write(dir.join("tube_copy.glb"), &tube).unwrap();
     let copy = dir.join("tube_copy.glb");
     let run = dqview_in(
         &[
-            "blend", copy.to_str().unwrap(), "--clip", "all", "--samples", "3", "--smooth", "3",
-            "--out", fresh.to_str().unwrap(),
+            "blend",
+            copy.to_str().unwrap(),
+            "--clip",
+            "all",
+            "--samples",
+            "3",
+            "--smooth",
+            "3",
+            "--out",
+            fresh.to_str().unwrap(),
         ],
         &dir.join("cache"),
     );
@@ -365,8 +395,13 @@ fn blend_in_place_replaces_the_previous_map_instead_of_growing() {
             .expect("a map")
     };
     let (in_place, expected) = (betas(&file), betas(&fresh));
-    assert_eq!(in_place, expected, "the map written in place is the new fit");
-    if let Some(v) = support::gltf_validator("blend_in_place_replaces_the_previous_map_instead_of_growing") {
+    assert_eq!(
+        in_place, expected,
+        "the map written in place is the new fit"
+    );
+    if let Some(v) =
+        support::gltf_validator("blend_in_place_replaces_the_previous_map_instead_of_growing")
+    {
         let report = support::validate_gltf(&v, &file);
         assert_eq!(report.errors, 0, "{:?}", report.messages);
     }

@@ -77,7 +77,10 @@ fn a_fifo_a_device_or_a_folder_named_as_the_model_is_refused_saying_what_it_is()
         let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
         let finding = &json["files"][0]["findings"][0];
         assert_eq!(finding["rule"], "load_error");
-        assert!(finding["detail"].as_str().unwrap().contains(says), "{finding}");
+        assert!(
+            finding["detail"].as_str().unwrap().contains(says),
+            "{finding}"
+        );
     }
 }
 
@@ -107,7 +110,10 @@ fn check_lists_the_folder_entries_it_skips() {
         })
         .collect();
     let expected = [
-        ("dangling.glb", "is a dangling link (its target does not exist)"),
+        (
+            "dangling.glb",
+            "is a dangling link (its target does not exist)",
+        ),
         ("loop.gltf", "is a link that loops back on itself"),
         ("pipe.glb", "is a FIFO (named pipe)"),
         ("zero.fbx", "is a link to a device"),

@@ -106,7 +106,10 @@ fn assert_numbers_finite(text: &str, what: &str) {
 fn assert_refused(model: &Path, needle: &str, dir: &Path) {
     let model = model.to_str().expect("UTF-8");
     let cache = dir.join("cache");
-    let analyze = dqview_in(&["analyze", model, "--json", "--clip", "0", "--samples", "5"], &cache);
+    let analyze = dqview_in(
+        &["analyze", model, "--json", "--clip", "0", "--samples", "5"],
+        &cache,
+    );
     let err = stderr_of(&analyze);
     assert!(!analyze.status.success(), "analyze accepted {model}");
     assert!(analyze.stdout.is_empty(), "analyze printed for {model}");
@@ -115,7 +118,13 @@ fn assert_refused(model: &Path, needle: &str, dir: &Path) {
 
     let html = dir.join("refused.html");
     let _ = std::fs::remove_file(&html);
-    let args = ["report", model, "--out", html.to_str().unwrap(), "--no-renders"];
+    let args = [
+        "report",
+        model,
+        "--out",
+        html.to_str().unwrap(),
+        "--no-renders",
+    ];
     let report = dqview_in(&args, &cache);
     let err = stderr_of(&report);
     assert!(!report.status.success(), "report accepted {model}");
@@ -139,7 +148,10 @@ fn assert_refused(model: &Path, needle: &str, dir: &Path) {
 fn assert_accepted(model: &Path, dir: &Path) {
     let model = model.to_str().expect("UTF-8");
     let cache = dir.join("cache");
-    let analyze = dqview_in(&["analyze", model, "--json", "--clip", "0", "--samples", "5"], &cache);
+    let analyze = dqview_in(
+        &["analyze", model, "--json", "--clip", "0", "--samples", "5"],
+        &cache,
+    );
     assert!(analyze.status.success(), "{}", stderr_of(&analyze));
     let text = String::from_utf8_lossy(&analyze.stdout).into_owned();
     assert_numbers_finite(&text, "analyze --json");
@@ -148,7 +160,13 @@ fn assert_accepted(model: &Path, dir: &Path) {
     assert_eq!(json["times"].as_array().map(Vec::len), Some(5), "{text}");
 
     let html = dir.join("accepted.html");
-    let args = ["report", model, "--out", html.to_str().unwrap(), "--no-renders"];
+    let args = [
+        "report",
+        model,
+        "--out",
+        html.to_str().unwrap(),
+        "--no-renders",
+    ];
     let report = dqview_in(&args, &cache);
     assert!(report.status.success(), "{}", stderr_of(&report));
     let page = std::fs::read_to_string(&html).expect("page");
@@ -159,11 +177,14 @@ fn assert_accepted(model: &Path, dir: &Path) {
     assert_numbers_finite(&text, "check --json");
     let json: Value = serde_json::from_str(&text).expect("check JSON");
     assert_no_null_numbers(&json, false, "check --json");
-    assert!(json["files"][0]["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|f| f["rule"] != "load_error" && f["rule"] != "internal_error"), "{text}");
+    assert!(
+        json["files"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["rule"] != "load_error" && f["rule"] != "internal_error"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -194,7 +215,11 @@ fn fbx_with_vertices_at_1e20_is_refused_naming_the_coordinate() {
     let dir = scratch_dir("numbers_fbx_vertices");
     let far = write(&dir, "far.fbx", &fbx_with_vertex_at("1e20"));
     // The `Box` cube's geometric scaling (2, 1, 1) doubles its x.
-    assert_refused(&far, "a vertex of mesh 0 (`BoxGeo`) primitive 0 has a coordinate 2e20", &dir);
+    assert_refused(
+        &far,
+        "a vertex of mesh 0 (`BoxGeo`) primitive 0 has a coordinate 2e20",
+        &dir,
+    );
     let near = write(&dir, "near.fbx", &fbx_with_vertex_at("0"));
     assert_accepted(&near, &dir);
 }

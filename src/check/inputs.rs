@@ -198,7 +198,10 @@ fn walk(dir: &Path, out: &mut Inputs) {
         match class {
             Entry::Folder => walk(&path, out),
             Entry::File if has_model_extension(&path) => {
-                push_unique(&mut out.models, CheckInput::Model(path.display().to_string()));
+                push_unique(
+                    &mut out.models,
+                    CheckInput::Model(path.display().to_string()),
+                );
             }
             Entry::File => {}
             Entry::Skip { reason, always } if always || has_model_extension(&path) => {
@@ -279,21 +282,32 @@ mod tests {
         let d = dir.display().to_string();
         let found = collect_inputs(std::slice::from_ref(&d)).unwrap();
         let names: Vec<&str> = found.models.iter().map(CheckInput::name).collect();
-        assert_eq!(names, [format!("{d}/linked.glb"), format!("{d}/sub/ok.glb")]);
+        assert_eq!(
+            names,
+            [format!("{d}/linked.glb"), format!("{d}/sub/ok.glb")]
+        );
         let skipped: Vec<(String, &str)> = found
             .skipped
             .iter()
             .map(|s| (s.path.replace(&d, ""), s.reason.as_str()))
             .collect();
         let expected = [
-            ("/dangling.glb", "is a dangling link (its target does not exist)"),
+            (
+                "/dangling.glb",
+                "is a dangling link (its target does not exist)",
+            ),
             ("/loop.glb", "is a link that loops back on itself"),
             ("/pipe.glb", "is a FIFO (named pipe)"),
-            ("/sublink", "is a link to a folder (not followed, so no cycle is walked)"),
+            (
+                "/sublink",
+                "is a link to a folder (not followed, so no cycle is walked)",
+            ),
             ("/zero.fbx", "is a link to a device"),
         ];
-        let expected: Vec<(String, &str)> =
-            expected.iter().map(|(p, r)| ((*p).to_owned(), *r)).collect();
+        let expected: Vec<(String, &str)> = expected
+            .iter()
+            .map(|(p, r)| ((*p).to_owned(), *r))
+            .collect();
         assert_eq!(skipped, expected);
         std::fs::remove_dir_all(dir.join("sub")).unwrap();
         std::fs::remove_file(dir.join("linked.glb")).unwrap();

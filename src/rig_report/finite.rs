@@ -11,7 +11,9 @@ pub fn non_finite_text(html: &str) -> Option<String> {
     let part_of_word = |i: Option<usize>| {
         i.and_then(|i| bytes.get(i))
             // Base64 picture data holds `+`, `/` and `=`: a run of it is one word.
-            .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'+' | b'/' | b'='))
+            .is_some_and(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'_' | b':' | b'+' | b'/' | b'=')
+            })
     };
     for word in ["NaN", "inf"] {
         for (at, _) in html.match_indices(word) {

@@ -22,7 +22,9 @@ pub enum SceneError {
         kind: crate::scene::NotAFile,
     },
     /// A finite value too large for dqview to skin and measure in f32 (see [`crate::scene::check_ranges`]).
-    #[error("{what} has {quantity} {value:e}{unit}: beyond ±{limit:e}{unit}, {reason}; the file is refused")]
+    #[error(
+        "{what} has {quantity} {value:e}{unit}: beyond ±{limit:e}{unit}, {reason}; the file is refused"
+    )]
     ValueOutOfRange {
         /// Where, e.g. `inverse bind matrix of joint 3 (skin 0)`.
         what: String,

@@ -15,8 +15,8 @@ mod ranges;
 mod source_info;
 
 pub use error::SceneError;
-pub use file_read::{FileReadError, NotAFile, read_model_file, read_regular_file};
 pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
+pub use file_read::{FileReadError, NotAFile, read_model_file, read_regular_file};
 pub use glb_write::{MAX_SKIN_JOINTS, glb_container, write_glb};
 pub use gltf_amend::{
     AmendTarget, Amended, BlendValues, DQS_BLEND_ATTRIBUTE, ExternalFile, amend_dqs_blend,

@@ -173,7 +173,9 @@ mod tests {
         let at_limit = Mat4::from_translation(glam::Vec3::splat(MAX_MAGNITUDE));
         assert!(check_ranges(&scene_with(at_limit, MAX_KEY_TIME_S)).is_ok());
         let huge = Mat4::from_scale(glam::Vec3::splat(1e30));
-        let err = check_ranges(&scene_with(huge, 1.0)).unwrap_err().to_string();
+        let err = check_ranges(&scene_with(huge, 1.0))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "the inverse bind matrix of joint 0 (`hips`, skin 0) has an entry 1e30: beyond ±1e6, \

@@ -123,11 +123,12 @@ fn load_texture(
         );
     }
     let full = base.join(path);
-    let bytes = crate::scene::read_regular_file(&full, options.max_buffer_bytes).map_err(|e| match e {
-        crate::scene::FileReadError::TooLarge(_) => {
-            format!("{} is larger than --max-buffer-bytes", full.display())
-        }
-        other => format!("{}: {other}", full.display()),
-    })?;
+    let bytes =
+        crate::scene::read_regular_file(&full, options.max_buffer_bytes).map_err(|e| match e {
+            crate::scene::FileReadError::TooLarge(_) => {
+                format!("{} is larger than --max-buffer-bytes", full.display())
+            }
+            other => format!("{}: {other}", full.display()),
+        })?;
     decode_rgba8(&bytes, options.max_texture_side, budget)
 }

@@ -232,7 +232,10 @@ fn a_second_amend_overwrites_the_old_map_in_place() {
     assert!(second.replaced.is_empty());
     assert_eq!(second.overwritten, vec![(0, 1)]);
     // Only the accessor's `min`/`max` text changes length (the JSON chunk pads it to 4 bytes).
-    assert!(second.file.len().abs_diff(first.file.len()) <= 8, "no copy appended");
+    assert!(
+        second.file.len().abs_diff(first.file.len()) <= 8,
+        "no copy appended"
+    );
     let scene = load_gltf_slice(&second.file, None, "twice").unwrap();
     assert_eq!(
         scene.meshes[0].primitives[0].dqs_blend.as_deref(),
@@ -245,7 +248,10 @@ fn a_second_amend_overwrites_the_old_map_in_place() {
         &before["meshes"][0]["primitives"][1]["attributes"]["_DQS_BLEND"]
     );
     let accessor = &after["accessors"][attribute.as_u64().unwrap() as usize];
-    assert_eq!((&accessor["min"], &accessor["max"]), (&json!([0.5]), &json!([0.75])));
+    assert_eq!(
+        (&accessor["min"], &accessor["max"]),
+        (&json!([0.5]), &json!([0.75]))
+    );
     assert_eq!(
         after["accessors"].as_array().unwrap().len(),
         before["accessors"].as_array().unwrap().len()
