@@ -122,7 +122,7 @@ fn assert_refused(model: &Path, needle: &str, dir: &Path) {
         "report",
         model,
         "--out",
-        html.to_str().unwrap(),
+        html.to_str().expect("test value"),
         "--no-renders",
     ];
     let report = dqview_in(&args, &cache);
@@ -140,7 +140,7 @@ fn assert_refused(model: &Path, needle: &str, dir: &Path) {
     let findings = json["files"][0]["findings"].as_array().expect("findings");
     assert_eq!(findings.len(), 1, "{text}");
     assert_eq!(findings[0]["rule"], "load_error");
-    let detail = findings[0]["detail"].as_str().unwrap();
+    let detail = findings[0]["detail"].as_str().expect("test value");
     assert!(detail.contains(needle), "{detail}");
 }
 
@@ -164,7 +164,7 @@ fn assert_accepted(model: &Path, dir: &Path) {
         "report",
         model,
         "--out",
-        html.to_str().unwrap(),
+        html.to_str().expect("test value"),
         "--no-renders",
     ];
     let report = dqview_in(&args, &cache);
@@ -180,7 +180,7 @@ fn assert_accepted(model: &Path, dir: &Path) {
     assert!(
         json["files"][0]["findings"]
             .as_array()
-            .unwrap()
+            .expect("test value")
             .iter()
             .all(|f| f["rule"] != "load_error" && f["rule"] != "internal_error"),
         "{text}"

@@ -77,8 +77,8 @@ pub fn big_hierarchy_glb(nodes: usize, shape: Shape) -> Vec<u8> {
     all.extend((3..nodes).map(|n| json!({"name": format!("n{n}")})));
     match shape {
         Shape::Chain => {
-            for n in 2..nodes - 1 {
-                all[n]["children"] = json!([n + 1]);
+            for (n, node) in all.iter_mut().enumerate().take(nodes - 1).skip(2) {
+                node["children"] = json!([n + 1]);
             }
         }
         Shape::Wide if nodes > 3 => all[2]["children"] = json!((3..nodes).collect::<Vec<_>>()),
