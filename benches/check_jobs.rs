@@ -80,7 +80,7 @@ fn main() {
         for jobs in order {
             let cpu_before = cpu_seconds();
             let start = Instant::now();
-            let reports = check_models(&inputs, &options, jobs, &|_, _| {});
+            let reports = check_models(&inputs.models, &options, jobs, &|_, _| {});
             let seconds = start.elapsed().as_secs_f64();
             assert_eq!(reports.len(), copies);
             times[jobs - 1].push(seconds);

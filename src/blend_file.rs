@@ -290,6 +290,11 @@ fn amend(
         staged,
         notes,
     )?;
+    for (m, p) in &amended.overwritten {
+        notes.push(format!(
+            "mesh {m} primitive {p} had a `{DQS_BLEND_ATTRIBUTE}` attribute: its values were replaced in place"
+        ));
+    }
     for (m, p) in &amended.replaced {
         notes.push(format!(
             "mesh {m} primitive {p} had a `{DQS_BLEND_ATTRIBUTE}` attribute: it now points at the new accessor (the old one stays in the file, unused)"

@@ -303,3 +303,106 @@ fn fbx_gives_a_glb_of_the_rig_or_a_map_per_control_point() {
         }
     }
 }
+
+/// The accessor indices the primitives' `_DQS_BLEND` attributes name, and the file's accessor count.
+fn blend_accessors(path: &Path) -> (Vec<u64>, usize) {
+    let json = json_of(path);
+    let named = json["meshes"]
+        .as_array()
+        .expect("meshes")
+        .iter()
+        .flat_map(|m| m["primitives"].as_array().expect("primitives").clone())
+        .filter_map(|p| p["attributes"]["_DQS_BLEND"].as_u64())
+        .collect();
+    (
+        named,
+        json["accessors"].as_array().expect("accessors").len(),
+    )
+}
+
+#[test]
+fn blend_in_place_replaces_the_previous_map_instead_of_growing() {
+    let dir = scratch_dir("blend-in-place");
+    let tube = support::hierarchy::big_hierarchy_glb(3, support::hierarchy::Shape::Chain);
+    let file = dir.join("tube.glb");
+    std::fs::write(&file, &tube).unwrap();
+    let path = file.to_str().unwrap();
+    let blend = |out: &str, smooth: &str| {
+        let args = [
+            "blend",
+            path,
+            "--clip",
+            "all",
+            "--samples",
+            "3",
+            "--smooth",
+            smooth,
+            "--out",
+            out,
+        ];
+        let run = dqview_in(&args, &dir.join("cache"));
+        assert!(run.status.success(), "{}", stderr_of(&run));
+        String::from_utf8_lossy(&run.stdout).into_owned() + &stderr_of(&run)
+    };
+    blend(path, "0");
+    let first_size = std::fs::metadata(&file).unwrap().len();
+    let (first, accessors) = blend_accessors(&file);
+    assert_eq!(first.len(), 1, "one skinned primitive");
+    // Smoothed, the second map differs, so the values must really be rewritten; only the
+    // accessor's `min`/`max` text (a float printed in up to 20 characters each) may change the size.
+    let said = blend(path, "3");
+    assert!(said.contains("replaced in place"), "{said}");
+    let second_size = std::fs::metadata(&file).unwrap().len();
+    assert!(
+        second_size.abs_diff(first_size) <= 64,
+        "{first_size} -> {second_size}"
+    );
+    assert_eq!(
+        blend_accessors(&file),
+        (first.clone(), accessors),
+        "no accessor added"
+    );
+    blend(path, "3");
+    let third_size = std::fs::metadata(&file).unwrap().len();
+    assert_eq!(
+        third_size, second_size,
+        "the same map again: the same bytes"
+    );
+    assert_eq!(blend_accessors(&file), (first.clone(), accessors));
+    let fresh = dir.join("fresh.glb");
+    std::fs::write(dir.join("tube_copy.glb"), &tube).unwrap();
+    let copy = dir.join("tube_copy.glb");
+    let run = dqview_in(
+        &[
+            "blend",
+            copy.to_str().unwrap(),
+            "--clip",
+            "all",
+            "--samples",
+            "3",
+            "--smooth",
+            "3",
+            "--out",
+            fresh.to_str().unwrap(),
+        ],
+        &dir.join("cache"),
+    );
+    assert!(run.status.success(), "{}", stderr_of(&run));
+    let betas = |p: &Path| {
+        load_model(p.to_str().unwrap()).expect("loads").meshes[0].primitives[0]
+            .dqs_blend
+            .clone()
+            .expect("a map")
+    };
+    let (in_place, expected) = (betas(&file), betas(&fresh));
+    assert_eq!(
+        in_place, expected,
+        "the map written in place is the new fit"
+    );
+    if let Some(v) =
+        support::gltf_validator("blend_in_place_replaces_the_previous_map_instead_of_growing")
+    {
+        let report = support::validate_gltf(&v, &file);
+        assert_eq!(report.errors, 0, "{:?}", report.messages);
+    }
+}

@@ -322,7 +322,7 @@ fn json_has_the_documented_shape() {
     let (code, report) = check_json(&["builtin:elbow", folder]);
     assert_eq!(code, 1);
     let keys: Vec<&String> = report.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["files", "summary"]);
+    assert_eq!(keys, ["files", "skipped", "summary"]);
     let files = report["files"].as_array().unwrap();
     assert_eq!(files.len(), 2, "the .txt file is not a model");
     for f in files {

@@ -3,6 +3,7 @@
 
 mod bulge;
 mod fit_review;
+mod finite;
 mod flip;
 mod focus;
 mod heat;

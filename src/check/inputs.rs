@@ -44,18 +44,39 @@ pub enum InputError {
     NothingFound(String),
 }
 
+/// A folder entry that looked like a model (or was a link to a folder) but was not checked.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SkippedEntry {
+    /// The entry's path.
+    pub path: String,
+    /// Why it was skipped, e.g. `is a FIFO (named pipe)` or `is a dangling link`.
+    pub reason: String,
+}
+
+/// What `check` runs over: the models, and the folder entries skipped on the way.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inputs {
+    /// The models (and unreadable folders), in order.
+    pub models: Vec<CheckInput>,
+    /// Entries met while searching folders that are not checked, in the order met.
+    pub skipped: Vec<SkippedEntry>,
+}
+
 /// The models `args` name, in order: `builtin:NAME` as is, a file as given (whatever its
-/// extension), a folder searched recursively for [`MODEL_EXTENSIONS`] (entries sorted by
-/// name; symbolic links to files are followed, links to folders are not, so no cycle is
-/// walked). The same path named twice is checked once.
-pub fn collect_inputs(args: &[String]) -> Result<Vec<CheckInput>, InputError> {
-    let mut out: Vec<CheckInput> = Vec::new();
+/// extension and kind: the loader refuses what is not a regular file), a folder searched
+/// recursively for [`MODEL_EXTENSIONS`] (entries sorted by name; symbolic links to files are
+/// followed, links to folders are not, so no cycle is walked). The same path named twice is
+/// checked once. Folder entries with a model extension that are no regular file (a FIFO, a
+/// device, a dangling or looping link), links to folders and entries that cannot be read are
+/// listed in [`Inputs::skipped`] with the reason.
+pub fn collect_inputs(args: &[String]) -> Result<Inputs, InputError> {
+    let mut out = Inputs::default();
     for arg in args {
         if let Some(name) = arg.strip_prefix("builtin:") {
             if !crate::builtin::BUILTIN_NAMES.contains(&name) {
                 return Err(InputError::UnknownBuiltin(arg.clone()));
             }
-            push_unique(&mut out, CheckInput::Model(arg.clone()));
+            push_unique(&mut out.models, CheckInput::Model(arg.clone()));
             continue;
         }
         let path = Path::new(arg);
@@ -63,11 +84,20 @@ pub fn collect_inputs(args: &[String]) -> Result<Vec<CheckInput>, InputError> {
         if meta.is_dir() {
             walk(path, &mut out);
         } else {
-            push_unique(&mut out, CheckInput::Model(arg.clone()));
+            push_unique(&mut out.models, CheckInput::Model(arg.clone()));
         }
     }
-    if out.is_empty() {
-        return Err(InputError::NothingFound(args.join(", ")));
+    if out.models.is_empty() {
+        let mut what = args.join(", ");
+        if !out.skipped.is_empty() {
+            let skipped: Vec<String> = out
+                .skipped
+                .iter()
+                .map(|s| format!("{} {}", s.path, s.reason))
+                .collect();
+            what = format!("{what} (skipped: {})", skipped.join("; "));
+        }
+        return Err(InputError::NothingFound(what));
     }
     Ok(out)
 }
@@ -79,34 +109,108 @@ fn push_unique(out: &mut Vec<CheckInput>, input: CheckInput) {
     }
 }
 
+/// What a folder entry is, links followed once.
+enum Entry {
+    /// A folder to walk.
+    Folder,
+    /// A regular file (or a link to one).
+    File,
+    /// Not checked, with the reason; `always` when it is listed whatever its name.
+    Skip { reason: String, always: bool },
+}
+
+/// What the entry `path` of type `kind` (the entry's own, links not followed) is.
+fn classify(path: &Path, kind: std::fs::FileType) -> Entry {
+    use crate::scene::NotAFile;
+    if kind.is_dir() {
+        return Entry::Folder;
+    }
+    if kind.is_file() {
+        return Entry::File;
+    }
+    if !kind.is_symlink() {
+        let what = NotAFile::of_type(kind).map_or("not a regular file", NotAFile::describe);
+        return Entry::Skip {
+            reason: format!("is {what}"),
+            always: false,
+        };
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) => match NotAFile::of(&meta) {
+            None => Entry::File,
+            Some(NotAFile::Folder) => Entry::Skip {
+                reason: String::from("is a link to a folder (not followed, so no cycle is walked)"),
+                always: true,
+            },
+            Some(other) => Entry::Skip {
+                reason: format!("is a link to {}", other.describe()),
+                always: false,
+            },
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Entry::Skip {
+            reason: String::from("is a dangling link (its target does not exist)"),
+            always: false,
+        },
+        Err(e) if is_link_loop(&e) => Entry::Skip {
+            reason: String::from("is a link that loops back on itself"),
+            always: false,
+        },
+        Err(e) => Entry::Skip {
+            reason: format!("is a link that cannot be followed ({e})"),
+            always: false,
+        },
+    }
+}
+
+/// Whether `e` is "too many levels of symbolic links" (ELOOP).
+fn is_link_loop(e: &std::io::Error) -> bool {
+    // ELOOP is 40 on Linux, 62 on macOS and the BSDs.
+    matches!(e.raw_os_error(), Some(40 | 62)) && cfg!(unix)
+}
+
 /// Appends the models under folder `dir`, depth first, entries sorted by name.
-fn walk(dir: &Path, out: &mut Vec<CheckInput>) {
+fn walk(dir: &Path, out: &mut Inputs) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
-            out.push(CheckInput::Unreadable {
+            out.models.push(CheckInput::Unreadable {
                 path: dir.display().to_string(),
                 reason: e.to_string(),
             });
             return;
         }
     };
-    let mut paths: Vec<(PathBuf, bool)> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let kind = e.file_type().ok()?;
-            // A link counts as a file when it points at one; links to folders are skipped.
-            let is_dir = kind.is_dir();
-            let is_file = kind.is_file() || (kind.is_symlink() && e.path().is_file());
-            (is_dir || is_file).then(|| (e.path(), is_dir))
-        })
-        .collect();
-    paths.sort();
-    for (path, is_dir) in paths {
-        if is_dir {
-            walk(&path, out);
-        } else if has_model_extension(&path) {
-            push_unique(out, CheckInput::Model(path.display().to_string()));
+    let mut paths: Vec<(PathBuf, Entry)> = Vec::new();
+    for entry in entries {
+        match entry.and_then(|e| Ok((e.path(), e.file_type()?))) {
+            Ok((path, kind)) => {
+                let class = classify(&path, kind);
+                paths.push((path, class));
+            }
+            Err(e) => out.skipped.push(SkippedEntry {
+                path: dir.display().to_string(),
+                reason: format!("has an entry that cannot be read ({e})"),
+            }),
+        }
+    }
+    paths.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, class) in paths {
+        match class {
+            Entry::Folder => walk(&path, out),
+            Entry::File if has_model_extension(&path) => {
+                push_unique(
+                    &mut out.models,
+                    CheckInput::Model(path.display().to_string()),
+                );
+            }
+            Entry::File => {}
+            Entry::Skip { reason, always } if always || has_model_extension(&path) => {
+                out.skipped.push(SkippedEntry {
+                    path: path.display().to_string(),
+                    reason,
+                });
+            }
+            Entry::Skip { .. } => {}
         }
     }
 }
@@ -133,7 +237,8 @@ mod tests {
         let d = dir.display().to_string();
         let args = vec![String::from("builtin:arm"), d.clone(), d.clone()];
         let found = collect_inputs(&args).unwrap();
-        let names: Vec<&str> = found.iter().map(CheckInput::name).collect();
+        assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+        let names: Vec<&str> = found.models.iter().map(CheckInput::name).collect();
         let expected = [
             String::from("builtin:arm"),
             format!("{d}/a.GLTF"),
@@ -150,6 +255,66 @@ mod tests {
         std::fs::remove_file(dir.join("sub/c.fbx")).unwrap();
         let empty = collect_inputs(&[format!("{d}/sub")]);
         assert!(matches!(empty, Err(InputError::NothingFound(_))));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn entries_that_are_no_regular_file_are_listed_as_skipped() {
+        use std::os::unix::fs::symlink;
+        let dir = std::env::temp_dir().join(format!("dqview-check-skips-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("sub/ok.glb"), b"x").unwrap();
+        std::fs::write(dir.join("notes.txt"), b"x").unwrap();
+        let fifo = std::process::Command::new("mkfifo")
+            .arg(dir.join("pipe.glb"))
+            .status()
+            .unwrap();
+        assert!(fifo.success());
+        symlink(dir.join("missing.glb"), dir.join("dangling.glb")).unwrap();
+        symlink(dir.join("loop.glb"), dir.join("loop.glb")).unwrap();
+        symlink("/dev/zero", dir.join("zero.fbx")).unwrap();
+        symlink(dir.join("sub"), dir.join("sublink")).unwrap();
+        symlink(dir.join("sub/ok.glb"), dir.join("linked.glb")).unwrap();
+        // Not model names: not listed.
+        symlink(dir.join("nowhere"), dir.join("dangling.txt")).unwrap();
+        let d = dir.display().to_string();
+        let found = collect_inputs(std::slice::from_ref(&d)).unwrap();
+        let names: Vec<&str> = found.models.iter().map(CheckInput::name).collect();
+        assert_eq!(
+            names,
+            [format!("{d}/linked.glb"), format!("{d}/sub/ok.glb")]
+        );
+        let skipped: Vec<(String, &str)> = found
+            .skipped
+            .iter()
+            .map(|s| (s.path.replace(&d, ""), s.reason.as_str()))
+            .collect();
+        let expected = [
+            (
+                "/dangling.glb",
+                "is a dangling link (its target does not exist)",
+            ),
+            ("/loop.glb", "is a link that loops back on itself"),
+            ("/pipe.glb", "is a FIFO (named pipe)"),
+            (
+                "/sublink",
+                "is a link to a folder (not followed, so no cycle is walked)",
+            ),
+            ("/zero.fbx", "is a link to a device"),
+        ];
+        let expected: Vec<(String, &str)> = expected
+            .iter()
+            .map(|(p, r)| ((*p).to_owned(), *r))
+            .collect();
+        assert_eq!(skipped, expected);
+        std::fs::remove_dir_all(dir.join("sub")).unwrap();
+        std::fs::remove_file(dir.join("linked.glb")).unwrap();
+        let Err(InputError::NothingFound(message)) = collect_inputs(&[d]) else {
+            panic!("a folder of skipped entries has nothing to check");
+        };
+        assert!(message.contains("pipe.glb is a FIFO"), "{message}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

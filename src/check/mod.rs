@@ -23,7 +23,7 @@ use serde::Serialize;
 use crate::scene::{LoadOptions, Scene};
 use crate::skin::SceneCenters;
 
-pub use inputs::{CheckInput, InputError, MODEL_EXTENSIONS, collect_inputs};
+pub use inputs::{CheckInput, InputError, Inputs, MODEL_EXTENSIONS, SkippedEntry, collect_inputs};
 pub use region_volume::RegionNote;
 pub use run::{CheckSummary, check_models, summarize};
 

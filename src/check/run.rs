@@ -125,7 +125,7 @@ fn check_isolated(
         None => check_model(spec, options),
     };
     match catch_unwind(AssertUnwindSafe(run)) {
-        Ok(report) => report,
+        Ok(report) => without_non_finite(report, options.strict),
         Err(payload) => {
             let message = payload
                 .downcast_ref::<&str>()
@@ -135,6 +135,51 @@ fn check_isolated(
             internal_error(spec, &message, options.strict)
         }
     }
+}
+
+/// `report` with each finding holding a NaN or infinite number replaced by an `internal_error`
+/// naming it: printed, the number would read `null` in the JSON. Values are range-checked at
+/// load, so this is a dqview bug, reported as one.
+fn without_non_finite(report: FileReport, strict: bool) -> FileReport {
+    let bad = |f: &Finding| -> Option<(&'static str, f64)> {
+        let floats = [
+            ("worst_sum", f.worst_sum),
+            ("largest_dropped_weight", f.largest_dropped_weight),
+            ("time", f.time),
+        ];
+        let floats = floats
+            .into_iter()
+            .filter_map(|(n, v)| v.map(|v| (n, f64::from(v))));
+        let joint_times = f
+            .joints
+            .iter()
+            .filter_map(|j| j.time.map(|t| ("joints time", f64::from(t))));
+        let ratios = [("ratio", f.ratio), ("dqs_ratio", f.dqs_ratio)]
+            .into_iter()
+            .filter_map(|(n, v)| v.map(|v| (n, v)));
+        floats
+            .chain(joint_times)
+            .chain(ratios)
+            .find(|(_, v)| !v.is_finite())
+    };
+    if !report.findings.iter().any(|f| bad(f).is_some()) {
+        return report;
+    }
+    let findings = report
+        .findings
+        .into_iter()
+        .map(|f| match bad(&f) {
+            Some((field, value)) => Finding::new(
+                Rule::InternalError,
+                format!(
+                    "dqview failed while checking this file ({} gave a {field} of {value}); please report it",
+                    f.rule.name()
+                ),
+            ),
+            None => f,
+        })
+        .collect();
+    FileReport::new(report.file, findings, strict)
 }
 
 /// A report of one `internal_error` finding: dqview failed on `file`.
@@ -149,6 +194,26 @@ fn internal_error(file: &str, message: &str, strict: bool) -> FileReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_non_finite_number_becomes_an_internal_error() {
+        let mut finding = Finding::new(Rule::LbsCollapse, "collapses");
+        finding.time = Some(f32::INFINITY);
+        let kept = Finding::new(Rule::InfluencesOver8, "many");
+        let report = FileReport::new("x.glb".into(), vec![finding, kept.clone()], false);
+        let guarded = without_non_finite(report, false);
+        assert!(!guarded.ok);
+        assert_eq!(guarded.findings.len(), 2);
+        assert_eq!(guarded.findings[0].rule, Rule::InternalError);
+        assert!(
+            guarded.findings[0]
+                .detail
+                .contains("lbs_collapse gave a time of inf"),
+            "{}",
+            guarded.findings[0].detail
+        );
+        assert_eq!(guarded.findings[1], kept);
+    }
 
     #[test]
     fn order_is_the_inputs_whatever_the_jobs() {

@@ -67,9 +67,11 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
     };
     if let Some(joint) = joint {
         let region = analyze_region(&scene, &options, joint, &progress)?;
+        refuse_non_finite(&scene, region.first_non_finite())?;
         return super::analyze_joint::print(&scene, &region, as_json);
     }
     let analysis = analyze(&scene, &options, &progress);
+    refuse_non_finite(&scene, analysis.first_non_finite())?;
     let what = match analysis.measure {
         Measure::Volume => "volume",
         Measure::Area => "area",
@@ -166,3 +168,15 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
     );
     Ok(())
 }
+
+/// Fails, naming the field, when a measure came out NaN or infinite: printed, it would lie.
+fn refuse_non_finite(scene: &crate::scene::Scene, bad: Option<(String, f64)>) -> Result<()> {
+    match bad {
+        Some((field, value)) => bail!(
+            "analyze: {field} of {} came out {value} (the posed mesh overflows f32); nothing printed",
+            scene.source
+        ),
+        None => Ok(()),
+    }
+}
+

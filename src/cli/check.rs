@@ -8,7 +8,8 @@ use serde::Serialize;
 
 use super::{Exit, LoadArgs};
 use crate::check::{
-    CheckOptions, CheckSummary, FileReport, Severity, check_models, collect_inputs, summarize,
+    CheckOptions, CheckSummary, FileReport, Severity, SkippedEntry, check_models, collect_inputs,
+    summarize,
 };
 
 /// `dqview check` arguments.
@@ -61,11 +62,13 @@ impl CheckArgs {
     }
 }
 
-/// The `--json` output, fields in this order: `{"files": [...], "summary": {...}}`.
+/// The `--json` output, fields in this order: `{"files": [...], "skipped": [...], "summary": {...}}`.
 #[derive(Serialize)]
 struct JsonReport<'a> {
     /// One entry per file, in input order.
     files: &'a [FileReport],
+    /// Folder entries not checked (FIFOs, devices, dangling or looping links, links to folders), with why.
+    skipped: &'a [SkippedEntry],
     /// Totals.
     summary: &'a CheckSummary,
 }
@@ -91,17 +94,18 @@ pub fn run(args: &CheckArgs) -> Result<()> {
         }
     };
     let started = Instant::now();
-    let reports = check_models(&inputs, &args.to_options(), jobs, &progress);
+    let reports = check_models(&inputs.models, &args.to_options(), jobs, &progress);
     let elapsed = started.elapsed();
     let summary = summarize(&reports);
     if args.json {
         let out = JsonReport {
             files: &reports,
+            skipped: &inputs.skipped,
             summary: &summary,
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print_text(&reports, &summary);
+        print_text(&reports, &summary, &inputs.skipped);
     }
     if terminal {
         eprintln!(
@@ -120,8 +124,9 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     Ok(())
 }
 
-/// One line per file (`ok`, `WARN` or `FAIL`, the file, each finding), then the summary.
-fn print_text(reports: &[FileReport], summary: &CheckSummary) {
+/// One line per file (`ok`, `WARN` or `FAIL`, the file, each finding), an `info` line per
+/// skipped folder entry, then the summary.
+fn print_text(reports: &[FileReport], summary: &CheckSummary, skipped: &[SkippedEntry]) {
     for r in reports {
         let warned = r.findings.iter().any(|f| f.severity == Severity::Warning);
         let status = match (r.ok, warned) {
@@ -139,6 +144,9 @@ fn print_text(reports: &[FileReport], summary: &CheckSummary) {
         } else {
             println!("{status:<4}  {}: {}", r.file, findings.join("; "));
         }
+    }
+    for s in skipped {
+        println!("info  {}: skipped, it {}", s.path, s.reason);
     }
     let rules: Vec<String> = summary
         .rules

@@ -101,6 +101,11 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     lap("renders", &mut stages);
     stages.push(("total".into(), started.elapsed().as_secs_f64()));
     let html = write_html(&report, &pictures, &stages);
+    if let Some(around) = crate::rig_report::non_finite_text(&html) {
+        bail!(
+            "report: a measure of {model} came out non-finite (`{around}`): the posed mesh overflows f32; no report written"
+        );
+    }
     std::fs::write(&args.out, &html)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     print_summary(args, &report, &pictures, html.len(), started);

@@ -194,20 +194,31 @@ pub fn fit_report(
     let diagonal = bounds(&rest)
         .map_or(1.0, |(lo, hi)| (hi - lo).length())
         .max(1e-12);
+    // Joint flags depend on the clip alone; each costs a scan of the clip over every node, so
+    // it is made once per clip, not once per pose (on a million-node file that scan dominated).
+    let mut clip_flags: Vec<(Option<usize>, SceneBetas)> = Vec::new();
+    for p in &poses {
+        if !clip_flags.iter().any(|(c, _)| *c == p.clip) {
+            let flags = SceneBetas::defaults(scene, p.clip, &options.overrides);
+            clip_flags.push((p.clip, flags));
+        }
+    }
     let per_pose: Vec<[f32; 4]> = poses
         .par_iter()
         .map(|p| {
             let pose = p.to_pose(scene);
             let cor = skin_scene_cor(scene, &pose, centers);
-            let flags = SceneBetas::defaults(scene, p.clip, &options.overrides);
+            let Some((_, flags)) = clip_flags.iter().find(|(c, _)| *c == p.clip) else {
+                return [0.0; 4];
+            };
             let d = |mode, betas: &SceneBetas| {
                 max_vertex_distance(&skin_scene_hybrid(scene, &pose, mode, betas, 1.0), &cor)
                     / diagonal
             };
             [
-                d(SkinningMode::Lbs, &flags),
-                d(SkinningMode::Dqs, &flags),
-                d(SkinningMode::Hybrid, &flags),
+                d(SkinningMode::Lbs, flags),
+                d(SkinningMode::Dqs, flags),
+                d(SkinningMode::Hybrid, flags),
                 d(SkinningMode::Hybrid, &fit.betas),
             ]
         })

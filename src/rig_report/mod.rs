@@ -8,6 +8,7 @@
 mod advice;
 mod base64;
 mod clips;
+mod finite;
 mod html;
 mod html_sections;
 mod influence_stats;
@@ -22,6 +23,7 @@ pub use base64::base64_encode;
 pub use clips::{
     ClipReport, RegionTrack, WorstRegion, clip_report, pictured_regions, worst_regions,
 };
+pub use finite::non_finite_text;
 pub use html::{Pictures, RegionPicture, write_html};
 pub use influence_stats::InfluenceStats;
 pub use scales::{JointScale, joint_scales};

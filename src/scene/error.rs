@@ -13,6 +13,32 @@ pub enum SceneError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// The path names something other than a regular file (a folder, a FIFO, a device, ...).
+    #[error("{} {kind}", path.display())]
+    NotAFile {
+        /// The path as given.
+        path: PathBuf,
+        /// What it is instead.
+        kind: crate::scene::NotAFile,
+    },
+    /// A finite value too large for dqview to skin and measure in f32 (see [`crate::scene::check_ranges`]).
+    #[error(
+        "{what} has {quantity} {value:e}{unit}: beyond ±{limit:e}{unit}, {reason}; the file is refused"
+    )]
+    ValueOutOfRange {
+        /// Where, e.g. `inverse bind matrix of joint 3 (skin 0)`.
+        what: String,
+        /// Which value, e.g. `an entry` or `a key time`.
+        quantity: &'static str,
+        /// The value found.
+        value: f32,
+        /// The largest magnitude allowed.
+        limit: f32,
+        /// Unit after the numbers (` s` for times, empty for lengths).
+        unit: &'static str,
+        /// Why the limit is there.
+        reason: &'static str,
+    },
     /// The gltf crate refused the file (not glTF, bad JSON, bad GLB header, ...).
     #[error("not a valid glTF file: {0}")]
     Gltf(#[from] gltf::Error),

@@ -6,16 +6,19 @@
 
 mod error;
 mod fbx_load;
+mod file_read;
 mod glb_write;
 mod gltf_amend;
 mod gltf_load;
 mod options;
+mod ranges;
 mod source_info;
 mod usd_layer;
 mod usd_load;
 
 pub use error::SceneError;
 pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
+pub use file_read::{FileReadError, NotAFile, read_model_file, read_regular_file};
 pub use glb_write::{MAX_SKIN_JOINTS, glb_container, write_glb};
 pub use gltf_amend::{
     AmendTarget, Amended, BlendValues, DQS_BLEND_ATTRIBUTE, ExternalFile, amend_dqs_blend,
@@ -23,6 +26,7 @@ pub use gltf_amend::{
 };
 pub use gltf_load::{load_gltf_path, load_gltf_path_with, load_gltf_slice, load_gltf_slice_with};
 pub use options::LoadOptions;
+pub use ranges::{MAX_KEY_TIME_S, MAX_MAGNITUDE, check_ranges};
 pub use source_info::{SkinningMethod, SourceInfo};
 pub use usd_layer::{
     DQS_METHOD_MEAN_BETA, USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, UsdStageMetadata, should_run_dqs,

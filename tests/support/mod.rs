@@ -8,6 +8,7 @@ mod data;
 pub mod fbx_shapes;
 mod gltf_build;
 mod gpu;
+pub mod hierarchy;
 mod posing;
 mod scenes;
 mod xvfb;

@@ -123,15 +123,12 @@ fn load_texture(
         );
     }
     let full = base.join(path);
-    let size = std::fs::metadata(&full)
-        .map_err(|e| format!("{}: {e}", full.display()))?
-        .len();
-    if size > options.max_buffer_bytes {
-        return Err(format!(
-            "{} is larger than --max-buffer-bytes",
-            full.display()
-        ));
-    }
-    let bytes = std::fs::read(&full).map_err(|e| format!("{}: {e}", full.display()))?;
+    let bytes =
+        crate::scene::read_regular_file(&full, options.max_buffer_bytes).map_err(|e| match e {
+            crate::scene::FileReadError::TooLarge(_) => {
+                format!("{} is larger than --max-buffer-bytes", full.display())
+            }
+            other => format!("{}: {other}", full.display()),
+        })?;
     decode_rgba8(&bytes, options.max_texture_side, budget)
 }

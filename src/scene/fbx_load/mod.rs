@@ -30,23 +30,10 @@ use crate::scene::{LoadOptions, Scene, SceneError, SourceInfo};
 
 /// Loads an `.fbx` file (binary or ASCII) within the limits and URI policy of `options`.
 ///
-/// Texture files are looked up next to the file. [`Scene::source`] is `path` as given.
+/// Texture files are looked up next to the file. The path must name a regular file of at most
+/// [`LoadOptions::max_buffer_bytes`] (see [`crate::scene::read_model_file`]). [`Scene::source`] is `path` as given.
 pub fn load_fbx_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, SceneError> {
-    let io_error = |source: std::io::Error| SceneError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let size = std::fs::metadata(path).map_err(io_error)?.len();
-    if size > options.max_buffer_bytes {
-        return Err(SceneError::LimitExceeded {
-            what: "bytes in the file",
-            found: size,
-            limit: options.max_buffer_bytes,
-            flag: "--max-buffer-bytes",
-            field: "max_buffer_bytes",
-        });
-    }
-    let bytes = std::fs::read(path).map_err(io_error)?;
+    let bytes = crate::scene::read_model_file(path, options.max_buffer_bytes)?;
     let base_dir = path.parent().unwrap_or_else(|| Path::new("."));
     load_fbx_slice_with(&bytes, Some(base_dir), &path.display().to_string(), options)
 }
@@ -115,6 +102,7 @@ pub fn load_fbx_slice_with(
     )?;
     scene.animations = anim::load_animations(&fbx, &nodes.index_of, &morphs, &mut warnings)?;
     scene.warnings = warnings;
+    crate::scene::check_ranges(&scene)?;
     Ok(scene)
 }
 

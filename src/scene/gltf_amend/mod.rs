@@ -4,8 +4,9 @@
 //! that is not changed is written back byte for byte, and written back with only
 //! these additions: per primitive one float SCALAR
 //! accessor (with `min`/`max`) and one buffer view, the primitive's `_DQS_BLEND`
-//! attribute pointing at it (an existing one is repointed; its old accessor stays,
-//! unused), and the bytes in one place: for a `.glb`, appended to the BIN chunk
+//! attribute pointing at it (in a `.glb`, an existing `_DQS_BLEND` that only that
+//! primitive uses is overwritten in place instead, see `reuse`; elsewhere it is repointed and
+//! its old accessor stays, unused), and the bytes in one place: for a `.glb`, appended to the BIN chunk
 //! (buffer 0 grows); for a `.gltf`, a new buffer whose URI names a new `.bin`
 //! file beside the output. Everything else, unknown fields, extensions and
 //! extras included, keeps its exact text; only the whitespace between the
@@ -15,6 +16,7 @@
 
 mod container;
 mod raw;
+mod reuse;
 
 use serde_json::{Value, json};
 
@@ -76,6 +78,9 @@ pub struct Amended {
     pub external_files: Vec<ExternalFile>,
     /// Primitives whose existing `_DQS_BLEND` attribute was repointed, as (mesh, file primitive).
     pub replaced: Vec<(usize, usize)>,
+    /// Primitives whose existing `_DQS_BLEND` values were overwritten in place (same accessor,
+    /// no copy added), as (mesh, file primitive).
+    pub overwritten: Vec<(usize, usize)>,
 }
 
 /// Adds a `_DQS_BLEND` attribute to each primitive of `values` in the glTF or GLB file `input`.
@@ -106,21 +111,12 @@ pub fn amend_dqs_blend(
         bin: None,
         external_files: external_files(&view),
         replaced: Vec::new(),
+        overwritten: Vec::new(),
     };
-    let (buffer, base) = match (&mut glb_parts, target) {
-        (Some(parts), _) => glb_buffer(&view, &mut root, parts, &blob.bytes)?,
-        (None, AmendTarget::Gltf { bin_name }) => {
-            let index = push(
-                &mut root,
-                "buffers",
-                vec![json!({ "byteLength": blob.bytes.len(), "uri": uri_encode(bin_name) })],
-            )?;
-            out.bin = Some((bin_name.to_owned(), blob.bytes.clone()));
-            (index, 0)
-        }
-        (None, AmendTarget::Glb) => return Err(amend_err("internal: GLB target without a GLB")),
-    };
-    out.replaced = add_entries(&mut root, &blob.entries, buffer, base)?;
+    let blob = overwrite_old_maps(&view, &mut root, glb_parts.as_mut(), blob, &mut out)?;
+    if !blob.entries.is_empty() {
+        add_blob(&view, &mut root, &mut glb_parts, target, &blob, &mut out)?;
+    }
     out.file = match glb_parts {
         Some(mut parts) => {
             parts.json = serde_json::to_vec(&root).map_err(|e| amend_err(format!("JSON: {e}")))?;
@@ -134,6 +130,73 @@ pub fn amend_dqs_blend(
         }
     };
     Ok(out)
+}
+
+/// Overwrites each old `_DQS_BLEND` of a GLB that can take its new values in place
+/// (see [`reuse`]); returns the entries left to append.
+fn overwrite_old_maps(
+    view: &Value,
+    root: &mut RawObject,
+    glb: Option<&mut Glb>,
+    blob: Blob,
+    out: &mut Amended,
+) -> Result<Blob, SceneError> {
+    let buffer0_is_bin = view
+        .get("buffers")
+        .and_then(|b| b.get(0))
+        .is_some_and(|b| b.get("uri").is_none());
+    let Some(bin) = glb.and_then(|g| g.bin.as_mut()).filter(|_| buffer0_is_bin) else {
+        return Ok(blob);
+    };
+    let Blob { bytes, entries } = blob;
+    let mut rest = Blob {
+        bytes: Vec::new(),
+        entries: Vec::new(),
+    };
+    for mut entry in entries {
+        let values = bytes
+            .get(entry.offset..entry.offset + entry.count * 4)
+            .ok_or_else(|| amend_err("internal: blob entry outside its bytes"))?;
+        match reuse::slot_of(view, &entry, bin.len()) {
+            Some(slot) => {
+                reuse::overwrite(root, bin, &slot, values, &entry)?;
+                out.overwritten.push((entry.mesh, entry.file_primitive));
+            }
+            None => {
+                entry.offset = rest.bytes.len();
+                rest.bytes.extend_from_slice(values);
+                rest.entries.push(entry);
+            }
+        }
+    }
+    Ok(rest)
+}
+
+/// Appends the bytes of `blob` (to the BIN chunk, a data URI or a new `.bin`) and a view,
+/// an accessor and the attribute per entry.
+fn add_blob(
+    view: &Value,
+    root: &mut RawObject,
+    glb_parts: &mut Option<Glb>,
+    target: AmendTarget<'_>,
+    blob: &Blob,
+    out: &mut Amended,
+) -> Result<(), SceneError> {
+    let (buffer, base) = match (glb_parts, target) {
+        (Some(parts), _) => glb_buffer(view, root, parts, &blob.bytes)?,
+        (None, AmendTarget::Gltf { bin_name }) => {
+            let index = push(
+                root,
+                "buffers",
+                vec![json!({ "byteLength": blob.bytes.len(), "uri": uri_encode(bin_name) })],
+            )?;
+            out.bin = Some((bin_name.to_owned(), blob.bytes.clone()));
+            (index, 0)
+        }
+        (None, AmendTarget::Glb) => return Err(amend_err("internal: GLB target without a GLB")),
+    };
+    out.replaced = add_entries(root, &blob.entries, buffer, base)?;
+    Ok(())
 }
 
 /// The GLB chunks (for a `.glb`) and the JSON bytes, after checking the container against `target`.

@@ -206,7 +206,7 @@ fn glb_grows_buffer_zero_and_loads_with_the_values() {
 }
 
 #[test]
-fn a_second_amend_repoints_the_attribute() {
+fn a_second_amend_overwrites_the_old_map_in_place() {
     let first = amend_dqs_blend(
         &glb_file(),
         AmendTarget::Glb,
@@ -217,7 +217,7 @@ fn a_second_amend_repoints_the_attribute() {
         }],
     )
     .unwrap();
-    assert!(first.replaced.is_empty());
+    assert!(first.replaced.is_empty() && first.overwritten.is_empty());
     let again = [0.5f32, 0.5, 0.75];
     let second = amend_dqs_blend(
         &first.file,
@@ -229,15 +229,32 @@ fn a_second_amend_repoints_the_attribute() {
         }],
     )
     .unwrap();
-    assert_eq!(second.replaced, vec![(0, 1)]);
+    assert!(second.replaced.is_empty());
+    assert_eq!(second.overwritten, vec![(0, 1)]);
+    // Only the accessor's `min`/`max` text changes length (the JSON chunk pads it to 4 bytes).
+    assert!(
+        second.file.len().abs_diff(first.file.len()) <= 8,
+        "no copy appended"
+    );
     let scene = load_gltf_slice(&second.file, None, "twice").unwrap();
     assert_eq!(
         scene.meshes[0].primitives[0].dqs_blend.as_deref(),
         Some(&again[..])
     );
+    let (before, after) = (json_of(&first.file), json_of(&second.file));
+    let attribute = &after["meshes"][0]["primitives"][1]["attributes"]["_DQS_BLEND"];
     assert_eq!(
-        json_of(&second.file)["meshes"][0]["primitives"][1]["attributes"]["_DQS_BLEND"],
-        json!(5)
+        attribute,
+        &before["meshes"][0]["primitives"][1]["attributes"]["_DQS_BLEND"]
+    );
+    let accessor = &after["accessors"][attribute.as_u64().unwrap() as usize];
+    assert_eq!(
+        (&accessor["min"], &accessor["max"]),
+        (&json!([0.5]), &json!([0.75]))
+    );
+    assert_eq!(
+        after["accessors"].as_array().unwrap().len(),
+        before["accessors"].as_array().unwrap().len()
     );
 }
 

@@ -53,24 +53,12 @@ pub fn load_gltf_path(path: &Path) -> Result<Scene, SceneError> {
 
 /// Loads a `.gltf` or `.glb` file within the limits and URI policy of `options`.
 ///
-/// The file itself may be at most [`LoadOptions::max_buffer_bytes`] plus 256 MiB
-/// (its JSON); it is not read past that. [`Scene::source`] is `path` as given.
+/// The path must name a regular file (links followed; a folder, FIFO or device is refused
+/// before it is opened), of at most [`LoadOptions::max_buffer_bytes`] plus 256 MiB (its
+/// JSON); it is not read past that. [`Scene::source`] is `path` as given.
 pub fn load_gltf_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, SceneError> {
-    let io_error = |source: std::io::Error| SceneError::Io {
-        path: path.to_owned(),
-        source,
-    };
     let max_file = options.max_buffer_bytes.saturating_add(FILE_JSON_ALLOWANCE);
-    let bytes = source::read_file_limited(path, max_file).map_err(|e| match e {
-        source::UriError::TooLarge(found) => SceneError::LimitExceeded {
-            what: "bytes in the file",
-            found,
-            limit: max_file,
-            flag: "--max-buffer-bytes",
-            field: "max_buffer_bytes",
-        },
-        other => io_error(std::io::Error::other(other.to_string())),
-    })?;
+    let bytes = crate::scene::read_model_file(path, max_file)?;
     let base_dir = path.parent().unwrap_or_else(|| Path::new("."));
     load_gltf_slice_with(&bytes, Some(base_dir), &path.display().to_string(), options)
 }
@@ -122,7 +110,7 @@ pub fn load_gltf_slice_with(
     check_skinned_meshes(&nodes, &meshes, &skins, &joint_uses, &mut warnings)?;
     let (materials, textures) = material::load_materials(&data, &mut warnings)?;
     let animations = animation::load_animations(&data, &mut warnings)?;
-    Ok(Scene {
+    let scene = Scene {
         source: source.to_owned(),
         nodes,
         roots,
@@ -134,7 +122,9 @@ pub fn load_gltf_slice_with(
         warnings,
         sanitized: data.sanitized.get(),
         ..Scene::default()
-    })
+    };
+    crate::scene::check_ranges(&scene)?;
+    Ok(scene)
 }
 
 /// Checks that every node's skin has a joint for each weighted joint index of the node's mesh.

@@ -244,25 +244,17 @@ pub(super) fn read_uri(
     read_file_limited(&path, max_bytes)
 }
 
-/// Reads a file, refusing one that holds more than `max_bytes` (without reading past them).
+/// Reads a regular file, refusing one that holds more than `max_bytes` (without reading past them).
 ///
-/// Reading stops at `max_bytes + 1` bytes whatever the file claims, so devices
-/// such as `/dev/zero` cannot make the loader read forever.
+/// A folder, FIFO or device is refused before it is opened ([`crate::scene::read_regular_file`]),
+/// so a URI naming `/dev/zero` or a named pipe cannot make the loader read or wait forever.
 pub(super) fn read_file_limited(path: &Path, max_bytes: u64) -> Result<Vec<u8>, UriError> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| UriError::Other(e.to_string()))?;
-    let claimed = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if claimed > max_bytes {
-        return Err(UriError::TooLarge(claimed));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(claimed).unwrap_or(0));
-    file.take(max_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| UriError::Other(e.to_string()))?;
-    if bytes.len() as u64 > max_bytes {
-        return Err(UriError::TooLarge(bytes.len() as u64));
-    }
-    Ok(bytes)
+    use crate::scene::FileReadError;
+    crate::scene::read_regular_file(path, max_bytes).map_err(|e| match e {
+        FileReadError::TooLarge(found) => UriError::TooLarge(found),
+        FileReadError::NotAFile(kind) => UriError::Other(format!("{} {kind}", path.display())),
+        FileReadError::Io(e) => UriError::Other(e.to_string()),
+    })
 }
 
 /// Decodes `%XX` escapes of a relative URI; the result must be UTF-8.
@@ -438,9 +430,9 @@ mod tests {
     }
 
     #[test]
-    fn files_are_read_up_to_a_limit() {
+    fn devices_are_not_read() {
         let err = read_file_limited(Path::new("/dev/zero"), 1000).unwrap_err();
-        assert!(matches!(err, UriError::TooLarge(1001)), "{err}");
+        assert!(err.to_string().contains("is a device"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,131 @@
+//! Writing a new `_DQS_BLEND` over the previous one: amending a file that already has a map
+//! (blend run on its own output) replaces the old values in place instead of appending a copy.
+//!
+//! An old accessor is overwritten only where nothing else can see it: a float SCALAR accessor
+//! of the same count, not sparse or normalised, in a packed view of the GLB's BIN chunk that no
+//! other accessor or image uses, referenced by that one primitive's `_DQS_BLEND` alone.
+
+use serde_json::{Value, json};
+
+use super::container::amend_err;
+use super::raw::{RawObject, to_raw};
+use super::{BlobEntry, DQS_BLEND_ATTRIBUTE, FLOAT};
+use crate::scene::SceneError;
+
+/// Where an old `_DQS_BLEND` accessor's values sit in the BIN chunk.
+pub(super) struct Slot {
+    /// The accessor to give the new `min`/`max`.
+    pub accessor: usize,
+    /// First byte in the BIN chunk.
+    pub start: usize,
+}
+
+/// `value[key]` as an index.
+fn index(value: &Value, key: &str) -> Option<usize> {
+    value
+        .get(key)
+        .and_then(Value::as_u64)
+        .and_then(|i| usize::try_from(i).ok())
+}
+
+/// How often `accessor` is named anywhere an accessor can be: attributes, indices, morph
+/// targets, skins and animation samplers.
+fn accessor_uses(root: &Value, accessor: usize) -> usize {
+    let is = |v: &Value| v.as_u64() == Some(accessor as u64);
+    let mut uses = 0;
+    let list = |key: &str| root.get(key).and_then(Value::as_array).cloned();
+    for mesh in list("meshes").into_iter().flatten() {
+        let prims = mesh.get("primitives").and_then(Value::as_array).cloned();
+        for prim in prims.into_iter().flatten() {
+            let attrs = prim.get("attributes").and_then(Value::as_object);
+            uses += attrs.into_iter().flatten().filter(|(_, v)| is(v)).count();
+            uses += usize::from(prim.get("indices").is_some_and(is));
+            let targets = prim.get("targets").and_then(Value::as_array);
+            for t in targets.into_iter().flatten() {
+                let t = t.as_object().into_iter().flatten();
+                uses += t.filter(|(_, v)| is(v)).count();
+            }
+        }
+    }
+    for skin in list("skins").into_iter().flatten() {
+        uses += usize::from(skin.get("inverseBindMatrices").is_some_and(is));
+    }
+    for anim in list("animations").into_iter().flatten() {
+        let samplers = anim.get("samplers").and_then(Value::as_array).cloned();
+        for s in samplers.into_iter().flatten() {
+            uses += usize::from(s.get("input").is_some_and(is));
+            uses += usize::from(s.get("output").is_some_and(is));
+        }
+    }
+    uses
+}
+
+/// How many accessors and images use buffer view `view`.
+fn view_uses(root: &Value, view: usize) -> usize {
+    ["accessors", "images"]
+        .iter()
+        .filter_map(|k| root.get(*k).and_then(Value::as_array))
+        .flatten()
+        .filter(|item| index(item, "bufferView") == Some(view))
+        .count()
+}
+
+/// The old accessor of `entry`'s primitive when it can take the new values in place.
+pub(super) fn slot_of(root: &Value, entry: &BlobEntry, bin_len: usize) -> Option<Slot> {
+    let prim = root
+        .get("meshes")?
+        .get(entry.mesh)?
+        .get("primitives")?
+        .get(entry.file_primitive)?;
+    let accessor = index(prim.get("attributes")?, DQS_BLEND_ATTRIBUTE)?;
+    let acc = root.get("accessors")?.get(accessor)?;
+    let plain = acc.get("componentType").and_then(Value::as_u64) == Some(u64::from(FLOAT))
+        && acc.get("type").and_then(Value::as_str) == Some("SCALAR")
+        && index(acc, "count") == Some(entry.count)
+        && acc.get("sparse").is_none()
+        && !acc
+            .get("normalized")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+    let view_index = index(acc, "bufferView")?;
+    let view = root.get("bufferViews")?.get(view_index)?;
+    let packed = index(view, "byteStride").is_none_or(|s| s == 4);
+    let in_bin = index(view, "buffer") == Some(0);
+    if !(plain && packed && in_bin) {
+        return None;
+    }
+    let start = index(view, "byteOffset")
+        .unwrap_or(0)
+        .checked_add(index(acc, "byteOffset").unwrap_or(0))?;
+    let end = start.checked_add(entry.count.checked_mul(4)?)?;
+    let view_end = index(view, "byteOffset")
+        .unwrap_or(0)
+        .checked_add(index(view, "byteLength")?)?;
+    let fits = end <= view_end && end <= bin_len && start.is_multiple_of(4);
+    let alone = accessor_uses(root, accessor) == 1 && view_uses(root, view_index) == 1;
+    (fits && alone).then_some(Slot { accessor, start })
+}
+
+/// Writes `values` (little-endian f32 bytes) at `slot` in `bin`, and the accessor's new `min`/`max`.
+pub(super) fn overwrite(
+    root: &mut RawObject,
+    bin: &mut [u8],
+    slot: &Slot,
+    values: &[u8],
+    entry: &BlobEntry,
+) -> Result<(), SceneError> {
+    let end = slot.start + values.len();
+    bin.get_mut(slot.start..end)
+        .ok_or_else(|| amend_err("internal: old _DQS_BLEND slot outside the BIN chunk"))?
+        .copy_from_slice(values);
+    let mut accessors = root.array("accessors")?;
+    let raw = accessors
+        .get_mut(slot.accessor)
+        .ok_or_else(|| amend_err("internal: old _DQS_BLEND accessor missing"))?;
+    let mut obj = RawObject::parse(raw.get(), "an accessor")?;
+    obj.set("min", to_raw(&json!([entry.min]))?);
+    obj.set("max", to_raw(&json!([entry.max]))?);
+    *raw = obj.to_raw()?;
+    root.set("accessors", to_raw(&accessors)?);
+    Ok(())
+}
