@@ -299,7 +299,10 @@ fn analyze_joint_rejects_unknown_joints_and_joints_without_a_region() {
         let err = support::stderr_of(&out);
         assert_eq!(out.status.code(), Some(1), "{bad}: {err}");
         assert!(
-            err.contains(&format!("unknown joint `{bad}` (valid: base, tip)")),
+            err.contains(&format!("unknown joint `{bad}`; did you mean `"))
+                && err.contains("`base`")
+                && err.contains("`tip`")
+                && err.contains("lists all 2 joints"),
             "{bad}: {err}"
         );
     }

@@ -46,7 +46,11 @@ pub fn run(
     }
     let centers = match mode {
         SkinningMode::Cor => Some(args.cor.centers(&scene)?),
-        _ => None,
+        _ => {
+            let why = format!("the mode is {mode} (CoR needs --mode cor)");
+            super::flag_rules::refuse_cor_precompute(&args.cor, &why)?;
+            None
+        }
     };
     // The file's per-vertex DQ weights (an FBX "blended" skin) are the hybrid's betas.
     let betas = pose_args

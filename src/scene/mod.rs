@@ -9,6 +9,7 @@ mod fbx_load;
 mod glb_write;
 mod gltf_amend;
 mod gltf_load;
+pub mod names;
 mod options;
 mod source_info;
 
