@@ -387,7 +387,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "unknown joint `LeftForarm`; did you mean `mixamorig:LeftForeArm`, \
-             `mixamorig:RightForeArm` or `mixamorig:LeftArm`? (`dqview inspect` lists all 6 joints)"
+             `mixamorig:LeftArm` or `mixamorig:LeftHand`? (`dqview inspect` lists all 6 joints)"
         );
         assert_eq!(
             joint_in(&[], "x").expect_err("none").to_string(),
