@@ -255,8 +255,7 @@ fn parse_joint_angle(
             deg: deg.to_string(),
             spec: spec.to_string(),
         })?;
-    let node =
-        names::pose_node(scene, joint).map_err(|error| PoseError::Joint { flag, error })?;
+    let node = names::pose_node(scene, joint).map_err(|error| PoseError::Joint { flag, error })?;
     Ok((node, degrees))
 }
 

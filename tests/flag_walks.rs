@@ -153,8 +153,14 @@ fn inspect_flags_each_change_the_output_or_are_refused() {
     let w = Walk::new("flags_inspect");
     let base = ["inspect", w.arm.as_str()];
     w.changes(&base, &["--json"], None);
-    w.refused(&[&base[..], &["--max-vertices", "10"]].concat(), "--max-vertices");
-    w.refused(&[&base[..], &["--max-joints", "2"]].concat(), "--max-joints");
+    w.refused(
+        &[&base[..], &["--max-vertices", "10"]].concat(),
+        "--max-vertices",
+    );
+    w.refused(
+        &[&base[..], &["--max-joints", "2"]].concat(),
+        "--max-joints",
+    );
     w.refused(
         &[&base[..], &["--max-buffer-bytes", "64"]].concat(),
         "--max-buffer-bytes",
@@ -169,7 +175,11 @@ fn inspect_flags_each_change_the_output_or_are_refused() {
     std::fs::write(&gltf, doc).expect("gltf");
     let gltf = gltf.to_str().expect("utf-8");
     w.refused(&["inspect", gltf], "--allow-external-uris");
-    assert!(w.run(&["inspect", gltf, "--allow-external-uris"]).status.success());
+    assert!(
+        w.run(&["inspect", gltf, "--allow-external-uris"])
+            .status
+            .success()
+    );
     // A built-in rig reads no file: the load flags are refused, not ignored.
     w.refused(
         &["inspect", "builtin:arm", "--max-vertices", "10"],
@@ -195,7 +205,11 @@ fn export_flags_each_change_the_output_or_are_refused() {
     ] {
         w.changes(&base, flag, out);
     }
-    let cor = [&base[..], &["--mode", "cor", "--twist", "forearm_twist=120"]].concat();
+    let cor = [
+        &base[..],
+        &["--mode", "cor", "--twist", "forearm_twist=120"],
+    ]
+    .concat();
     for flag in [
         &["--cor-sigma", "0.02"][..],
         &["--cor-method", "naive"],
@@ -205,7 +219,10 @@ fn export_flags_each_change_the_output_or_are_refused() {
         w.changes(&cor, flag, out);
     }
     let o = w.run(&[&cor[..], &["--no-cor-cache"]].concat());
-    assert!(stderr_of(&o).contains("recomputed (--no-cor-cache)"), "{o:?}");
+    assert!(
+        stderr_of(&o).contains("recomputed (--no-cor-cache)"),
+        "{o:?}"
+    );
     w.refused(
         &[&base[..], &["--cor-sigma", "0.3"]].concat(),
         "--cor-sigma sets up the CoR precompute, but the mode is dqs",
@@ -214,7 +231,10 @@ fn export_flags_each_change_the_output_or_are_refused() {
         &[&base[..], &["--mode", "lbs", "--bulge-compensation", "0.5"]].concat(),
         "corrects DQS only",
     );
-    w.refused(&[&base[..], &["--max-joints", "3"]].concat(), "made by code");
+    w.refused(
+        &[&base[..], &["--max-joints", "3"]].concat(),
+        "made by code",
+    );
     let gpu = [&base[..], &["--gpu"]].concat();
     if !w.no_gpu("export_flags_each_change_the_output_or_are_refused", &gpu) {
         w.changes(&base, &["--gpu"], out);
@@ -238,7 +258,11 @@ fn analyze_flags_each_change_the_output_or_are_refused() {
     ] {
         w.changes(&[&base[..], &["--twist", "elbow=100"]].concat(), flag, None);
     }
-    let posed = [&base[..], &["--twist", "forearm_twist=150", "--bend", "elbow=90"]].concat();
+    let posed = [
+        &base[..],
+        &["--twist", "forearm_twist=150", "--bend", "elbow=90"],
+    ]
+    .concat();
     for flag in [&["--cor-sigma", "0.02"][..], &["--cor-no-subdivide"]] {
         w.changes(&posed, flag, None);
     }
@@ -247,27 +271,47 @@ fn analyze_flags_each_change_the_output_or_are_refused() {
     let o = w.run(&[&clip[..], &["--time", "1.5", "--json"]].concat());
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(json["times"], serde_json::json!([1.5]), "{json}");
-    let moment = w.outcome(&[&clip[..], &["--time", "1.5", "--joint", "elbow"]].concat(), None);
+    let moment = w.outcome(
+        &[&clip[..], &["--time", "1.5", "--joint", "elbow"]].concat(),
+        None,
+    );
     assert!(moment.text.contains("samples     1"), "{}", moment.text);
     w.refused(
         &[&clip[..], &["--time", "1", "--samples", "5"]].concat(),
         "--time measures one moment",
     );
     w.refused(&[&base[..], &["--samples", "5"]].concat(), "add --clip");
-    w.refused(&[&base[..], &["--mode", "lbs"]].concat(), "every mode is measured");
     w.refused(
-        &[&base[..], &["--joint", "elbow", "--bulge-compensation", "0.5"]].concat(),
+        &[&base[..], &["--mode", "lbs"]].concat(),
+        "every mode is measured",
+    );
+    w.refused(
+        &[
+            &base[..],
+            &["--joint", "elbow", "--bulge-compensation", "0.5"],
+        ]
+        .concat(),
         "does not apply to analyze --joint",
     );
     let o = w.run(&[&base[..], &["--no-cor-cache"]].concat());
-    assert!(stderr_of(&o).contains("recomputed (--no-cor-cache)"), "{o:?}");
+    assert!(
+        stderr_of(&o).contains("recomputed (--no-cor-cache)"),
+        "{o:?}"
+    );
 }
 
 #[test]
 fn render_flags_each_change_the_output_or_are_refused() {
     let w = Walk::new("flags_render");
     let png = w.path("out.png");
-    let base = ["render", "builtin:arm", "--out", png.as_str(), "--size", "96x64"];
+    let base = [
+        "render",
+        "builtin:arm",
+        "--out",
+        png.as_str(),
+        "--size",
+        "96x64",
+    ];
     if w.no_gpu("render_flags_each_change_the_output_or_are_refused", &base) {
         return;
     }
@@ -293,7 +337,11 @@ fn render_flags_each_change_the_output_or_are_refused() {
     let weights = [&base[..], &["--view", "weights"]].concat();
     w.changes(&weights, &["--joint", "wrist"], out);
     let heat = [&base[..], &["--view", "displacement", "--mode", "split"]].concat();
-    w.changes(&[&heat[..], &["--bend", "elbow=90"]].concat(), &["--range", "0.5%"], out);
+    w.changes(
+        &[&heat[..], &["--bend", "elbow=90"]].concat(),
+        &["--range", "0.5%"],
+        out,
+    );
     let anim = [&base[..], &["--frames", "3", "--clip", "0"]].concat();
     for flag in [&["--from", "1"][..], &["--to", "1"], &["--fps", "7"]] {
         w.changes(&anim, flag, out);
@@ -301,7 +349,10 @@ fn render_flags_each_change_the_output_or_are_refused() {
     w.changes(&anim, &["--sweep", "forearm_twist=0:90"], out);
     // The CoR precompute flags move vertices by less than a pixel at this size; `export`
     // checks them (the same `CorArgs::centers`), this checks they are refused without CoR.
-    w.refused(&[&base[..], &["--joint", "wrist"]].concat(), "--view weights shows");
+    w.refused(
+        &[&base[..], &["--joint", "wrist"]].concat(),
+        "--view weights shows",
+    );
     w.refused(&[&base[..], &["--range", "p90"]].concat(), "range");
     w.refused(&[&base[..], &["--fps", "10"]].concat(), "give --frames");
     w.refused(
@@ -314,7 +365,16 @@ fn render_flags_each_change_the_output_or_are_refused() {
 fn blend_flags_each_change_the_output_or_are_refused() {
     let w = Walk::new("flags_blend");
     let json = w.path("map.json");
-    let base = ["blend", "builtin:arm", "--out", json.as_str(), "--clip", "0", "--samples", "3"];
+    let base = [
+        "blend",
+        "builtin:arm",
+        "--out",
+        json.as_str(),
+        "--clip",
+        "0",
+        "--samples",
+        "3",
+    ];
     let out = Some(json.as_str());
     for flag in [
         &["--samples", "4"][..],
@@ -328,11 +388,26 @@ fn blend_flags_each_change_the_output_or_are_refused() {
     }
     let glb = w.path("map.glb");
     w.refused(
-        &["blend", "builtin:arm", "--out", &glb, "--clip", "0", "--format", "json"],
+        &[
+            "blend",
+            "builtin:arm",
+            "--out",
+            &glb,
+            "--clip",
+            "0",
+            "--format",
+            "json",
+        ],
         ".json",
     );
-    w.refused(&[&base[..], &["--bulge-compensation", "0.5"]].concat(), "no effect");
-    w.refused(&[&base[..], &["--max-vertices", "5"]].concat(), "made by code");
+    w.refused(
+        &[&base[..], &["--bulge-compensation", "0.5"]].concat(),
+        "no effect",
+    );
+    w.refused(
+        &[&base[..], &["--max-vertices", "5"]].concat(),
+        "made by code",
+    );
 }
 
 #[test]
@@ -340,8 +415,15 @@ fn report_flags_each_change_the_output_or_are_refused() {
     let w = Walk::new("flags_report");
     let html = w.path("report.html");
     let base = [
-        "report", "builtin:arm", "--out", &html, "--no-renders", "--samples", "3",
-        "--fit-samples", "2",
+        "report",
+        "builtin:arm",
+        "--out",
+        &html,
+        "--no-renders",
+        "--samples",
+        "3",
+        "--fit-samples",
+        "2",
     ];
     let out = Some(html.as_str());
     for flag in [
@@ -364,10 +446,21 @@ fn report_flags_each_change_the_output_or_are_refused() {
         w.refused(&[&base[..], flag].concat(), why);
     }
     let rendered = [
-        "report", "builtin:arm", "--out", &html, "--samples", "3", "--fit-samples", "2",
-        "--renders", "0",
+        "report",
+        "builtin:arm",
+        "--out",
+        &html,
+        "--samples",
+        "3",
+        "--fit-samples",
+        "2",
+        "--renders",
+        "0",
     ];
-    if !w.no_gpu("report_flags_each_change_the_output_or_are_refused", &rendered) {
+    if !w.no_gpu(
+        "report_flags_each_change_the_output_or_are_refused",
+        &rendered,
+    ) {
         w.changes(&rendered, &["--renders", "1", "--size", "160x60"], out);
     }
 }
@@ -379,8 +472,14 @@ fn check_flags_each_change_the_output_or_are_refused() {
     w.changes(&base, &["--json"], None);
     w.changes(&base, &["--min-volume-ratio", "1"], None);
     let limited = w.outcome(&[&base[..], &["--max-vertices", "10"]].concat(), None);
-    assert!(!limited.ok && limited.text.contains("load_error"), "{limited:?}");
-    let strict = w.outcome(&[&base[..], &["--min-volume-ratio", "1", "--strict"]].concat(), None);
+    assert!(
+        !limited.ok && limited.text.contains("load_error"),
+        "{limited:?}"
+    );
+    let strict = w.outcome(
+        &[&base[..], &["--min-volume-ratio", "1", "--strict"]].concat(),
+        None,
+    );
     assert!(!strict.ok, "a warning fails the file with --strict");
     let o = w.run(&[&base[..], &["--jobs", "1"]].concat());
     assert!(stderr_of(&o).contains("with 1 jobs"), "{o:?}");
@@ -390,7 +489,16 @@ fn check_flags_each_change_the_output_or_are_refused() {
 #[test]
 fn bench_flags_each_change_the_output_or_are_refused() {
     let w = Walk::new("flags_bench");
-    let base = ["bench", "--vertices", "400", "--frames", "2", "--size", "64x64", "--json"];
+    let base = [
+        "bench",
+        "--vertices",
+        "400",
+        "--frames",
+        "2",
+        "--size",
+        "64x64",
+        "--json",
+    ];
     if w.no_gpu("bench_flags_each_change_the_output_or_are_refused", &base) {
         return;
     }
@@ -408,13 +516,20 @@ fn bench_flags_each_change_the_output_or_are_refused() {
         (&["--path", "compute"], "/path"),
         (&["--instances", "2"], "/instances"),
     ] {
-        assert_ne!(field(&base, key), field(&with(&base, flag), key), "{flag:?}");
+        assert_ne!(
+            field(&base, key),
+            field(&with(&base, flag), key),
+            "{flag:?}"
+        );
     }
     w.refused(
         &["bench", "builtin:arm", "--vertices", "400"],
         "--vertices sizes the generated rig",
     );
-    w.refused(&[&base[..], &["--max-vertices", "5"]].concat(), "without one a rig is generated");
+    w.refused(
+        &[&base[..], &["--max-vertices", "5"]].concat(),
+        "without one a rig is generated",
+    );
 }
 
 #[test]
@@ -431,7 +546,10 @@ fn builtin_and_viewer_flags_are_used_or_refused_before_a_window_opens() {
         "the viewer precomputes CoR with the defaults",
     );
     // Viewer flags before a subcommand would be lost on it: clap refuses them.
-    w.refused(&["--view", "split", "inspect", "builtin:arm"], "cannot be used with");
+    w.refused(
+        &["--view", "split", "inspect", "builtin:arm"],
+        "cannot be used with",
+    );
 }
 
 /// The viewer's last frame under xvfb-run with `flags`, as PNG bytes.
@@ -441,7 +559,13 @@ fn viewer_frame(w: &Walk, flags: &[&str]) -> Vec<u8> {
     let o = std::process::Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 640x480x24"])
         .arg(env!("CARGO_BIN_EXE_dqview"))
-        .args(["builtin:arm", "--screenshot", &shot, "--exit-after-frames", "2"])
+        .args([
+            "builtin:arm",
+            "--screenshot",
+            &shot,
+            "--exit-after-frames",
+            "2",
+        ])
         .args(flags)
         .env("DQVIEW_CACHE_DIR", w.dir.join("cache"))
         .env_remove("WAYLAND_DISPLAY")

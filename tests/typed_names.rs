@@ -71,7 +71,11 @@ fn joint_and_clip_names_match_exactly_then_by_case_then_after_the_namespace() {
         .export(&["--twist", "mixamorig:LeftForeArm=90"])
         .expect("full name");
     assert_ne!(full, rest, "the twist moves the mesh");
-    for typed in ["LeftForeArm=90", "leftforearm=90", "MIXAMORIG:leftForeArm=90"] {
+    for typed in [
+        "LeftForeArm=90",
+        "leftforearm=90",
+        "MIXAMORIG:leftForeArm=90",
+    ] {
         assert_eq!(f.export(&["--twist", typed]).as_ref(), Ok(&full), "{typed}");
     }
     // Exact beats case-insensitive: `twist` and `Twist` are two joints (parent and child).
@@ -95,7 +99,9 @@ fn ambiguous_names_list_the_candidates_for_every_command() {
     let f = Fixture::new("typed_names_ambiguous");
     let err = f.export(&["--twist", "TWIST=30"]).expect_err("ambiguous");
     assert!(
-        err.contains("--twist: joint `TWIST` is ambiguous: it matches `Twist` (node 3), `twist` (node 4)"),
+        err.contains(
+            "--twist: joint `TWIST` is ambiguous: it matches `Twist` (node 3), `twist` (node 4)"
+        ),
         "{err}"
     );
     let err = f.export(&["--bend", "LeftArm=30"]).expect_err("ambiguous");
@@ -150,7 +156,9 @@ fn analyze_blend_and_the_suffix_agree_on_the_joint() {
 #[test]
 fn unknown_names_suggest_the_three_nearest_in_one_short_line() {
     let f = Fixture::new("typed_names_unknown");
-    let err = f.export(&["--twist", "LeftForarm=30"]).expect_err("unknown");
+    let err = f
+        .export(&["--twist", "LeftForarm=30"])
+        .expect_err("unknown");
     assert!(
         err.contains(
             "--twist: unknown joint `LeftForarm`; did you mean `mixamorig:LeftForeArm`, \
@@ -171,7 +179,14 @@ fn unknown_names_suggest_the_three_nearest_in_one_short_line() {
     let adventurer = adventurer.to_str().expect("utf-8");
     for flag in [
         vec!["analyze", adventurer, "--joint", "Forarm_L"],
-        vec!["export", adventurer, "--out", "/nonexistent/x.obj", "--roll", "Forarm_L=10"],
+        vec![
+            "export",
+            adventurer,
+            "--out",
+            "/nonexistent/x.obj",
+            "--roll",
+            "Forarm_L=10",
+        ],
     ] {
         let o = f.run(&flag);
         let err = stderr_of(&o);
@@ -179,10 +194,13 @@ fn unknown_names_suggest_the_three_nearest_in_one_short_line() {
         let line = err.trim();
         assert_eq!(line.lines().count(), 1, "{line}");
         assert!(line.len() < 260, "{} characters: {line}", line.len());
-        let suggested = line
-            .split_once("did you mean ")
-            .map_or(0, |(_, rest)| rest.split('?').next().unwrap_or("").matches('`').count() / 2);
+        let suggested = line.split_once("did you mean ").map_or(0, |(_, rest)| {
+            rest.split('?').next().unwrap_or("").matches('`').count() / 2
+        });
         assert_eq!(suggested, 3, "{line}");
-        assert!(line.contains("(`dqview inspect` lists all 62 joints)"), "{line}");
+        assert!(
+            line.contains("(`dqview inspect` lists all 62 joints)"),
+            "{line}"
+        );
     }
 }

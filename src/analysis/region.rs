@@ -362,11 +362,7 @@ pub fn find_joint(scene: &Scene, name_or_index: &str) -> Result<usize, RegionErr
 
 /// The names of `nodes` nearest to `to` (unnamed ones as `node N`), and how many there are:
 /// `a, b, c; 40 in all`, never the whole list.
-pub(super) fn nearest_names(
-    scene: &Scene,
-    nodes: impl Iterator<Item = usize>,
-    to: &str,
-) -> String {
+pub(super) fn nearest_names(scene: &Scene, nodes: impl Iterator<Item = usize>, to: &str) -> String {
     let mut labels: Vec<(usize, String)> = Vec::new();
     for node in nodes {
         let label = scene
@@ -384,7 +380,10 @@ pub(super) fn nearest_names(
     }
     let entries: Vec<Named<'_>> = labels
         .iter()
-        .map(|(index, name)| Named { index: *index, name })
+        .map(|(index, name)| Named {
+            index: *index,
+            name,
+        })
         .collect();
     let nearest = names::nearest(&entries, to, names::SUGGESTIONS).join(", ");
     format!("{nearest}; {} in all", labels.len())
@@ -502,7 +501,8 @@ mod tests {
             .region_of(&scene, 99)
             .expect_err("node 99 has no region");
         assert!(
-            err.to_string().contains("with a region: base, tip; 2 in all"),
+            err.to_string()
+                .contains("with a region: base, tip; 2 in all"),
             "{err}"
         );
     }

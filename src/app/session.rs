@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use super::ViewerOptions;
 use super::viewer::Running;
 use crate::anim::JointAngles;
-use crate::scene::names;
 use crate::render::DebugView;
 use crate::scene::Scene;
+use crate::scene::names;
 use crate::session::{
     CameraState, JointOverrideEntry, ModelKey, MorphWeightEntry, Session, SessionStore,
 };

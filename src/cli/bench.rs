@@ -108,7 +108,9 @@ fn refuse_unused(options: &BenchOptions, load: &super::LoadArgs) -> Result<()> {
         }
         None => {
             if let Some(flag) = super::flag_rules::load_given(load).first() {
-                bail!("{flag} limits loading a MODEL; without one a rig is generated (--vertices, --joints)");
+                bail!(
+                    "{flag} limits loading a MODEL; without one a rig is generated (--vertices, --joints)"
+                );
             }
         }
     }

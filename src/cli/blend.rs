@@ -179,7 +179,8 @@ pub(super) fn clip_indices(scene: &Scene, clip: &str) -> Result<Vec<usize>> {
     if clip.trim().eq_ignore_ascii_case("all") {
         return Ok((0..scene.animations.len()).collect());
     }
-    let c = names::clip(scene, clip).map_err(|e| anyhow!("--clip: {e}; or `all` for every clip"))?;
+    let c =
+        names::clip(scene, clip).map_err(|e| anyhow!("--clip: {e}; or `all` for every clip"))?;
     Ok(vec![c])
 }
 

@@ -131,7 +131,10 @@ pub fn focus_joint(scene: &Scene, name: &str) -> Result<usize> {
         Ok(node) => Ok(node),
         Err(e @ NameError::Ambiguous { .. }) => bail!("--focus: {e}"),
         Err(e) => match names::node(scene, name) {
-            Ok(node) => bail!("--focus `{}`: node {node} is not a joint ({e})", name.trim()),
+            Ok(node) => bail!(
+                "--focus `{}`: node {node} is not a joint ({e})",
+                name.trim()
+            ),
             Err(_) => bail!("--focus: {e}"),
         },
     }

@@ -139,10 +139,9 @@ pub fn resolve(kind: NameKind, entries: &[Named<'_>], typed: &str) -> Result<usi
     {
         return Ok(index);
     }
-    let suffix_tiers: [&dyn Fn(&str) -> bool; 2] = [
-        &|n| namespaced_suffix(n, typed),
-        &|n| namespaced_suffix(&n.to_lowercase(), &lower),
-    ];
+    let suffix_tiers: [&dyn Fn(&str) -> bool; 2] = [&|n| namespaced_suffix(n, typed), &|n| {
+        namespaced_suffix(&n.to_lowercase(), &lower)
+    }];
     for tier in suffix_tiers {
         if let Some(found) = pick(kind, entries, typed, |n| tier(n))? {
             return Ok(found);
