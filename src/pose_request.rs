@@ -6,7 +6,8 @@
 
 use thiserror::Error;
 
-use crate::anim::{JointOverrides, find_clip, find_node};
+use crate::anim::JointOverrides;
+use crate::scene::names::{self, NameError};
 use crate::scene::{Scene, SkinningMethod};
 use crate::skin::{BetaChoice, BetaSources, HybridBetas, SkinningMode, hybrid_betas};
 
@@ -84,17 +85,9 @@ pub enum PoseError {
     /// Time NaN or infinite.
     #[error("--time must be a finite number of seconds, got {0}")]
     Time(f32),
-    /// No clip has this name or index.
-    #[error("unknown clip `{clip}` (valid: {valid})")]
-    UnknownClip {
-        /// The name or index given.
-        clip: String,
-        /// The valid clips as `index: name`, comma separated.
-        valid: String,
-    },
-    /// A clip was named but the model has none.
-    #[error("unknown clip `{0}`: the model has no clips")]
-    NoClipNamed(String),
+    /// `--clip` names no clip, or several.
+    #[error("--clip: {0}")]
+    Clip(NameError),
     /// `--time` without `--clip` on a model with several clips.
     #[error(
         "--time without --clip: the model has {count} clips, pick one with --clip NAME|INDEX (valid: {valid})"
@@ -119,13 +112,13 @@ pub enum PoseError {
         /// The whole `JOINT=DEG`.
         spec: String,
     },
-    /// No joint has this name or index.
-    #[error("unknown joint `{joint}` (valid: {valid})")]
-    UnknownJoint {
-        /// The name or index given.
-        joint: String,
-        /// The joint names, comma separated.
-        valid: String,
+    /// A joint angle names no joint, or several.
+    #[error("{flag}: {error}")]
+    Joint {
+        /// The flag, e.g. `--twist`.
+        flag: &'static str,
+        /// Why the name fits no joint.
+        error: NameError,
     },
 }
 
@@ -167,14 +160,9 @@ impl PoseRequest {
     fn clip_of(&self, scene: &Scene) -> Result<(Option<usize>, Option<String>), PoseError> {
         let clips = &scene.animations;
         match (&self.clip, self.time_s) {
-            (Some(c), _) => match find_clip(scene, c) {
-                Some(index) => Ok((Some(index), None)),
-                None if clips.is_empty() => Err(PoseError::NoClipNamed(c.clone())),
-                None => Err(PoseError::UnknownClip {
-                    clip: c.clone(),
-                    valid: clip_list(scene),
-                }),
-            },
+            (Some(c), _) => names::clip(scene, c)
+                .map(|index| (Some(index), None))
+                .map_err(PoseError::Clip),
             (None, None) => Ok((None, None)),
             (None, Some(_)) => match clips.as_slice() {
                 [] => Err(PoseError::TimeWithoutClips),
@@ -196,9 +184,14 @@ impl PoseRequest {
     /// The twist, bend and roll overrides, summed per joint.
     fn overrides(&self, scene: &Scene) -> Result<JointOverrides, PoseError> {
         let mut overrides = JointOverrides::new();
-        for (list, kind) in [(&self.twist, 0), (&self.bend, 1), (&self.roll, 2)] {
+        let flags = [
+            (&self.twist, 0, "--twist"),
+            (&self.bend, 1, "--bend"),
+            (&self.roll, 2, "--roll"),
+        ];
+        for (list, kind, flag) in flags {
             for spec in list {
-                let (node, deg) = parse_joint_angle(scene, spec)?;
+                let (node, deg) = parse_joint_angle(scene, spec, flag)?;
                 let mut a = overrides.get(node);
                 match kind {
                     0 => a.twist_deg += deg,
@@ -243,8 +236,12 @@ fn clip_list(scene: &Scene) -> String {
     names.join(", ")
 }
 
-/// Parses `JOINT=DEG` where JOINT is a joint name or node index.
-fn parse_joint_angle(scene: &Scene, spec: &str) -> Result<(usize, f32), PoseError> {
+/// Parses `JOINT=DEG` where JOINT is a joint name or node index ([`names::pose_node`]'s rule).
+fn parse_joint_angle(
+    scene: &Scene,
+    spec: &str,
+    flag: &'static str,
+) -> Result<(usize, f32), PoseError> {
     let (joint, deg) = spec
         .rsplit_once('=')
         .ok_or_else(|| PoseError::JointAngleSyntax(spec.to_string()))?;
@@ -257,29 +254,8 @@ fn parse_joint_angle(scene: &Scene, spec: &str) -> Result<(usize, f32), PoseErro
             deg: deg.to_string(),
             spec: spec.to_string(),
         })?;
-    let node = find_node(scene, joint.trim()).ok_or_else(|| PoseError::UnknownJoint {
-        joint: joint.to_string(),
-        valid: joint_names(scene).join(", "),
-    })?;
+    let node = names::pose_node(scene, joint).map_err(|error| PoseError::Joint { flag, error })?;
     Ok((node, degrees))
-}
-
-/// Names of every joint of every skin, in skin order, without repeats.
-fn joint_names(scene: &Scene) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for skin in &scene.skins {
-        for &j in &skin.joints {
-            if let Some(n) = scene.nodes.get(j)
-                && !names.contains(&n.name)
-            {
-                names.push(n.name.clone());
-            }
-        }
-    }
-    if names.is_empty() {
-        names.push("(the model has no joints)".into());
-    }
-    names
 }
 
 #[cfg(test)]
@@ -368,7 +344,11 @@ mod tests {
             twist: vec!["elbow=30".into()],
             ..PoseRequest::default()
         };
-        assert_eq!(bad(twist), "unknown joint `elbow` (valid: base, tip)");
+        assert_eq!(
+            bad(twist),
+            "--twist: unknown joint `elbow`; did you mean `base` or `tip`? \
+             (`dqview inspect` lists all 2 joints)"
+        );
         assert_eq!(
             bad(at_time(f32::NAN)),
             "--time must be a finite number of seconds, got NaN"

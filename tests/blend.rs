@@ -37,6 +37,7 @@ fn modes_at(
     let options = AnalyzeOptions {
         clip: None,
         samples: 1,
+        time_s: None,
         overrides: o,
         hybrid: betas.clone(),
         hybrid_scale: 1.0,
@@ -281,7 +282,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (
             vec!["builtin:arm", "--sweep", "nosuch=0:180", "--out", o],
-            "unknown joint `nosuch` (valid: shoulder, upper_arm, elbow, forearm_twist, wrist)",
+            "--sweep: unknown joint `nosuch`; did you mean",
         ),
         (
             vec!["builtin:arm", "--sweep", "forearm_twist=0-180", "--out", o],
@@ -334,7 +335,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
         (vec!["builtin:arm", "--out", o], "no poses to fit over"),
         (
             vec!["builtin:arm", "--clip", "dance", "--out", o],
-            "unknown clip `dance` (valid: all, 0: twist_and_bend)",
+            "--clip: unknown clip `dance`; did you mean `twist_and_bend`? (`dqview inspect` lists its 1 clip); or `all` for every clip",
         ),
         (
             vec![

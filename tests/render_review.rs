@@ -514,7 +514,7 @@ const BAD_FLAGS: &[(&[&str], &str)] = &[
     ),
     (
         &["--sweep", "nosuch=0:90", "--frames", "4"],
-        "unknown joint `nosuch` (valid: base, tip)",
+        "--sweep: unknown joint `nosuch`; did you mean",
     ),
     (
         &["--sweep", "tip=0:x", "--frames", "4"],
@@ -522,7 +522,7 @@ const BAD_FLAGS: &[(&[&str], &str)] = &[
     ),
     (
         &["--focus", "nosuch"],
-        "--focus `nosuch`: unknown joint (valid: base, tip)",
+        "--focus: unknown joint `nosuch`; did you mean",
     ),
     (&["--focus", "2"], "is not a joint"),
     (&["--yaw", "nan"], "--yaw must be a finite number"),

@@ -255,7 +255,7 @@ fn check_finds_usd_files_in_folders() {
     };
     let inputs =
         dqview::check::collect_inputs(&[dir.to_string_lossy().into_owned()]).expect("inputs");
-    let names: Vec<&str> = inputs.iter().map(|i| i.name()).collect();
+    let names: Vec<&str> = inputs.models.iter().map(|i| i.name()).collect();
     for file in [
         "Adventurer.usdc",
         "RobotExpressive.usdc",

@@ -78,13 +78,17 @@ impl RestReference {
 
     /// The region of joint node `joint`, or an error naming the joints that have one.
     pub fn region_of(&self, scene: &Scene, joint: usize) -> Result<&JointRegion, RegionError> {
-        self.region(joint).ok_or_else(|| RegionError::NoRegion {
-            name: scene
+        self.region(joint).ok_or_else(|| {
+            let name = scene
                 .nodes
                 .get(joint)
-                .map_or_else(|| format!("node {joint}"), |n| n.name.clone()),
-            node: joint,
-            valid: region::names(scene, self.regions.iter().map(|r| r.joint)),
+                .map_or_else(|| format!("node {joint}"), |n| n.name.clone());
+            let with_region = self.regions.iter().map(|r| r.joint);
+            RegionError::NoRegion {
+                valid: region::nearest_names(scene, with_region, &name),
+                name,
+                node: joint,
+            }
         })
     }
 

@@ -60,6 +60,8 @@ pub struct AnalyzeOptions {
     pub clip: Option<usize>,
     /// Samples over the clip (at least 1; both ends included when 2 or more).
     pub samples: usize,
+    /// One moment of the clip to measure instead of `samples` over it (`analyze --time`).
+    pub time_s: Option<f32>,
     /// Joint angles applied on top of every sample.
     pub overrides: JointOverrides,
     /// Hybrid betas per vertex, and their global scale.
@@ -268,6 +270,9 @@ fn sample_times(scene: &Scene, options: &AnalyzeOptions) -> Vec<f32> {
         .clip
         .and_then(|c| scene.animations.get(c))
         .map_or(0.0, clip_duration_s);
+    if let Some(t) = options.time_s {
+        return vec![t];
+    }
     let n = options.samples.max(1);
     if options.clip.is_none() || n == 1 || duration <= 0.0 {
         return vec![0.0];

@@ -11,8 +11,8 @@ use thiserror::Error;
 
 use super::measure::{area, signed_volume};
 use super::metrics::Measure;
-use crate::anim::find_node;
 use crate::scene::Scene;
+use crate::scene::names::{self, NameError, Named};
 use crate::skin::PosedPrimitive;
 
 /// Vertices closer than this fraction of the rest bounding-box diagonal are one vertex when
@@ -424,59 +424,55 @@ fn tetrahedron(a: Vec3, b: Vec3, c: Vec3, origin: Vec3) -> f64 {
 /// Why a joint's region cannot be measured; the messages list the valid joints.
 #[derive(Debug, Error, PartialEq)]
 pub enum RegionError {
-    /// No joint of any skin has this name or node index.
-    #[error("unknown joint `{joint}` (valid: {valid})")]
-    UnknownJoint {
-        /// The name or index given.
-        joint: String,
-        /// The joint names, comma separated.
-        valid: String,
-    },
+    /// No joint of any skin has this name or node index, or several do.
+    #[error("{0}")]
+    UnknownJoint(NameError),
     /// The joint owns no triangle, so it has no region to measure.
     #[error(
-        "joint `{name}` (node {node}) has no region: no triangle has it as the heaviest influence of its first corner (joints with a region: {valid})"
+        "joint `{name}` (node {node}) has no region: no triangle has it as the heaviest influence of its first corner (nearest joints with a region: {valid})"
     )]
     NoRegion {
         /// The joint's name.
         name: String,
         /// The joint's node index.
         node: usize,
-        /// The joints that have a region, comma separated.
+        /// The nearest joints by name that have a region, and how many have one.
         valid: String,
     },
 }
 
-/// The joint node named `name_or_index` (a joint name, or a node index) among every skin's joints.
+/// The joint node `name_or_index` names among every skin's joints ([`names::joint`]'s rule).
 pub fn find_joint(scene: &Scene, name_or_index: &str) -> Result<usize, RegionError> {
-    find_node(scene, name_or_index)
-        .filter(|node| scene.skins.iter().any(|s| s.joints.contains(node)))
-        .ok_or_else(|| {
-            let joints = scene.skins.iter().flat_map(|s| s.joints.iter().copied());
-            RegionError::UnknownJoint {
-                joint: name_or_index.to_string(),
-                valid: names(scene, joints),
-            }
-        })
+    names::joint(scene, name_or_index).map_err(RegionError::UnknownJoint)
 }
 
-/// The names of `nodes` (unnamed ones as `node N`), without repeats, comma separated.
-pub(super) fn names(scene: &Scene, nodes: impl Iterator<Item = usize>) -> String {
-    let mut out: Vec<String> = Vec::new();
+/// The names of `nodes` nearest to `to` (unnamed ones as `node N`), and how many there are:
+/// `a, b, c; 40 in all`, never the whole list.
+pub(super) fn nearest_names(scene: &Scene, nodes: impl Iterator<Item = usize>, to: &str) -> String {
+    let mut labels: Vec<(usize, String)> = Vec::new();
     for node in nodes {
-        let name = scene
+        let label = scene
             .nodes
             .get(node)
             .map(|n| n.name.clone())
             .filter(|n| !n.is_empty())
             .unwrap_or_else(|| format!("node {node}"));
-        if !out.contains(&name) {
-            out.push(name);
+        if !labels.iter().any(|(_, l)| *l == label) {
+            labels.push((node, label));
         }
     }
-    if out.is_empty() {
-        return String::from("(none)");
+    if labels.is_empty() {
+        return String::from("none");
     }
-    out.join(", ")
+    let entries: Vec<Named<'_>> = labels
+        .iter()
+        .map(|(index, name)| Named {
+            index: *index,
+            name,
+        })
+        .collect();
+    let nearest = names::nearest(&entries, to, names::SUGGESTIONS).join(", ");
+    format!("{nearest}; {} in all", labels.len())
 }
 
 #[cfg(test)]
@@ -580,16 +576,19 @@ mod tests {
         let scene = builtin_scene("twist").expect("builtin");
         let tip = find_joint(&scene, "tip").expect("tip");
         assert_eq!(find_joint(&scene, &tip.to_string()), Ok(tip));
-        let Err(RegionError::UnknownJoint { joint, valid }) = find_joint(&scene, "elbow") else {
+        let Err(RegionError::UnknownJoint(NameError::Unknown { typed, nearest, .. })) =
+            find_joint(&scene, "elbow")
+        else {
             panic!("elbow is no joint of builtin:twist");
         };
-        assert_eq!((joint.as_str(), valid.as_str()), ("elbow", "base, tip"));
+        assert_eq!((typed.as_str(), nearest.len()), ("elbow", 2));
         let reference = RestReference::at_rest(&scene);
         let err = reference
             .region_of(&scene, 99)
             .expect_err("node 99 has no region");
         assert!(
-            err.to_string().contains("joints with a region: base, tip"),
+            err.to_string()
+                .contains("with a region: base, tip; 2 in all"),
             "{err}"
         );
     }

@@ -10,42 +10,14 @@ pub use sample::{clip_duration_s, sample_channel};
 
 use crate::scene::Scene;
 
-/// Finds a clip by name (exact, then case-insensitive) or by index.
+/// Finds a clip by name or index, by the rule of [`crate::scene::names::clip`].
 #[must_use]
 pub fn find_clip(scene: &Scene, name_or_index: &str) -> Option<usize> {
-    let anims = &scene.animations;
-    anims
-        .iter()
-        .position(|a| a.name == name_or_index)
-        .or_else(|| {
-            anims
-                .iter()
-                .position(|a| a.name.eq_ignore_ascii_case(name_or_index))
-        })
-        .or_else(|| {
-            name_or_index
-                .parse::<usize>()
-                .ok()
-                .filter(|&i| i < anims.len())
-        })
+    crate::scene::names::clip(scene, name_or_index).ok()
 }
 
-/// Finds a node by name (exact, then case-insensitive) or by index.
+/// Finds a node by name or index, by the rule of [`crate::scene::names::node`].
 #[must_use]
 pub fn find_node(scene: &Scene, name_or_index: &str) -> Option<usize> {
-    let nodes = &scene.nodes;
-    nodes
-        .iter()
-        .position(|n| n.name == name_or_index)
-        .or_else(|| {
-            nodes
-                .iter()
-                .position(|n| n.name.eq_ignore_ascii_case(name_or_index))
-        })
-        .or_else(|| {
-            name_or_index
-                .parse::<usize>()
-                .ok()
-                .filter(|&i| i < nodes.len())
-        })
+    crate::scene::names::node(scene, name_or_index).ok()
 }

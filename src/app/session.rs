@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use super::ViewerOptions;
 use super::viewer::Running;
-use crate::anim::{JointAngles, find_clip, find_node};
+use crate::anim::JointAngles;
 use crate::render::DebugView;
 use crate::scene::Scene;
+use crate::scene::names;
 use crate::session::{
     CameraState, JointOverrideEntry, ModelKey, MorphWeightEntry, Session, SessionStore,
 };
@@ -148,7 +149,10 @@ pub fn apply(session: &Session, state: &mut ViewerState, scene: &Scene, duration
     if let Some(shading) = DebugView::from_name(&session.shading) {
         state.skinning.shading = shading;
     }
-    let clip = session.clip.as_deref().and_then(|c| find_clip(scene, c));
+    let clip = session
+        .clip
+        .as_deref()
+        .and_then(|c| names::clip(scene, c).ok());
     let duration = clip.and_then(|c| durations.get(c).copied()).unwrap_or(0.0);
     state.playback.select(clip, duration);
     // Paused unless it was saved playing (and there is a clip to play).
@@ -162,7 +166,9 @@ pub fn apply(session: &Session, state: &mut ViewerState, scene: &Scene, duration
             find_node(scene, joint).filter(|n| scene.skins.iter().any(|s| s.joints.contains(n)));
     }
     let node_of = |name: &str, index: usize| {
-        find_node(scene, name).or_else(|| (index < scene.nodes.len()).then_some(index))
+        names::node(scene, name)
+            .ok()
+            .or_else(|| (index < scene.nodes.len()).then_some(index))
     };
     state.joints.overrides.clear();
     for e in &session.joint_overrides {

@@ -233,7 +233,7 @@ pub fn events_of(
 
 /// Where the dot of joint `name` was drawn last frame.
 fn joint_at(state: &ViewerState, scene: &crate::scene::Scene, name: &str) -> Result<egui::Pos2> {
-    let node = crate::anim::find_node(scene, name).ok_or_else(|| anyhow!("no joint `{name}`"))?;
+    let node = crate::scene::names::joint(scene, name).map_err(|e| anyhow!("{e}"))?;
     state
         .projected_joints
         .iter()

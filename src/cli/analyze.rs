@@ -20,11 +20,18 @@ pub struct What<'a> {
     pub joint: Option<&'a str>,
 }
 
-/// Analyses `model` over its clip (or the single pose) and prints a report or JSON.
+/// `--samples` when not given.
+pub const DEFAULT_SAMPLES: usize = 60;
+
+/// Analyses `model` over its clip, at one `--time` of it, or at the single pose, and prints a
+/// report or JSON.
 pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs) -> Result<()> {
     let (samples, as_json) = (what.samples, what.as_json);
     if samples == 0 || samples > 100_000 {
         bail!("--samples must be from 1 to 100000, got {samples}");
+    }
+    if let Some(mode) = &args.mode {
+        bail!("--mode {mode} does not apply to analyze: every mode is measured");
     }
     let scene = super::load(model, load)?;
     if crate::skin::skinned_primitives(&scene).is_empty() {
@@ -33,6 +40,7 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
         );
     }
     let pose = args.resolve(&scene)?;
+    refuse_unused(args, what, pose.clip.is_some())?;
     // Checked before the CoR precompute, so a mistyped joint fails at once.
     let joint = what.joint.map(|j| find_joint(&scene, j)).transpose()?;
     if let Some(joint) = joint {
@@ -48,6 +56,7 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
     let options = AnalyzeOptions {
         clip: pose.clip,
         samples,
+        time_s: args.time.map(|_| pose.time_s),
         hybrid: hybrid.betas,
         hybrid_scale: 1.0,
         focus_joint: pose.overrides.angles.keys().next().copied(),
@@ -166,6 +175,29 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
         100.0 * analysis.max_lbs_dqs_displacement_relative,
         analysis.max_displacement_time_s
     );
+    Ok(())
+}
+
+/// Refuses the flags this analyze would not use: `--samples` without a clip or with `--time`
+/// (one moment), `--bulge-compensation` with `--joint` (a region is measured uncorrected).
+fn refuse_unused(args: &PoseArgs, what: &What<'_>, clip: bool) -> Result<()> {
+    if what.samples != DEFAULT_SAMPLES {
+        if args.time.is_some() {
+            bail!(
+                "--samples spreads samples over the clip, but --time measures one moment of it; drop one"
+            );
+        }
+        if !clip {
+            bail!(
+                "--samples spreads samples over a clip, but without --clip analyze measures one pose; add --clip NAME|INDEX"
+            );
+        }
+    }
+    if what.joint.is_some() && args.cor.bulge_amount()? != 0.0 {
+        bail!(
+            "--bulge-compensation does not apply to analyze --joint: the region is measured as each mode leaves it"
+        );
+    }
     Ok(())
 }
 

@@ -37,6 +37,11 @@ pub struct BenchOptions {
     pub path: SkinPath,
 }
 
+/// `--vertices` when not given.
+pub const DEFAULT_VERTICES: usize = 1_000_000;
+/// `--joints` when not given.
+pub const DEFAULT_JOINTS: usize = 64;
+
 /// Most instances `--instances` takes.
 const MAX_INSTANCES: usize = 256;
 
@@ -65,6 +70,7 @@ pub fn run(
             options.vertices
         );
     }
+    refuse_unused(options, load)?;
     let scene = match &options.model {
         Some(m) => super::load(m, load)?,
         None => generated_rig(options.vertices, options.joints),
@@ -86,6 +92,29 @@ pub fn run(
     let gpu = measure_gpu(options, &scene, skinned_vertices, started)?;
     let cpu = measure_cpu(&scene, clip, duration);
     print_report(options, &scene, skinned_vertices, &gpu, &cpu, as_json)
+}
+
+/// Refuses the generated rig's flags with a MODEL, and the load flags without one.
+fn refuse_unused(options: &BenchOptions, load: &super::LoadArgs) -> Result<()> {
+    let generator = [
+        (options.vertices != DEFAULT_VERTICES, "--vertices"),
+        (options.joints != DEFAULT_JOINTS, "--joints"),
+    ];
+    match &options.model {
+        Some(model) => {
+            if let Some((_, flag)) = generator.iter().find(|(given, _)| *given) {
+                bail!("{flag} sizes the generated rig; with a MODEL ({model}) it has no effect");
+            }
+        }
+        None => {
+            if let Some(flag) = super::flag_rules::load_given(load).first() {
+                bail!(
+                    "{flag} limits loading a MODEL; without one a rig is generated (--vertices, --joints)"
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What the CPU part measured.

@@ -8,9 +8,9 @@ use std::time::Instant;
 use anyhow::{Result, anyhow, bail};
 
 use super::{CorArgs, LoadArgs};
-use crate::anim::{find_clip, find_node};
 use crate::blend_file::{InputKind, MapSource, OutKind, WriteReport, write_output};
 use crate::scene::Scene;
+use crate::scene::names;
 use crate::skin::{BlendFit, FitError, FitOptions, FitPose, JointSweep, SweepKind, fit_blend};
 
 /// Set by the Ctrl+C handler; the fit and the CoR precompute stop when they see it.
@@ -193,17 +193,8 @@ fn fit_poses(
     Ok(poses)
 }
 
-/// The clips `--clip` names: one by name or index, or every clip for `all`.
+/// The clips `--clip` names: one by name or index ([`names::clip`]'s rule), or every clip for `all`.
 pub(super) fn clip_indices(scene: &Scene, clip: &str) -> Result<Vec<usize>> {
-    let names = || -> String {
-        let list: Vec<String> = scene
-            .animations
-            .iter()
-            .enumerate()
-            .map(|(i, a)| format!("{i}: {}", a.name))
-            .collect();
-        list.join(", ")
-    };
     if scene.animations.is_empty() {
         bail!("--clip {clip}: the model has no clips (use --sweep or --bend-sweep)");
     }
@@ -211,11 +202,11 @@ pub(super) fn clip_indices(scene: &Scene, clip: &str) -> Result<Vec<usize>> {
     if let Some(c) = scene.animations.iter().position(|a| a.name == clip) {
         return Ok(vec![c]);
     }
-    if clip.eq_ignore_ascii_case("all") {
+    if clip.trim().eq_ignore_ascii_case("all") {
         return Ok((0..scene.animations.len()).collect());
     }
-    let c = find_clip(scene, clip)
-        .ok_or_else(|| anyhow!("unknown clip `{clip}` (valid: all, {})", names()))?;
+    let c =
+        names::clip(scene, clip).map_err(|e| anyhow!("--clip: {e}; or `all` for every clip"))?;
     Ok(vec![c])
 }
 
@@ -243,40 +234,13 @@ pub(super) fn parse_sweep(
     if from_deg == to_deg {
         bail!("{flag} `{spec}`: FROM and TO are equal, so nothing is swept");
     }
-    let joints = joint_nodes(scene);
-    let node = find_node(scene, joint.trim())
-        .filter(|n| joints.contains(n))
-        .ok_or_else(|| {
-            let names: Vec<&str> = joints
-                .iter()
-                .filter_map(|&j| scene.nodes.get(j).map(|n| n.name.as_str()))
-                .collect();
-            if names.is_empty() {
-                anyhow!("{flag}: unknown joint `{joint}`: the model has no joints")
-            } else {
-                anyhow!(
-                    "{flag}: unknown joint `{joint}` (valid: {})",
-                    names.join(", ")
-                )
-            }
-        })?;
+    let node = names::joint(scene, joint).map_err(|e| anyhow!("{flag}: {e}"))?;
     Ok(JointSweep {
         node,
         kind,
         from_deg,
         to_deg,
     })
-}
-
-/// Node indices of every joint of every skin, in skin order, without repeats.
-fn joint_nodes(scene: &Scene) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::new();
-    for &j in scene.skins.iter().flat_map(|s| &s.joints) {
-        if !out.contains(&j) {
-            out.push(j);
-        }
-    }
-    out
 }
 
 /// Whether some node with a skin draws a primitive with influences.

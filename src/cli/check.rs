@@ -107,7 +107,8 @@ pub fn run(args: &CheckArgs) -> Result<()> {
     } else {
         print_text(&reports, &summary, &inputs.skipped);
     }
-    if terminal {
+    // Said with an explicit --jobs too: it changes no finding, only how the work is spread.
+    if terminal || args.jobs.is_some() {
         eprintln!(
             "checked {} files in {:.2} s with {jobs} jobs",
             reports.len(),

@@ -131,6 +131,13 @@ impl CorArgs {
         let (centers, from_cache) = result
             .map_err(|_| anyhow!("the center-of-rotation precompute panicked"))?
             .map_err(|e| anyhow!("{e}"))?;
+        if self.no_cor_cache {
+            // Said on stderr: the flag changes no number, so the user would not see it work.
+            eprintln!(
+                "dqview: centers of rotation recomputed (--no-cor-cache): {} vertices",
+                progress.counts().1
+            );
+        }
         log::info!(
             "centers of rotation: {} vertices in {:.2} s ({from_cache} primitives from the cache)",
             progress.counts().1,

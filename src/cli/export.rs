@@ -46,7 +46,11 @@ pub fn run(
     }
     let centers = match mode {
         SkinningMode::Cor => Some(args.cor.centers(&scene)?),
-        _ => None,
+        _ => {
+            let why = format!("the mode is {mode} (CoR needs --mode cor)");
+            super::flag_rules::refuse_cor_precompute(&args.cor, &why)?;
+            None
+        }
     };
     // One rule for the hybrid's betas (the file's map as stored, flags where it has none,
     // --beta over both); other modes have no betas, so --beta cannot take effect there.

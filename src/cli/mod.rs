@@ -9,6 +9,7 @@ mod blend_review;
 mod check;
 mod cor_args;
 mod export;
+mod flag_rules;
 mod inspect;
 mod inspect_morphs;
 mod inspect_surface;
@@ -39,6 +40,8 @@ pub use shader::ShaderArgs;
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
 #[derive(Debug, Parser)]
 #[command(name = "dqview", version, about, long_about = None)]
+// The viewer's flags before a subcommand would be ignored by it: clap refuses them instead.
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -137,8 +140,8 @@ pub enum Command {
         /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
         #[arg(value_name = "MODEL")]
         model: Option<String>,
-        /// Samples over the clip.
-        #[arg(long, default_value_t = 60)]
+        /// Samples over the clip, both ends included (not with --time: one moment).
+        #[arg(long, default_value_t = analyze::DEFAULT_SAMPLES)]
         samples: usize,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -147,7 +150,8 @@ pub enum Command {
         /// corner's heaviest influence is the joint, its volume with the openings capped.
         #[arg(long, value_name = "JOINT")]
         joint: Option<String>,
-        /// Pose options (`--mode` is ignored: every mode is measured).
+        /// Pose options: `--time` measures that one moment of the clip instead of sampling it;
+        /// `--mode` does not apply (every mode is measured).
         #[command(flatten)]
         pose: PoseArgs,
         /// Load limits and URI policy.
@@ -160,10 +164,10 @@ pub enum Command {
         #[arg(value_name = "MODEL")]
         model: Option<String>,
         /// Vertices of the generated rig.
-        #[arg(long, default_value_t = 1_000_000)]
+        #[arg(long, default_value_t = bench::DEFAULT_VERTICES)]
         vertices: usize,
         /// Joints of the generated rig (4 influences a vertex).
-        #[arg(long, default_value_t = 64)]
+        #[arg(long, default_value_t = bench::DEFAULT_JOINTS)]
         joints: usize,
         /// Frames measured per mode.
         #[arg(long, default_value_t = 20)]
@@ -398,6 +402,10 @@ pub fn run(cli: Cli) -> Result<()> {
                 })?;
             // The pose options' --bulge-compensation is the panel's "DQS bulge fix" at start.
             let bulge = cli.pose.cor.bulge_amount()?;
+            flag_rules::refuse_cor_precompute(
+                &cli.pose.cor,
+                "the viewer precomputes CoR with the defaults (they apply to export, render, analyze, blend and report)",
+            )?;
             if let Some(dir) = &cli.viewer.shader_dir
                 && !dir.is_dir()
             {
@@ -455,8 +463,14 @@ fn model_or_default(model: Option<String>) -> String {
     model.unwrap_or_else(|| crate::model::DEFAULT_MODEL.to_string())
 }
 
-/// Loads a model within the limits of `args`, with an error message that names it.
+/// Loads a model within the limits of `args`, with an error message that names it; a built-in
+/// rig refuses the load flags (it is made by code, no file is read).
 fn load(model: &str, args: &LoadArgs) -> Result<crate::scene::Scene> {
+    if model.starts_with("builtin:")
+        && let Some(flag) = flag_rules::load_given(args).first()
+    {
+        anyhow::bail!("{flag} limits loading a file; {model} is made by code, so it has no effect");
+    }
     crate::model::load_model_with(model, &args.to_options())
         .with_context(|| format!("cannot load {model}"))
 }

@@ -116,16 +116,24 @@ impl Job {
         let camera = CameraRequest::parse(&args.camera, scene)?;
         let frames = plan(scene, &args.motion, &resolved, args.pose.time.is_some())?;
         let joint = match &args.look.joint {
+            Some(_) if view != DebugView::Weights => bail!(
+                "--joint picks the joint whose weights --view weights shows; the view is {}",
+                view.name()
+            ),
             None => None,
             Some(name) => Some(
-                crate::anim::find_node(scene, name)
-                    .ok_or_else(|| anyhow::anyhow!("unknown joint `{name}`"))?,
+                crate::scene::names::joint(scene, name)
+                    .map_err(|e| anyhow::anyhow!("--joint: {e}"))?,
             ),
         };
         let modes: Vec<SkinningMode> = panes.unwrap_or_else(|| vec![resolved.mode]);
         let cor_centers = if modes.contains(&SkinningMode::Cor) {
             Some(args.pose.cor.centers(scene)?)
         } else {
+            super::flag_rules::refuse_cor_precompute(
+                &args.pose.cor,
+                "no pane of this render is CoR (add --mode cor or split3)",
+            )?;
             None
         };
         let betas = hybrid_look(scene, args, &resolved, &modes)?;

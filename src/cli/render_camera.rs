@@ -7,9 +7,10 @@ use glam::Vec3;
 use super::render::CAMERA_DIRECTION;
 use super::render_args::CameraFlags;
 use crate::analysis::{FocusRegion, focus_region};
-use crate::anim::{Pose, find_node};
+use crate::anim::Pose;
 use crate::render::Camera;
 use crate::scene::Scene;
+use crate::scene::names::{self, NameError};
 use crate::skin::rest_bounds;
 use crate::ui::{OrbitCamera, fit_distance, fit_model_distance};
 
@@ -179,31 +180,19 @@ pub fn pane_camera(orbit: &OrbitCamera, aspect: f32) -> Camera {
     }
 }
 
-/// The node `name` (joint name or node index) names, if it is a joint of some skin; the
-/// error lists the joints.
+/// The node `name` (joint name or node index, [`names::joint`]'s rule) names, if it is a
+/// joint of some skin; the error suggests the nearest joints, or says the node is no joint.
 pub fn focus_joint(scene: &Scene, name: &str) -> Result<usize> {
-    let joints: Vec<usize> = scene.skins.iter().flat_map(|s| s.joints.clone()).collect();
-    match find_node(scene, name.trim()) {
-        Some(node) if joints.contains(&node) => Ok(node),
-        found => {
-            let mut names: Vec<&str> = Vec::new();
-            for &j in &joints {
-                if let Some(n) = scene.nodes.get(j)
-                    && !names.contains(&n.name.as_str())
-                {
-                    names.push(&n.name);
-                }
-            }
-            let what = if found.is_some() {
-                "is not a joint"
-            } else {
-                "unknown joint"
-            };
-            if names.is_empty() {
-                bail!("--focus `{name}`: {what}, and the model has no joints");
-            }
-            bail!("--focus `{name}`: {what} (valid: {})", names.join(", "))
-        }
+    match names::joint(scene, name) {
+        Ok(node) => Ok(node),
+        Err(e @ NameError::Ambiguous { .. }) => bail!("--focus: {e}"),
+        Err(e) => match names::node(scene, name) {
+            Ok(node) => bail!(
+                "--focus `{}`: node {node} is not a joint ({e})",
+                name.trim()
+            ),
+            Err(_) => bail!("--focus: {e}"),
+        },
     }
 }
 

@@ -10,6 +10,7 @@ mod file_read;
 mod glb_write;
 mod gltf_amend;
 mod gltf_load;
+pub mod names;
 mod options;
 mod ranges;
 mod source_info;

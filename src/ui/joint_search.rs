@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::joints::JointTree;
+use crate::scene::names::{self, NameKind, Named};
 
 /// Rows of `tree` whose names contain `query` (case-insensitive), in tree order.
 #[must_use]
@@ -106,15 +107,15 @@ fn splice(name: &str, at: usize, len: usize, to: &str) -> String {
 pub fn mirror_joint(tree: &JointTree, node: usize) -> Option<usize> {
     let name = &tree.rows.iter().find(|r| r.node == node)?.name;
     let mirrored = mirror_name(name)?;
-    tree.rows
+    let rows: Vec<Named<'_>> = tree
+        .rows
         .iter()
-        .find(|r| r.name == mirrored)
-        .or_else(|| {
-            tree.rows
-                .iter()
-                .find(|r| r.name.eq_ignore_ascii_case(&mirrored))
+        .map(|r| Named {
+            index: r.node,
+            name: &r.name,
         })
-        .map(|r| r.node)
+        .collect();
+    names::resolve(NameKind::Joint, &rows, &mirrored).ok()
 }
 
 #[cfg(test)]

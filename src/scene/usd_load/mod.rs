@@ -50,8 +50,12 @@ pub fn load_usd_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, S
         source,
     };
     let meta = std::fs::metadata(path).map_err(io_error)?;
-    if !meta.is_file() {
-        return Err(io_error(std::io::Error::other("not a regular file")));
+    // The crate opens the path itself: refuse a FIFO, folder or device before it does.
+    if let Some(kind) = crate::scene::file_read::NotAFile::of(&meta) {
+        return Err(SceneError::NotAFile {
+            path: path.to_owned(),
+            kind,
+        });
     }
     if meta.len() > options.max_buffer_bytes {
         return Err(SceneError::LimitExceeded {
