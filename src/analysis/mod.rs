@@ -2,8 +2,8 @@
 //! for the whole mesh and for one joint's region.
 
 mod bulge;
-mod fit_review;
 mod finite;
+mod fit_review;
 mod flip;
 mod focus;
 mod heat;

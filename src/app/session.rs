@@ -162,8 +162,9 @@ pub fn apply(session: &Session, state: &mut ViewerState, scene: &Scene, duration
     }
     state.follow.enabled = session.follow;
     if let Some(joint) = session.selected_joint.as_deref() {
-        state.joints.selected =
-            find_node(scene, joint).filter(|n| scene.skins.iter().any(|s| s.joints.contains(n)));
+        state.joints.selected = names::node(scene, joint)
+            .ok()
+            .filter(|n| scene.skins.iter().any(|s| s.joints.contains(n)));
     }
     let node_of = |name: &str, index: usize| {
         names::node(scene, name)

@@ -211,4 +211,3 @@ fn refuse_non_finite(scene: &crate::scene::Scene, bad: Option<(String, f64)>) ->
         None => Ok(()),
     }
 }
-
