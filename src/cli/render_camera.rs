@@ -374,7 +374,7 @@ mod tests {
                     focus: Some("elbow".into()),
                     ..CameraFlags::default()
                 },
-                "valid: base, tip",
+                "did you mean `base` or `tip`",
             ),
         ];
         for (flags, needle) in cases {

@@ -356,6 +356,10 @@ fn hybrid_betas_ui(ui: &mut egui::Ui, s: &mut SkinningSettings) {
          summed weight of the joints flagged DQS in the joint tree; times this strength \
          (1: as stored). 0 is LBS, 1 is DQS",
     );
+    // Only where a hybrid is shown: the row would take panel height for nothing elsewhere.
+    if !hybrid {
+        return;
+    }
     ui.horizontal(|ui| {
         let mut uniform = s.uniform_beta.is_some();
         if ui
