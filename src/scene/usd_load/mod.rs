@@ -132,6 +132,7 @@ fn convert(stage: &Stage, source: &str, options: &LoadOptions) -> Result<Scene, 
     scene.roots = nodes.roots;
     scene.warnings = warnings;
     scene.sanitized = sanitize::sanitize(&mut scene);
+    crate::scene::check_ranges(&scene)?;
     Ok(scene)
 }
 
