@@ -12,7 +12,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use support::{run_viewer_sized, skip_without_xvfb};
+use support::{read_dump as read, run_viewer_sized, skip_without_xvfb};
 
 /// Window size of these runs (as the paint tests, so the stroke lands on the mesh).
 const SIZE: &str = "1024x640";
@@ -46,13 +46,6 @@ fn run_script(dir: &Path, model: &Path, steps: &[Value], frames: u64) {
         &frames,
     ];
     run_viewer_sized(&args, SIZE);
-}
-
-/// A dump the viewer wrote.
-fn read(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e} (the viewer wrote no dump)", path.display()));
-    serde_json::from_str(&text).expect("dump is JSON")
 }
 
 fn text(path: &Path) -> String {

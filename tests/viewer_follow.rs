@@ -17,7 +17,7 @@ use dqview::scene::Scene;
 use dqview::ui::{FRAME_FILL, OrbitCamera, project_to_viewport};
 use glam::{Vec2, Vec3};
 use serde_json::{Value, json};
-use support::{run_viewer_sized, skip_without_xvfb};
+use support::{read_dump as read, run_viewer_sized, skip_without_xvfb};
 
 /// Window size of these runs.
 const SIZE: &str = "1280x720";
@@ -43,13 +43,6 @@ fn run_script(dir: &Path, model_args: &[&str], steps: &[Value], frames: u64) {
         &frames,
     ]);
     run_viewer_sized(&args, SIZE);
-}
-
-/// A dump the viewer wrote.
-fn read(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e} (the viewer wrote no dump)", path.display()));
-    serde_json::from_str(&text).expect("dump is JSON")
 }
 
 fn text(path: &Path) -> String {

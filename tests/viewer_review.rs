@@ -11,7 +11,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use support::{run_viewer_sized, skip_without_xvfb};
+use support::{read_dump as read, run_viewer_sized, skip_without_xvfb};
 
 /// Adventurer.gltf from the shared characters, or `None` after a skip message.
 fn adventurer(test: &str) -> Option<PathBuf> {
@@ -41,13 +41,6 @@ fn run_script(dir: &Path, model: &Path, size: &str, steps: &[Value], frames: u64
     ];
     args.extend_from_slice(extra);
     run_viewer_sized(&args, size);
-}
-
-/// A dump the viewer wrote.
-fn read(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e} (the viewer wrote no dump)", path.display()));
-    serde_json::from_str(&text).expect("dump is JSON")
 }
 
 /// Whether probe `name` of `dump` lies wholly inside its visible panel area.

@@ -52,3 +52,10 @@ pub fn run_viewer_sized(args: &[&str], size: &str) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A JSON dump the viewer wrote (`{"do": "dump"}` in a UI script).
+pub fn read_dump(path: &std::path::Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e} (the viewer wrote no dump)", path.display()));
+    serde_json::from_str(&text).expect("dump is JSON")
+}
