@@ -10,6 +10,7 @@ const VIEW_DISPLACEMENT: u32 = 4u;
 const VIEW_JOINTS: u32 = 5u;
 const VIEW_COLLAPSE: u32 = 6u;
 const VIEW_BETA: u32 = 7u;
+const VIEW_MASK: u32 = 8u;
 
 // Determinant of the blended 3x3 of `mode`: the local volume ratio of the
 // blended transform (weight gradients ignored). Rigid DQS blends are 1.

@@ -124,12 +124,16 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     // The texture is sRGB-encoded, so sampling returns linear colour.
     let base = material.base_color * textureSample(base_color_texture, base_color_sampler, in.uv) * in.color;
     let alpha_mode = u32(material.alpha.y);
+    let view = u32(frame.params.w);
+    // The mask is the geometry's silhouette: every fragment white, whatever its alpha.
+    if DEBUG_VIEWS && view == VIEW_MASK {
+        return vec4<f32>(1.0);
+    }
     if alpha_mode == ALPHA_MASK && base.a < material.alpha.x {
         discard;
     }
     var alpha = select(1.0, clamp(base.a, 0.0, 1.0), alpha_mode == ALPHA_BLEND);
     var albedo = frame.base_color.rgb * base.rgb;
-    let view = u32(frame.params.w);
     if DEBUG_VIEWS && view != 0u {
         // Debug colours are lit too, so shape stays readable; normals are shown unlit.
         albedo = debug_color(view, in.debug_value, in.heaviest, n, frame.heat_range.xy);

@@ -320,6 +320,100 @@ fn blend_accessors(path: &Path) -> (Vec<u64>, usize) {
     )
 }
 
+/// The GLB `glb` as a `.gltf` named `stem.gltf` in `dir`, its BIN chunk beside it as `stem.bin`.
+fn write_as_gltf(glb: &[u8], dir: &Path, stem: &str) -> std::path::PathBuf {
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().expect("4 bytes")) as usize;
+    let mut json: Value = serde_json::from_slice(&glb[20..20 + json_len]).expect("JSON");
+    let bin_at = 20 + json_len;
+    let bin_len = u32::from_le_bytes(glb[bin_at..bin_at + 4].try_into().expect("4 bytes")) as usize;
+    std::fs::write(
+        dir.join(format!("{stem}.bin")),
+        &glb[bin_at + 8..bin_at + 8 + bin_len],
+    )
+    .expect("write bin");
+    json["buffers"][0]["uri"] = Value::from(format!("{stem}.bin"));
+    let path = dir.join(format!("{stem}.gltf"));
+    std::fs::write(&path, serde_json::to_vec(&json).expect("JSON")).expect("write gltf");
+    path
+}
+
+/// The names and sizes of the files in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<(String, u64)> {
+    let mut files: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .expect("list")
+        .map(|e| e.expect("entry"))
+        .filter(|e| e.path().is_file())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().expect("size").len(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn blend_in_place_on_a_gltf_rewrites_its_own_bin_instead_of_adding_one() {
+    let dir = scratch_dir("blend-in-place-gltf");
+    let tube = support::hierarchy::big_hierarchy_glb(3, support::hierarchy::Shape::Chain);
+    let file = write_as_gltf(&tube, &dir, "tube");
+    let path = file.to_str().unwrap();
+    let blend = |smooth: &str| {
+        let args = [
+            "blend",
+            path,
+            "--clip",
+            "all",
+            "--samples",
+            "3",
+            "--smooth",
+            smooth,
+            "--out",
+            path,
+        ];
+        let run = dqview_in(&args, &dir.join("cache"));
+        assert!(run.status.success(), "{}", stderr_of(&run));
+        String::from_utf8_lossy(&run.stdout).into_owned() + &stderr_of(&run)
+    };
+    blend("0");
+    let first = files_in(&dir);
+    let names: Vec<&str> = first.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["tube.bin", "tube.dqs_blend.bin", "tube.gltf"]);
+    let before = load_model(path).expect("loads").meshes[0].primitives[0]
+        .dqs_blend
+        .clone();
+    let said = blend("3");
+    assert!(said.contains("replaced in place"), "{said}");
+    let second = files_in(&dir);
+    let names: Vec<&str> = second.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["tube.bin", "tube.dqs_blend.bin", "tube.gltf"],
+        "no new .bin"
+    );
+    assert_eq!(second[1].1, first[1].1, "the map's .bin keeps its size");
+    assert!(
+        second[2].1.abs_diff(first[2].1) <= 64,
+        "{first:?} -> {second:?}"
+    );
+    assert_eq!(blend_accessors(&file).1, 7 + 1, "no accessor added");
+    let after = load_model(path).expect("loads").meshes[0].primitives[0]
+        .dqs_blend
+        .clone();
+    assert!(
+        after.is_some() && after != before,
+        "the smoothed map was written"
+    );
+    if let Some(v) = support::gltf_validator(
+        "blend_in_place_on_a_gltf_rewrites_its_own_bin_instead_of_adding_one",
+    ) {
+        let report = support::validate_gltf(&v, &file);
+        assert_eq!(report.errors, 0, "{:?}", report.messages);
+    }
+}
+
 #[test]
 fn blend_in_place_replaces_the_previous_map_instead_of_growing() {
     let dir = scratch_dir("blend-in-place");

@@ -242,7 +242,8 @@ pub struct RenderArgs {
 /// What `render` colours by, and how hybrid betas are chosen.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct RenderFlags {
-    /// Debug view: shaded, weights, influences, normals, displacement, joints, collapse, beta.
+    /// Debug view: shaded, weights, influences, normals, displacement, joints, collapse, beta,
+    /// mask (the mesh flat white on black, no labels).
     #[arg(long, default_value = "shaded")]
     pub view: String,
     /// Joint (name or node index) whose weights the weights view shows.

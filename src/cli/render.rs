@@ -70,6 +70,12 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         let _ = std::fs::remove_file(&args.out);
         return Err(e.context(format!("cannot write {}", args.out.display())));
     }
+    if let Some(path) = &args.camera.camera_out {
+        let json = super::render_camera::camera_json(&job.orbit, job.size);
+        let text = serde_json::to_string_pretty(&json)? + "\n";
+        std::fs::write(path, text)
+            .with_context(|| format!("cannot write --camera-out {}", path.display()))?;
+    }
     println!(
         "wrote {} ({})",
         args.out.display(),
@@ -156,6 +162,19 @@ impl Job {
                 (orbit, region, Vec::new())
             }
         };
+        if args.camera.camera_out.is_some() {
+            if modes.len() > 1 {
+                bail!(
+                    "--camera-out writes one pane's camera; this render has {} panes (give one --mode)",
+                    modes.len()
+                );
+            }
+            if args.motion.turntable || !targets.is_empty() {
+                bail!(
+                    "--camera-out writes one camera; this animation's camera moves (--turntable, or --focus following the joint)"
+                );
+            }
+        }
         let focus = camera.focus.zip(region).map(|(node, r)| {
             let name = scene.nodes.get(node).map_or("", |n| n.name.as_str());
             (name.to_string(), r)
@@ -382,6 +401,12 @@ impl<'s> Painter<'s> {
             RenderSettings {
                 width,
                 height,
+                // The mask is white on black, nothing else: a silhouette to compare.
+                background: if look.view == DebugView::Mask {
+                    [0.0, 0.0, 0.0, 1.0]
+                } else {
+                    RenderSettings::default().background
+                },
                 ..RenderSettings::default()
             },
         )?;
@@ -446,7 +471,8 @@ impl<'s> Painter<'s> {
         let look = &self.look;
         let scale = (self.size[1] / 160).clamp(1, 6);
         let heat = look.view.heat_quantity();
-        if self.modes.len() > 1 || look.view != DebugView::Shaded {
+        let labelled = look.view != DebugView::Mask;
+        if labelled && (self.modes.len() > 1 || look.view != DebugView::Shaded) {
             for view in views {
                 let mut label = match view.mode {
                     SkinningMode::Hybrid => match &look.betas {

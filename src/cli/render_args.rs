@@ -18,6 +18,11 @@ pub struct CameraFlags {
     /// Distance from the eye to the target in model units. Default: the framed box just fits.
     #[arg(long, value_name = "D", allow_negative_numbers = true)]
     pub distance: Option<f32>,
+    /// Also write the camera used (view and projection matrices, size) as JSON, for another
+    /// renderer to draw the same view (`integrations/three/render.mjs --camera`). One pane, a
+    /// camera that holds still.
+    #[arg(long, value_name = "CAMERA.json")]
+    pub camera_out: Option<std::path::PathBuf>,
 }
 
 /// What moves in an animated `render`: clip time, a twist sweep, the camera.

@@ -180,6 +180,39 @@ pub fn pane_camera(orbit: &OrbitCamera, aspect: f32) -> Camera {
     }
 }
 
+/// The camera file of `--camera-out`: `orbit` seen in an image of `size` pixels, as matrices
+/// (column-major, as glam and three.js store them) and as the eye, target and lens they come from.
+#[must_use]
+pub fn camera_json(orbit: &OrbitCamera, size: (u32, u32)) -> serde_json::Value {
+    let aspect = size.0.max(1) as f32 / size.1.max(1) as f32;
+    let (near, far) = orbit.near_far();
+    let view = orbit.view_from_world();
+    let clip_from_view = orbit.clip_from_view(aspect);
+    // OpenGL's (and three.js's) clip depth runs -1..1: z_gl = 2 z_webgpu - w.
+    let gl_depth = glam::Mat4::from_cols(
+        glam::Vec4::X,
+        glam::Vec4::Y,
+        glam::Vec4::new(0.0, 0.0, 2.0, 0.0),
+        glam::Vec4::new(0.0, 0.0, -1.0, 1.0),
+    );
+    serde_json::json!({
+        "format": "dqview camera 1",
+        "width": size.0,
+        "height": size.1,
+        "eye": orbit.eye().to_array(),
+        "target": orbit.target.to_array(),
+        "up": [0.0, 1.0, 0.0],
+        "fov_y_deg": OrbitCamera::FOV_Y.to_degrees(),
+        "aspect": aspect,
+        "near": near,
+        "far": far,
+        "view_from_world": view.to_cols_array(),
+        "world_from_view": view.inverse().to_cols_array(),
+        "clip_from_view": clip_from_view.to_cols_array(),
+        "clip_from_view_gl": (gl_depth * clip_from_view).to_cols_array(),
+    })
+}
+
 /// The node `name` (joint name or node index, [`names::joint`]'s rule) names, if it is a
 /// joint of some skin; the error suggests the nearest joints, or says the node is no joint.
 pub fn focus_joint(scene: &Scene, name: &str) -> Result<usize> {

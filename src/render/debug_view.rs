@@ -24,11 +24,13 @@ pub enum DebugView {
     Collapse,
     /// Hybrid beta per vertex: 0 (LBS) blue to 1 (DQS) red.
     Beta,
+    /// The mesh in flat white, unlit (on black in `render`: a silhouette for comparisons).
+    Mask,
 }
 
 impl DebugView {
     /// Every view, in menu order.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Shaded,
         Self::Weights,
         Self::Influences,
@@ -37,6 +39,7 @@ impl DebugView {
         Self::Joints,
         Self::Collapse,
         Self::Beta,
+        Self::Mask,
     ];
 
     /// The view id the shader switches on.
@@ -51,6 +54,7 @@ impl DebugView {
             Self::Joints => 5,
             Self::Collapse => 6,
             Self::Beta => 7,
+            Self::Mask => 8,
         }
     }
 
@@ -66,6 +70,7 @@ impl DebugView {
             Self::Joints => "joints",
             Self::Collapse => "collapse",
             Self::Beta => "beta",
+            Self::Mask => "mask",
         }
     }
 
@@ -89,6 +94,7 @@ impl DebugView {
             Self::Joints => "heaviest joint: one colour per joint",
             Self::Collapse => "local volume ratio: 0 blue, 1 green, 2 red",
             Self::Beta => "hybrid beta: 0 LBS blue .. 1 DQS red",
+            Self::Mask => "the mesh in flat white, unlit",
         }
     }
 }
@@ -200,6 +206,7 @@ mod tests {
                     DebugView::Joints => "JOINTS",
                     DebugView::Collapse => "COLLAPSE",
                     DebugView::Beta => "BETA",
+                    DebugView::Mask => "MASK",
                 },
                 v.id()
             );

@@ -337,7 +337,9 @@ fn browse_ui(ui: &mut egui::Ui, dialog: &mut FileDialog) -> DialogOutcome {
                 let chosen = !entry.is_dir && dialog.name == entry.name;
                 let r = ui.selectable_label(chosen, text);
                 super::probe::record(ui, &format!("dialog entry {}", entry.name), r.rect);
-                if r.double_clicked() {
+                // egui counts a double click that follows any click within 0.3 s (even
+                // elsewhere, such as the Open button) as a triple: that opens too.
+                if r.double_clicked() || r.triple_clicked() {
                     outcome = dialog.click_entry(i, true);
                 } else if r.clicked() {
                     outcome = dialog.click_entry(i, false);
@@ -454,6 +456,64 @@ mod tests {
         d.name = "missing.glb".into();
         assert_eq!(d.accept(), DialogOutcome::Open);
         assert!(d.error.as_deref().is_some_and(|e| e.contains("not a file")));
+        std::fs::remove_dir_all(&dir).expect("clean");
+    }
+
+    /// One egui frame at `time_s` with `events`, the dialog drawn; what it returned.
+    fn frame(
+        ctx: &egui::Context,
+        dialog: &mut FileDialog,
+        time_s: f64,
+        events: Vec<egui::Event>,
+    ) -> DialogOutcome {
+        let input = egui::RawInput {
+            time: Some(time_s),
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1024.0, 768.0),
+            )),
+            events,
+            ..Default::default()
+        };
+        let mut outcome = DialogOutcome::Open;
+        let mut output = ctx.run_ui(input, |ui| outcome = file_dialog_ui(ui.ctx(), dialog));
+        // Nothing draws here: the font textures are dropped unapplied on purpose.
+        output.textures_delta.clear();
+        outcome
+    }
+
+    /// A press and a release at `pos`.
+    fn click_at(pos: egui::Pos2) -> [egui::Event; 2] {
+        [true, false].map(|pressed| egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        })
+    }
+
+    #[test]
+    fn a_double_click_soon_after_another_click_still_opens_the_file() {
+        let dir = temp("quick");
+        let mut d = FileDialog::new(DialogPurpose::OpenModel, &dir, "");
+        let ctx = egui::Context::default();
+        for k in 0..3 {
+            frame(&ctx, &mut d, 0.01 * f64::from(k), Vec::new());
+        }
+        let pos = crate::ui::probe::take(&ctx)["dialog entry b.glb"]
+            .rect
+            .center();
+        // A click elsewhere 0.1 s before: egui makes the double click's second click a triple.
+        let mut events = vec![egui::Event::PointerMoved(egui::pos2(5.0, 5.0))];
+        events.extend(click_at(egui::pos2(5.0, 5.0)));
+        frame(&ctx, &mut d, 0.05, events);
+        let mut events = vec![egui::Event::PointerMoved(pos)];
+        events.extend(click_at(pos));
+        events.extend(click_at(pos));
+        assert_eq!(
+            frame(&ctx, &mut d, 0.15, events),
+            DialogOutcome::Picked(dir.join("b.glb"))
+        );
         std::fs::remove_dir_all(&dir).expect("clean");
     }
 

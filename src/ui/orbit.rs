@@ -95,15 +95,25 @@ impl OrbitCamera {
         glam::camera::rh::view::look_at_mat4(self.eye(), self.target, Vec3::Y)
     }
 
+    /// The near and far plane distances: they hug the model so depth precision goes where it is.
+    #[must_use]
+    pub fn near_far(&self) -> (f32, f32) {
+        let far = self.distance + self.scene_radius * 4.0;
+        let near = (self.distance - self.scene_radius * 2.0).max(far * 1e-4);
+        (near, far)
+    }
+
+    /// `clip_from_view` for a viewport of `aspect` (width / height), WebGPU depth 0..1.
+    #[must_use]
+    pub fn clip_from_view(&self, aspect: f32) -> Mat4 {
+        let (near, far) = self.near_far();
+        glam::camera::rh::proj::directx::perspective(Self::FOV_Y, aspect.max(1e-3), near, far)
+    }
+
     /// `clip_from_world` for a viewport of `aspect` (width / height), WebGPU depth 0..1.
     #[must_use]
     pub fn clip_from_world(&self, aspect: f32) -> Mat4 {
-        // Near and far hug the model so depth precision goes where it is.
-        let far = self.distance + self.scene_radius * 4.0;
-        let near = (self.distance - self.scene_radius * 2.0).max(far * 1e-4);
-        let proj =
-            glam::camera::rh::proj::directx::perspective(Self::FOV_Y, aspect.max(1e-3), near, far);
-        proj * self.view_from_world()
+        self.clip_from_view(aspect) * self.view_from_world()
     }
 
     /// Orbits by a drag of `delta_px` pixels (right drag turns the model to the right).

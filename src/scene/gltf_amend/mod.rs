@@ -4,9 +4,10 @@
 //! that is not changed is written back byte for byte, and written back with only
 //! these additions: per primitive one float SCALAR
 //! accessor (with `min`/`max`) and one buffer view, the primitive's `_DQS_BLEND`
-//! attribute pointing at it (in a `.glb`, an existing `_DQS_BLEND` that only that
-//! primitive uses is overwritten in place instead, see `reuse`; elsewhere it is repointed and
-//! its old accessor stays, unused), and the bytes in one place: for a `.glb`, appended to the BIN chunk
+//! attribute pointing at it (an existing `_DQS_BLEND` that only that primitive uses is
+//! overwritten in place instead, in a `.glb`'s BIN chunk or in a `.gltf`'s `.bin` that holds
+//! only such maps, see `reuse`; elsewhere it is repointed and its old accessor stays, unused),
+//! and the bytes in one place: for a `.glb`, appended to the BIN chunk
 //! (buffer 0 grows); for a `.gltf`, a new buffer whose URI names a new `.bin`
 //! file beside the output. Everything else, unknown fields, extensions and
 //! extras included, keeps its exact text; only the whitespace between the
@@ -72,7 +73,8 @@ pub struct ExternalFile {
 pub struct Amended {
     /// The glTF or GLB file.
     pub file: Vec<u8>,
-    /// For a `.gltf`: the new `.bin` (file name, bytes).
+    /// For a `.gltf`: the `.bin` to write beside it (file name, bytes): a new one, or the old
+    /// maps' own `.bin` rewritten.
     pub bin: Option<(String, Vec<u8>)>,
     /// Files the input's buffer and image URIs name (not data URIs), which must sit beside the output too.
     pub external_files: Vec<ExternalFile>,
@@ -113,7 +115,10 @@ pub fn amend_dqs_blend(
         replaced: Vec::new(),
         overwritten: Vec::new(),
     };
-    let blob = overwrite_old_maps(&view, &mut root, glb_parts.as_mut(), blob, &mut out)?;
+    let blob = match glb_parts.as_mut() {
+        Some(glb) => overwrite_old_maps(&view, &mut root, glb, blob, &mut out)?,
+        None => rewrite_old_bin(&view, &mut root, blob, &mut out)?,
+    };
     if !blob.entries.is_empty() {
         add_blob(&view, &mut root, &mut glb_parts, target, &blob, &mut out)?;
     }
@@ -137,7 +142,7 @@ pub fn amend_dqs_blend(
 fn overwrite_old_maps(
     view: &Value,
     root: &mut RawObject,
-    glb: Option<&mut Glb>,
+    glb: &mut Glb,
     blob: Blob,
     out: &mut Amended,
 ) -> Result<Blob, SceneError> {
@@ -145,9 +150,10 @@ fn overwrite_old_maps(
         .get("buffers")
         .and_then(|b| b.get(0))
         .is_some_and(|b| b.get("uri").is_none());
-    let Some(bin) = glb.and_then(|g| g.bin.as_mut()).filter(|_| buffer0_is_bin) else {
+    let Some(bin) = glb.bin.as_mut().filter(|_| buffer0_is_bin) else {
         return Ok(blob);
     };
+    let bin_len = bin.len();
     let Blob { bytes, entries } = blob;
     let mut rest = Blob {
         bytes: Vec::new(),
@@ -157,7 +163,7 @@ fn overwrite_old_maps(
         let values = bytes
             .get(entry.offset..entry.offset + entry.count * 4)
             .ok_or_else(|| amend_err("internal: blob entry outside its bytes"))?;
-        match reuse::slot_of(view, &entry, bin.len()) {
+        match reuse::slot_of(view, &entry, |b| (b == 0).then_some(bin_len)) {
             Some(slot) => {
                 reuse::overwrite(root, bin, &slot, values, &entry)?;
                 out.overwritten.push((entry.mesh, entry.file_primitive));
@@ -170,6 +176,63 @@ fn overwrite_old_maps(
         }
     }
     Ok(rest)
+}
+
+/// For a `.gltf` whose old maps fill an external `.bin` of their own (blend run on its own
+/// output): writes that `.bin` anew with the new values at the old places; returns the entries
+/// left to append (all of them when the old maps cannot be reused).
+fn rewrite_old_bin(
+    view: &Value,
+    root: &mut RawObject,
+    blob: Blob,
+    out: &mut Amended,
+) -> Result<Blob, SceneError> {
+    // A plain file name beside the glTF (no folders): one dqview wrote, safe to rewrite.
+    let bin_file = |b: usize| {
+        let owner = format!("buffer {b}");
+        out.external_files
+            .iter()
+            .find(|f| f.owner == owner)
+            .and_then(|f| f.relative_path.clone())
+            .filter(|p| !p.contains(['/', '\\']))
+    };
+    let buffer_len = |b: usize| {
+        bin_file(b)?;
+        let len = view.get("buffers")?.get(b)?.get("byteLength")?.as_u64()?;
+        usize::try_from(len).ok()
+    };
+    let slots: Option<Vec<reuse::Slot>> = blob
+        .entries
+        .iter()
+        .map(|e| reuse::slot_of(view, e, buffer_len))
+        .collect();
+    let Some(slots) = slots.filter(|s| !s.is_empty()) else {
+        return Ok(blob);
+    };
+    let buffer = slots[0].buffer;
+    let one_buffer = slots.iter().all(|s| s.buffer == buffer);
+    let (Some(name), Some(len)) = (bin_file(buffer), buffer_len(buffer)) else {
+        return Ok(blob);
+    };
+    if !one_buffer || !reuse::buffer_holds_only(view, buffer, &slots) {
+        return Ok(blob);
+    }
+    let mut bin = vec![0u8; len];
+    for (entry, slot) in blob.entries.iter().zip(&slots) {
+        let values = blob
+            .bytes
+            .get(entry.offset..entry.offset + entry.count * 4)
+            .ok_or_else(|| amend_err("internal: blob entry outside its bytes"))?;
+        reuse::overwrite(root, &mut bin, slot, values, entry)?;
+        out.overwritten.push((entry.mesh, entry.file_primitive));
+    }
+    let owner = format!("buffer {buffer}");
+    out.external_files.retain(|f| f.owner != owner);
+    out.bin = Some((name, bin));
+    Ok(Blob {
+        bytes: Vec::new(),
+        entries: Vec::new(),
+    })
 }
 
 /// Appends the bytes of `blob` (to the BIN chunk, a data URI or a new `.bin`) and a view,

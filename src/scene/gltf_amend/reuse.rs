@@ -2,8 +2,9 @@
 //! (blend run on its own output) replaces the old values in place instead of appending a copy.
 //!
 //! An old accessor is overwritten only where nothing else can see it: a float SCALAR accessor
-//! of the same count, not sparse or normalised, in a packed view of the GLB's BIN chunk that no
-//! other accessor or image uses, referenced by that one primitive's `_DQS_BLEND` alone.
+//! of the same count, not sparse or normalised, in a packed view (of the GLB's BIN chunk, or
+//! of a `.gltf`'s external `.bin` that holds nothing but such maps) that no other accessor or
+//! image uses, referenced by that one primitive's `_DQS_BLEND` alone.
 
 use serde_json::{Value, json};
 
@@ -16,7 +17,11 @@ use crate::scene::SceneError;
 pub(super) struct Slot {
     /// The accessor to give the new `min`/`max`.
     pub accessor: usize,
-    /// First byte in the BIN chunk.
+    /// The buffer its view is in.
+    pub buffer: usize,
+    /// Its buffer view.
+    pub view: usize,
+    /// First byte in the buffer.
     pub start: usize,
 }
 
@@ -70,8 +75,13 @@ fn view_uses(root: &Value, view: usize) -> usize {
         .count()
 }
 
-/// The old accessor of `entry`'s primitive when it can take the new values in place.
-pub(super) fn slot_of(root: &Value, entry: &BlobEntry, bin_len: usize) -> Option<Slot> {
+/// The old accessor of `entry`'s primitive when it can take the new values in place, in a
+/// buffer that `buffer_len` allows (it gives the allowed buffers' byte lengths).
+pub(super) fn slot_of(
+    root: &Value,
+    entry: &BlobEntry,
+    buffer_len: impl Fn(usize) -> Option<usize>,
+) -> Option<Slot> {
     let prim = root
         .get("meshes")?
         .get(entry.mesh)?
@@ -90,8 +100,9 @@ pub(super) fn slot_of(root: &Value, entry: &BlobEntry, bin_len: usize) -> Option
     let view_index = index(acc, "bufferView")?;
     let view = root.get("bufferViews")?.get(view_index)?;
     let packed = index(view, "byteStride").is_none_or(|s| s == 4);
-    let in_bin = index(view, "buffer") == Some(0);
-    if !(plain && packed && in_bin) {
+    let buffer = index(view, "buffer")?;
+    let bin_len = buffer_len(buffer)?;
+    if !(plain && packed) {
         return None;
     }
     let start = index(view, "byteOffset")
@@ -103,7 +114,22 @@ pub(super) fn slot_of(root: &Value, entry: &BlobEntry, bin_len: usize) -> Option
         .checked_add(index(view, "byteLength")?)?;
     let fits = end <= view_end && end <= bin_len && start.is_multiple_of(4);
     let alone = accessor_uses(root, accessor) == 1 && view_uses(root, view_index) == 1;
-    (fits && alone).then_some(Slot { accessor, start })
+    (fits && alone).then_some(Slot {
+        accessor,
+        buffer,
+        view: view_index,
+        start,
+    })
+}
+
+/// Whether every buffer view of `buffer` is one of `slots`' (so rewriting those rewrites it all).
+pub(super) fn buffer_holds_only(root: &Value, buffer: usize, slots: &[Slot]) -> bool {
+    let views = root.get("bufferViews").and_then(Value::as_array);
+    views
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .all(|(i, v)| index(v, "buffer") != Some(buffer) || slots.iter().any(|s| s.view == i))
 }
 
 /// Writes `values` (little-endian f32 bytes) at `slot` in `bin`, and the accessor's new `min`/`max`.

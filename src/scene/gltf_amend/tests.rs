@@ -258,6 +258,67 @@ fn a_second_amend_overwrites_the_old_map_in_place() {
     );
 }
 
+/// One `.gltf` amend of the skinned primitive with `values`, its `.bin` named `bin_name`.
+fn amend_gltf(input: &[u8], bin_name: &str, values: &[f32]) -> Amended {
+    let values = [BlendValues {
+        mesh: 0,
+        primitive: 0,
+        values,
+    }];
+    amend_dqs_blend(input, AmendTarget::Gltf { bin_name }, &values).unwrap()
+}
+
+#[test]
+fn a_second_gltf_amend_rewrites_the_old_maps_bin_instead_of_adding_one() {
+    let input = spelled(&document(Some("geometry.bin".into()), 102));
+    let first = amend_gltf(&input, "rig.dqs_blend.bin", &BETAS);
+    assert!(first.overwritten.is_empty());
+    let again = [0.5f32, 0.5, 0.75];
+    let second = amend_gltf(&first.file, "rig.dqs_blend.1.bin", &again);
+    assert_eq!(second.overwritten, vec![(0, 1)]);
+    assert!(second.replaced.is_empty());
+    let (name, bin) = second.bin.clone().unwrap();
+    assert_eq!(
+        name, "rig.dqs_blend.bin",
+        "the old maps' own file, not a new one"
+    );
+    let written: Vec<f32> = bin
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(written, again);
+    let (before, after) = (json_of(&first.file), json_of(&second.file));
+    for key in ["buffers", "bufferViews", "accessors"] {
+        assert_eq!(
+            after[key].as_array().unwrap().len(),
+            before[key].as_array().unwrap().len()
+        );
+    }
+    assert_eq!(after["accessors"][4]["max"], json!([0.75]));
+    let files: Vec<&str> = second
+        .external_files
+        .iter()
+        .map(|f| f.uri.as_str())
+        .collect();
+    assert_eq!(
+        files,
+        ["geometry.bin"],
+        "the rewritten .bin is not copied as well"
+    );
+
+    // A .bin that also holds geometry is not the map's own: the map is appended as before.
+    let mut shared = before.clone();
+    shared["bufferViews"][3]["buffer"] = json!(1);
+    let third = amend_gltf(
+        &shared.to_string().into_bytes(),
+        "rig.dqs_blend.1.bin",
+        &again,
+    );
+    assert!(third.overwritten.is_empty());
+    assert_eq!(third.replaced, vec![(0, 1)]);
+    assert_eq!(third.bin.unwrap().0, "rig.dqs_blend.1.bin");
+}
+
 #[test]
 fn a_glb_without_a_bin_chunk_gets_a_data_uri_buffer() {
     let uri = format!(
