@@ -153,7 +153,7 @@ pub fn twist_flips(
     others.set(joint, JointAngles::default());
     let mut pose = Pose::rest(scene);
     pose.sample(scene, clip, time_s, &others);
-    let base_local = pose.local.clone();
+    let base_local = pose.local.get(joint).copied().unwrap_or_default();
     let mut sweep = Sweep {
         scene,
         skin: pairs.skin,
@@ -204,8 +204,9 @@ struct Sweep<'s> {
     scene: &'s Scene,
     skin: usize,
     pose: Pose,
-    /// Local transforms of the base pose, without the swept joint's override.
-    base_local: Vec<crate::scene::NodeTransform>,
+    /// The swept joint's local transform in the base pose, without its override (the
+    /// override changes no other node).
+    base_local: crate::scene::NodeTransform,
     joint: usize,
     /// The swept joint's override (bend and roll kept, twist replaced).
     angles: JointAngles,
@@ -216,7 +217,9 @@ struct Sweep<'s> {
 impl Sweep<'_> {
     /// The DQS rotation of every joint of the skin at twist `twist_deg`.
     fn rotations(&mut self, twist_deg: f32) -> Vec<Quat> {
-        self.pose.local.clone_from(&self.base_local);
+        if let Some(local) = self.pose.local.get_mut(self.joint) {
+            *local = self.base_local;
+        }
         let mut one = JointOverrides::new();
         one.set(
             self.joint,

@@ -207,23 +207,31 @@ fn series_of(
     // Per x, per mode: (whole-mesh ratio, region ratio); NaN where not measured.
     let rows: Vec<Option<[(f64, f64); 4]>> = x
         .par_iter()
-        .map(|&at| {
-            if cancel.load(Ordering::Relaxed) {
-                return None;
-            }
-            let pose = pose_at(scene, request, at);
-            let row = SkinningMode::ALL.map(|mode| {
-                let posed = match (mode, cor) {
-                    (SkinningMode::Cor, Some(centers)) => skin_scene_cor(scene, &pose, centers),
-                    (SkinningMode::Cor, None) => return (f64::NAN, f64::NAN),
-                    _ => skin_scene_hybrid(scene, &pose, mode, &request.betas, request.beta_scale),
-                };
-                let local = region.map_or(f64::NAN, |r| r.ratio(&posed));
-                (reference.whole_ratio(scene, &posed), local)
-            });
-            progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
-            Some(row)
-        })
+        // One pose per worker, re-posed per sample: a rest pose costs a pass over every node.
+        .with_min_len(crate::anim::items_per_worker(x.len()))
+        .map_init(
+            || Pose::rest(scene),
+            |pose, &at| {
+                if cancel.load(Ordering::Relaxed) {
+                    return None;
+                }
+                pose_at(scene, request, at, pose);
+                let pose = &*pose;
+                let row = SkinningMode::ALL.map(|mode| {
+                    let posed = match (mode, cor) {
+                        (SkinningMode::Cor, Some(centers)) => skin_scene_cor(scene, pose, centers),
+                        (SkinningMode::Cor, None) => return (f64::NAN, f64::NAN),
+                        _ => {
+                            skin_scene_hybrid(scene, pose, mode, &request.betas, request.beta_scale)
+                        }
+                    };
+                    let local = region.map_or(f64::NAN, |r| r.ratio(&posed));
+                    (reference.whole_ratio(scene, &posed), local)
+                });
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+                Some(row)
+            },
+        )
         .collect();
     if cancel.load(Ordering::Relaxed) {
         return None;
@@ -258,9 +266,8 @@ fn series_of(
     })
 }
 
-/// The pose at sample position `x` of `request`.
-fn pose_at(scene: &Scene, request: &SeriesRequest, x: f32) -> Pose {
-    let mut pose = Pose::rest(scene);
+/// Poses `pose` at sample position `x` of `request`.
+fn pose_at(scene: &Scene, request: &SeriesRequest, x: f32, pose: &mut Pose) {
     match request.axis {
         SeriesAxis::ClipTime { clip } => {
             pose.sample(scene, Some(clip), x, &request.overrides);
@@ -278,7 +285,6 @@ fn pose_at(scene: &Scene, request: &SeriesRequest, x: f32) -> Pose {
             pose.sample(scene, request.base_clip, request.base_time_s, &overrides);
         }
     }
-    pose
 }
 
 /// Clip flips at the series' times, followed at 30 samples a second or more (so no

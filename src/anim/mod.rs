@@ -5,7 +5,7 @@ mod pose;
 mod sample;
 
 pub use overrides::{BoneFrame, JointAngles, JointOverrides};
-pub use pose::{Pose, default_morph_weights};
+pub use pose::{Pose, default_morph_weights, items_per_worker};
 pub use sample::{clip_duration_s, sample_channel};
 
 use crate::scene::Scene;

@@ -7,35 +7,64 @@ use super::sample::{sample_channel, unit_quat_from, vec3_from};
 use crate::scene::{NodeTransform, Property, Scene, Trs};
 
 /// A pose of every node of a scene.
+///
+/// Posing keeps only the nodes that drawing and skinning read up to date (meshes, joints,
+/// skeleton roots and their ancestors, the "live" nodes), so a file with a million plain
+/// nodes under a skeleton poses as fast as one without them; the other nodes keep their
+/// rest globals.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Pose {
     /// Local transform of each node, `parent_from_local`; animated nodes are TRS.
     pub local: Vec<NodeTransform>,
-    /// Global matrix of each node, `world_from_local`; valid after [`Pose::update_globals`].
+    /// Global matrix of each node, `world_from_local`: every node's at rest, the live nodes'
+    /// after [`Pose::sample`] and [`Pose::update_globals`].
     pub global: Vec<Mat4>,
     /// Morph weights per node, one per target of its mesh (empty for nodes without
     /// morph targets): the node's defaults, then the clip's, then the overrides.
     pub morph_weights: Vec<Vec<f32>>,
-    /// Node indices, parents before children.
-    order: Vec<usize>,
+    /// The live nodes, parents before children.
+    live: Vec<usize>,
+    /// Per node, whether it is live.
+    is_live: Vec<bool>,
+    /// Nodes with morph targets.
+    morph_nodes: Vec<usize>,
+    /// Nodes with a mesh, ascending.
+    mesh_nodes: Vec<usize>,
+    /// Other nodes a clip channel set, reset to rest at the next sample.
+    touched: Vec<usize>,
     /// Scratch for channel values, kept to avoid per-sample allocation.
     scratch: Vec<f32>,
 }
 
 impl Pose {
-    /// The rest pose: every node at its file transform, globals computed.
+    /// The rest pose: every node at its file transform, every global computed.
     #[must_use]
     pub fn rest(scene: &Scene) -> Self {
+        let order = parent_first_order(scene);
+        let is_live = live_nodes(scene);
+        let mut morph_weights: Vec<Vec<f32>> = vec![Vec::new(); scene.nodes.len()];
+        let mesh_nodes: Vec<usize> = (0..scene.nodes.len())
+            .filter(|&n| scene.nodes[n].mesh.is_some())
+            .collect();
+        for &n in &mesh_nodes {
+            morph_weights[n] = default_morph_weights(scene, n);
+        }
         let mut pose = Self {
             local: scene.nodes.iter().map(|n| n.transform).collect(),
             global: vec![Mat4::IDENTITY; scene.nodes.len()],
-            morph_weights: (0..scene.nodes.len())
-                .map(|n| default_morph_weights(scene, n))
+            morph_nodes: mesh_nodes
+                .iter()
+                .copied()
+                .filter(|&n| !morph_weights[n].is_empty())
                 .collect(),
-            order: parent_first_order(scene),
+            morph_weights,
+            mesh_nodes,
+            live: order.iter().copied().filter(|&n| is_live[n]).collect(),
+            is_live,
+            touched: Vec::new(),
             scratch: Vec::with_capacity(16),
         };
-        pose.update_globals(scene);
+        pose.update_globals_of(scene, &order);
         pose
     }
 
@@ -52,12 +81,7 @@ impl Pose {
         if self.local.len() != scene.nodes.len() {
             *self = Self::rest(scene);
         }
-        for (local, node) in self.local.iter_mut().zip(&scene.nodes) {
-            *local = node.transform;
-        }
-        for (n, w) in self.morph_weights.iter_mut().enumerate() {
-            *w = default_morph_weights(scene, n);
-        }
+        self.reset_to_rest(scene);
         if let Some(animation) = clip.and_then(|c| scene.animations.get(c)) {
             for channel in &animation.channels {
                 if !sample_channel(channel, time_s, &mut self.scratch) {
@@ -82,11 +106,48 @@ impl Pose {
                     }
                 }
                 *local = NodeTransform::Trs(trs);
+                if !self.is_live.get(channel.node).copied().unwrap_or(true) {
+                    self.touched.push(channel.node);
+                }
             }
         }
         overrides.apply(scene, &mut self.local);
         overrides.apply_morph_weights(&mut self.morph_weights);
         self.update_globals(scene);
+    }
+
+    /// Puts the locals and morph weights a sample may have changed back at rest: the live
+    /// nodes', the nodes the last clip touched and the nodes with morph targets.
+    fn reset_to_rest(&mut self, scene: &Scene) {
+        for n in self.live.iter().chain(&self.touched) {
+            if let (Some(local), Some(node)) = (self.local.get_mut(*n), scene.nodes.get(*n)) {
+                *local = node.transform;
+            }
+        }
+        self.touched.clear();
+        for &n in &self.morph_nodes {
+            self.morph_weights[n] = default_morph_weights(scene, n);
+        }
+    }
+
+    /// The live nodes (meshes, joints, skeleton roots and their ancestors), parents first: the
+    /// ones a sample poses.
+    #[must_use]
+    pub fn live_nodes(&self) -> &[usize] {
+        &self.live
+    }
+
+    /// The nodes of `scene` that hold a mesh, ascending (so drawing and skinning need not walk
+    /// every node); found anew when this pose was not made for `scene`.
+    #[must_use]
+    pub fn mesh_nodes(&self, scene: &Scene) -> std::borrow::Cow<'_, [usize]> {
+        if self.local.len() == scene.nodes.len() {
+            std::borrow::Cow::Borrowed(&self.mesh_nodes)
+        } else {
+            (0..scene.nodes.len())
+                .filter(|&n| scene.nodes[n].mesh.is_some())
+                .collect()
+        }
     }
 
     /// The morph weights of node `node` (empty when it has no morph targets).
@@ -95,9 +156,16 @@ impl Pose {
         self.morph_weights.get(node).map_or(&[], Vec::as_slice)
     }
 
-    /// Recomputes every global matrix from the local transforms, parents first.
+    /// Recomputes the live nodes' global matrices from the local transforms, parents first.
     pub fn update_globals(&mut self, scene: &Scene) {
-        for &n in &self.order {
+        let live = std::mem::take(&mut self.live);
+        self.update_globals_of(scene, &live);
+        self.live = live;
+    }
+
+    /// Recomputes the global matrices of `order` (parents before children).
+    fn update_globals_of(&mut self, scene: &Scene, order: &[usize]) {
+        for &n in order {
             let local = self
                 .local
                 .get(n)
@@ -126,6 +194,13 @@ impl Pose {
             world_from_joint * joint_from_bind
         }));
     }
+}
+
+/// The fewest items a parallel worker should take when it poses each, so each worker makes
+/// one rest pose (a pass over every node) and re-poses it, instead of one per split.
+#[must_use]
+pub fn items_per_worker(items: usize) -> usize {
+    items.div_ceil(rayon::current_num_threads().max(1)).max(1)
 }
 
 /// Node `node`'s default morph weights, one per target of its mesh: the node's
@@ -171,6 +246,26 @@ pub(crate) fn to_trs(t: NodeTransform) -> Trs {
             }
         }
     }
+}
+
+/// Per node, whether drawing or skinning reads its global: a mesh node, a joint, a skeleton
+/// root, or an ancestor of one.
+fn live_nodes(scene: &Scene) -> Vec<bool> {
+    let mut live = vec![false; scene.nodes.len()];
+    let meshes = (0..scene.nodes.len()).filter(|&n| scene.nodes[n].mesh.is_some());
+    let joints = scene
+        .skins
+        .iter()
+        .flat_map(|s| s.joints.iter().copied().chain(s.skeleton));
+    for start in meshes.chain(joints) {
+        // Stops at the first node already marked, so every node is walked once (cycles too).
+        let mut at = Some(start);
+        while let Some(n) = at.filter(|&n| n < live.len() && !live[n]) {
+            live[n] = true;
+            at = scene.nodes[n].parent;
+        }
+    }
+    live
 }
 
 /// Node indices ordered so every parent comes before its children; nodes in a cycle are left out.

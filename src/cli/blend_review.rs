@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use super::BlendArgs;
 use crate::analysis::compare_fit;
 use crate::anim::JointOverrides;
+use crate::anim::Pose;
 use crate::pose_request::PoseRequest;
 use crate::scene::Scene;
 use crate::skin::{
@@ -109,18 +110,22 @@ fn worst_pose(
     let picked: Vec<&FitPose> = poses.iter().step_by(step).collect();
     let scored: Vec<(f64, &FitPose)> = picked
         .par_iter()
-        .map(|p| {
-            let pose = p.to_pose(scene);
-            let cor = skin_scene_cor(scene, &pose, centers);
-            let hybrid = skin_scene_hybrid(scene, &pose, SkinningMode::Hybrid, betas, 1.0);
-            let mut sum = 0.0f64;
-            for (a, b) in hybrid.iter().zip(&cor).filter(|(a, _)| a.skinned) {
-                for (x, y) in a.vertices.positions.iter().zip(&b.vertices.positions) {
-                    sum += f64::from((*x - *y).length());
+        .with_min_len(crate::anim::items_per_worker(picked.len()))
+        .map_init(
+            || Pose::rest(scene),
+            |pose, p| {
+                p.pose_into(scene, pose);
+                let cor = skin_scene_cor(scene, pose, centers);
+                let hybrid = skin_scene_hybrid(scene, pose, SkinningMode::Hybrid, betas, 1.0);
+                let mut sum = 0.0f64;
+                for (a, b) in hybrid.iter().zip(&cor).filter(|(a, _)| a.skinned) {
+                    for (x, y) in a.vertices.positions.iter().zip(&b.vertices.positions) {
+                        sum += f64::from((*x - *y).length());
+                    }
                 }
-            }
-            (sum, *p)
-        })
+                (sum, *p)
+            },
+        )
         .collect();
     scored
         .into_iter()

@@ -205,23 +205,28 @@ pub fn fit_report(
     }
     let per_pose: Vec<[f32; 4]> = poses
         .par_iter()
-        .map(|p| {
-            let pose = p.to_pose(scene);
-            let cor = skin_scene_cor(scene, &pose, centers);
-            let Some((_, flags)) = clip_flags.iter().find(|(c, _)| *c == p.clip) else {
-                return [0.0; 4];
-            };
-            let d = |mode, betas: &SceneBetas| {
-                max_vertex_distance(&skin_scene_hybrid(scene, &pose, mode, betas, 1.0), &cor)
-                    / diagonal
-            };
-            [
-                d(SkinningMode::Lbs, flags),
-                d(SkinningMode::Dqs, flags),
-                d(SkinningMode::Hybrid, flags),
-                d(SkinningMode::Hybrid, &fit.betas),
-            ]
-        })
+        .with_min_len(crate::anim::items_per_worker(poses.len()))
+        .map_init(
+            || Pose::rest(scene),
+            |pose, p| {
+                p.pose_into(scene, pose);
+                let pose = &*pose;
+                let cor = skin_scene_cor(scene, pose, centers);
+                let Some((_, flags)) = clip_flags.iter().find(|(c, _)| *c == p.clip) else {
+                    return [0.0; 4];
+                };
+                let d = |mode, betas: &SceneBetas| {
+                    max_vertex_distance(&skin_scene_hybrid(scene, pose, mode, betas, 1.0), &cor)
+                        / diagonal
+                };
+                [
+                    d(SkinningMode::Lbs, flags),
+                    d(SkinningMode::Dqs, flags),
+                    d(SkinningMode::Hybrid, flags),
+                    d(SkinningMode::Hybrid, &fit.betas),
+                ]
+            },
+        )
         .collect();
     let distances = [0, 1, 2, 3].map(|k| CorDistance {
         max: per_pose.iter().map(|d| d[k]).fold(0.0, f32::max),

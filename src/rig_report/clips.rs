@@ -157,17 +157,22 @@ pub fn clip_report(
     let betas = SceneBetas::defaults(scene, clip, &options.overrides);
     let rows: Vec<[SampleRatios; 4]> = times_s
         .par_iter()
-        .map(|&t| {
-            let mut pose = Pose::rest(scene);
-            pose.sample(scene, clip, t, &options.overrides);
-            SkinningMode::ALL.map(|mode| {
-                let posed = match mode {
-                    SkinningMode::Cor => skin_scene_cor(scene, &pose, centers),
-                    _ => skin_scene_hybrid(scene, &pose, mode, &betas, 1.0),
-                };
-                reference.ratios(scene, &posed)
-            })
-        })
+        // One pose per worker, re-posed per time: a rest pose costs a pass over every node.
+        .with_min_len(crate::anim::items_per_worker(times_s.len()))
+        .map_init(
+            || Pose::rest(scene),
+            |pose, &t| {
+                pose.sample(scene, clip, t, &options.overrides);
+                let pose = &*pose;
+                SkinningMode::ALL.map(|mode| {
+                    let posed = match mode {
+                        SkinningMode::Cor => skin_scene_cor(scene, pose, centers),
+                        _ => skin_scene_hybrid(scene, pose, mode, &betas, 1.0),
+                    };
+                    reference.ratios(scene, &posed)
+                })
+            },
+        )
         .collect();
     let whole = [0, 1, 2, 3].map(|m| rows.iter().map(|r| r[m].0).collect());
     let joints: Vec<usize> = rows

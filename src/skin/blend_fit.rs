@@ -135,8 +135,13 @@ impl FitPose {
     #[must_use]
     pub fn to_pose(&self, scene: &Scene) -> Pose {
         let mut pose = Pose::rest(scene);
-        pose.sample(scene, self.clip, self.time_s, &self.overrides);
+        self.pose_into(scene, &mut pose);
         pose
+    }
+
+    /// Poses `pose` as this (reusing it: a fresh rest pose costs a pass over every node).
+    pub fn pose_into(&self, scene: &Scene, pose: &mut Pose) {
+        pose.sample(scene, self.clip, self.time_s, &self.overrides);
     }
 }
 
@@ -273,19 +278,23 @@ pub fn fit_blend(
     for batch in runs.chunks(POSE_BATCH) {
         let terms = batch
             .par_iter()
-            .map(|run| {
-                if cancel.load(Ordering::Relaxed) {
-                    return Err(FitError::Cancelled);
-                }
-                let mut terms = empty_sums(scene, &skinned);
-                let pose = run[0].to_pose(scene);
-                accumulate(scene, &pose, centers, &mut terms);
-                progress(
-                    done.fetch_add(run.len(), Ordering::Relaxed) + run.len(),
-                    poses.len(),
-                );
-                Ok((terms, run.len() as f64))
-            })
+            .with_min_len(crate::anim::items_per_worker(batch.len()))
+            .map_init(
+                || Pose::rest(scene),
+                |pose, run| {
+                    if cancel.load(Ordering::Relaxed) {
+                        return Err(FitError::Cancelled);
+                    }
+                    let mut terms = empty_sums(scene, &skinned);
+                    run[0].pose_into(scene, pose);
+                    accumulate(scene, pose, centers, &mut terms);
+                    progress(
+                        done.fetch_add(run.len(), Ordering::Relaxed) + run.len(),
+                        poses.len(),
+                    );
+                    Ok((terms, run.len() as f64))
+                },
+            )
             .collect::<Result<Vec<_>, FitError>>()?;
         for (terms, weight) in terms {
             add_sums(&mut sums, &terms, weight);

@@ -85,14 +85,20 @@ fn mostly_twisting(scene: &Scene, clip: usize) -> Vec<bool> {
         return Vec::new();
     };
     let duration = clip_duration_s(anim);
-    let rest: Vec<Quat> = scene
-        .nodes
+    // Only joints can be flagged: the other nodes (a file may have millions) are not measured.
+    let mut joints: Vec<usize> = scene
+        .skins
         .iter()
-        .map(|n| rotation_of(n.transform))
+        .flat_map(|s| s.joints.iter().copied())
         .collect();
-    let frames: Vec<BoneFrame> = (0..scene.nodes.len())
-        .map(|n| BoneFrame::of(scene, n))
+    joints.sort_unstable();
+    joints.dedup();
+    joints.retain(|&n| n < scene.nodes.len());
+    let rest: Vec<Quat> = joints
+        .iter()
+        .map(|&n| rotation_of(scene.nodes[n].transform))
         .collect();
+    let frames: Vec<BoneFrame> = joints.iter().map(|&n| BoneFrame::of(scene, n)).collect();
     let mut twist = vec![0.0f32; scene.nodes.len()];
     let mut swing = vec![0.0f32; scene.nodes.len()];
     let mut pose = Pose::rest(scene);
@@ -100,9 +106,9 @@ fn mostly_twisting(scene: &Scene, clip: usize) -> Vec<bool> {
     for k in 0..TWIST_SAMPLES {
         let t = duration * k as f32 / (TWIST_SAMPLES - 1) as f32;
         pose.sample(scene, Some(clip), t, &none);
-        for (n, local) in pose.local.iter().enumerate() {
-            let delta = (rest[n].inverse() * rotation_of(*local)).normalize();
-            let (tw, sw) = twist_swing_angles(delta, frames[n].twist_axis);
+        for (j, &n) in joints.iter().enumerate() {
+            let delta = (rest[j].inverse() * rotation_of(pose.local[n])).normalize();
+            let (tw, sw) = twist_swing_angles(delta, frames[j].twist_axis);
             twist[n] = twist[n].max(tw);
             swing[n] = swing[n].max(sw);
         }

@@ -125,7 +125,10 @@ pub(crate) fn skin_scene_with(
     let mut matrices = Vec::new();
     let mut palettes: Vec<Option<JointPalette>> = vec![None; scene.skins.len()];
     let mut morphed = MorphedVertices::default();
-    for (node_index, node) in scene.nodes.iter().enumerate() {
+    for &node_index in pose.mesh_nodes(scene).iter() {
+        let Some(node) = scene.nodes.get(node_index) else {
+            continue;
+        };
         let Some(mesh_index) = node.mesh else {
             continue;
         };
