@@ -32,8 +32,28 @@ pub fn paint(
     }
 }
 
-/// The hybrid panes' label: the file's map as stored, joint flags where it has none.
-const STORED: &str = "as stored";
+/// The hybrid panes' label: `map` where the file stores a `_DQS_BLEND` map on every skinned
+/// primitive, `flags` where it stores none (the joint flags are used), `map + flags` between.
+fn betas_label(scene: &Scene) -> &'static str {
+    let skinned = scene
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .filter(|p| p.influences.is_some());
+    let (mut with, mut without) = (0, 0);
+    for p in skinned {
+        if p.dqs_blend.is_some() {
+            with += 1;
+        } else {
+            without += 1;
+        }
+    }
+    match (with, without) {
+        (0, _) => "flags",
+        (_, 0) => "map",
+        _ => "map + flags",
+    }
+}
 
 /// The pictures, or the first GPU error.
 fn try_paint(
@@ -48,7 +68,7 @@ fn try_paint(
     let look = RenderLook {
         betas: Some((
             SceneBetas::defaults(scene, None, &options.overrides),
-            STORED.into(),
+            betas_label(scene).into(),
         )),
         cor_centers: Some(centers.clone()),
         ..RenderLook::default()
@@ -66,7 +86,7 @@ fn try_paint(
         pose.sample(scene, region.clip, region.time_s, &options.overrides);
         painter.set_betas(
             &SceneBetas::defaults(scene, region.clip, &options.overrides),
-            STORED,
+            betas_label(scene),
         );
         // A region without vertices above the focus weight cannot be framed: it is left out.
         let Ok(images) = focused(&mut painter, scene, &[pose], region.joint, narrowest) else {
@@ -88,7 +108,7 @@ fn try_paint(
     }
     painter.set_betas(
         &SceneBetas::defaults(scene, None, &options.overrides),
-        STORED,
+        betas_label(scene),
     );
     pictures.sweep = sweep_picture(&mut painter, scene, report, options, narrowest)?;
     Ok(pictures)
