@@ -93,8 +93,9 @@ export function applyDqviewSkinning(root, shader, { view = "shaded", beta = 1 } 
             console.warn(`dqview-skinning: ${mesh.name}'s morph targets are not applied (the exported shader has none)`);
         }
         const hasMap = addShaderInputs(mesh.geometry, iface);
-        const color = mesh.material?.color ?? { r: 1, g: 1, b: 1 };
-        const baseColor = new Vector3(color.r, color.g, color.b);
+        // The glTF material's colour, kept from the first time (a second call replaces ours).
+        const color = (mesh.userData.dqviewBaseColor ??= mesh.material?.color?.toArray() ?? [1, 1, 1]);
+        const baseColor = new Vector3(...color);
         mesh.material = skinningMaterial(shader, skin.groupsFor(hasMap ? 1 : beta), view, baseColor);
         // The bounds three keeps are not where the palette puts the mesh.
         mesh.frustumCulled = false;
