@@ -23,7 +23,7 @@ const USAGE =
     "--camera CAMERA.json [--size WxH] [--view mask|shaded] --out FILE.png [--timeout S] [--browser PATH]";
 
 /** The Chromium flags: headless, WebGL2 through ANGLE on SwiftShader (no GPU needed). */
-export const CHROMIUM_FLAGS = [
+const CHROMIUM_FLAGS = [
     "--headless=new",
     "--use-angle=swiftshader",
     "--enable-unsafe-swiftshader",
@@ -108,6 +108,7 @@ async function renderInBrowser(options, job, origin) {
     const flags = [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, `--window-size=${job.width},${job.height}`];
     if (process.getuid?.() === 0) flags.push("--no-sandbox");
     let cdp = null;
+    let timer = null;
     try {
         cdp = await launchBrowser(options.browser, [...flags, "about:blank"]);
         const messages = [];
@@ -123,12 +124,14 @@ async function renderInBrowser(options, job, origin) {
             cdp.child.once("exit", () => reject(new Error(`the browser quit (${cdp.exited}): ${cdp.lastStderrLine()}`)));
         });
         const timeout = new Promise((_, reject) => {
-            const timer = setTimeout(() => {
+            timer = setTimeout(() => {
                 const last = messages.length > 0 ? messages[messages.length - 1] : "none";
                 reject(new Error(`timed out after ${options.timeout} s waiting for the page (last page message: ${last})`));
             }, options.timeout * 1000);
-            timer.unref();
         });
+        // Whichever loses the race settles later, unheard.
+        done.catch(() => {});
+        timeout.catch(() => {});
         const session = await Promise.race([cdp.attachToPage(), timeout]);
         await cdp.send("Runtime.enable", {}, session);
         await cdp.send("Log.enable", {}, session);
@@ -140,6 +143,7 @@ async function renderInBrowser(options, job, origin) {
         if (result.error) throw new Error(result.error);
         return Buffer.from(result.png.replace(/^data:image\/png;base64,/, ""), "base64");
     } finally {
+        clearTimeout(timer);
         if (cdp) await cdp.close();
         rmSync(profile, { recursive: true, force: true });
     }
