@@ -22,7 +22,7 @@ export async function loadDqviewShader(method, baseUrl = new URL(".", import.met
     return response.text();
 }
 
-/** Per-vertex blends for hybrid: `_DQS_BLEND` clamped to [0, 1], NaN read as 1 (docs/engines.md); null without a map. */
+/** Hybrid's per-vertex blends: `_DQS_BLEND` clamped to [0, 1], NaN as 1 (docs/engines.md); null without it. */
 function blendOf(geometry) {
     const stored = geometry.attributes._dqs_blend;
     if (!stored) return null;
@@ -90,7 +90,9 @@ export function applyDqviewSkinning(root, shader, { view = "shaded", beta = 1 } 
             skins.set(mesh.skeleton, skin);
         }
         if (mesh.geometry.morphAttributes.position?.length > 0) {
-            console.warn(`dqview-skinning: ${mesh.name}'s morph targets are not applied (the exported shader has none)`);
+            console.warn(
+                `dqview-skinning: ${mesh.name}'s morph targets are not applied (the exported shader has none)`,
+            );
         }
         const hasMap = addShaderInputs(mesh.geometry, iface);
         // The glTF material's colour, kept from the first time (a second call replaces ours).

@@ -62,7 +62,10 @@ async function applyMethod() {
     state.gltf.scene.traverse((o) => {
         if (!o.isMesh || o.isSkinnedMesh) return;
         if (!state.rigidMaterials.has(o)) state.rigidMaterials.set(o, o.material);
-        o.material = view === "mask" ? new MeshBasicMaterial({ color: 0xffffff, side: DoubleSide }) : state.rigidMaterials.get(o);
+        o.material =
+            view === "mask"
+                ? new MeshBasicMaterial({ color: 0xffffff, side: DoubleSide })
+                : state.rigidMaterials.get(o);
         for (const m of [o.material].flat()) m.side = DoubleSide;
     });
     renderer.setClearColor(view === "mask" ? 0x000000 : 0x0d0d10);

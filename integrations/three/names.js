@@ -16,10 +16,7 @@ export function resolveName(kind, entries, typed) {
     if (/^\d+$/.test(wanted) && entries.some((e) => e.index === Number(wanted))) {
         return Number(wanted);
     }
-    const suffixTiers = [
-        (n) => namespacedSuffix(n, wanted),
-        (n) => namespacedSuffix(n.toLowerCase(), lower),
-    ];
+    const suffixTiers = [(n) => namespacedSuffix(n, wanted), (n) => namespacedSuffix(n.toLowerCase(), lower)];
     for (const tier of suffixTiers) {
         const found = pick(kind, entries, wanted, tier);
         if (found !== null) return found;

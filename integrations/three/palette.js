@@ -183,7 +183,13 @@ function splitRigid(m) {
     const scaleShear = mul3(transpose(mat3FromQuat(rotation)), a);
     if (!(rotation.every(Number.isFinite) && isFinite3(scaleShear))) return NON_FINITE;
     const { ata, det } = gramAndDet(m);
-    return { rotation, translation: [m[12], m[13], m[14]], scaleShear, isRigid: isRigidGram(ata, det), wasNonFinite: false };
+    return {
+        rotation,
+        translation: [m[12], m[13], m[14]],
+        scaleShear,
+        isRigid: isRigidGram(ata, det),
+        wasNonFinite: false,
+    };
 }
 
 /** rigid_split.rs `split_rotation`: one Newton-Schulz step for a 3x3 that is a rotation up to rounding. */

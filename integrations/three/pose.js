@@ -45,7 +45,7 @@ function parseTwist(spec) {
     return { joint: spec.slice(0, at), deg };
 }
 
-/** The clip index to sample: `clip` by name or index; with only `time`, the model's only clip (pose_request.rs `clip_of`). */
+/** The clip to sample: `clip` (name or index), or with only `time` the only clip (pose_request.rs `clip_of`). */
 function clipIndex(json, clip, time) {
     const count = (json.animations ?? []).length;
     if (clip !== undefined && clip !== null) {

@@ -41,7 +41,18 @@ class UsageError extends Error {}
 function parseArgs(argv) {
     const options = { twists: [], view: "mask", timeout: 60, browser: process.env.DQVIEW_CHROMIUM || "chromium" };
     const positional = [];
-    const takes = new Set(["--method", "--clip", "--time", "--twist", "--camera", "--size", "--view", "--out", "--timeout", "--browser"]);
+    const takes = new Set([
+        "--method",
+        "--clip",
+        "--time",
+        "--twist",
+        "--camera",
+        "--size",
+        "--view",
+        "--out",
+        "--timeout",
+        "--browser",
+    ]);
     for (let i = 0; i < argv.length; i++) {
         const arg = argv[i];
         if (arg === "--help" || arg === "-h") {
@@ -60,19 +71,26 @@ function parseArgs(argv) {
         if (flag === "--twist") options.twists.push(value);
         else options[flag.slice(2)] = value;
     }
-    if (positional.length !== 1) throw new UsageError(positional.length === 0 ? "no MODEL given" : `one MODEL, got ${positional.join(" ")}`);
+    if (positional.length !== 1)
+        throw new UsageError(positional.length === 0 ? "no MODEL given" : `one MODEL, got ${positional.join(" ")}`);
     options.model = positional[0];
     if (!["lbs", "dqs", "hybrid"].includes(options.method)) {
-        throw new UsageError(options.method === undefined ? "--method is required" : `unknown method \`${options.method}\` (valid: lbs, dqs, hybrid)`);
+        throw new UsageError(
+            options.method === undefined
+                ? "--method is required"
+                : `unknown method \`${options.method}\` (valid: lbs, dqs, hybrid)`,
+        );
     }
-    if (!["mask", "shaded"].includes(options.view)) throw new UsageError(`unknown view \`${options.view}\` (valid: mask, shaded)`);
+    if (!["mask", "shaded"].includes(options.view))
+        throw new UsageError(`unknown view \`${options.view}\` (valid: mask, shaded)`);
     if (options.time !== undefined) {
         options.time = Number(options.time);
         if (!Number.isFinite(options.time)) throw new UsageError("--time must be a finite number of seconds");
     }
     options.timeout = Number(options.timeout);
     if (!(options.timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
-    if (options.camera === undefined) throw new UsageError("--camera CAMERA.json is required (`dqview render --camera-out` writes it)");
+    if (options.camera === undefined)
+        throw new UsageError("--camera CAMERA.json is required (`dqview render --camera-out` writes it)");
     if (options.out === undefined) throw new UsageError("--out FILE.png is required");
     return options;
 }
@@ -83,7 +101,7 @@ function readCamera(file, size) {
     try {
         camera = JSON.parse(readFileSync(file, "utf8"));
     } catch (e) {
-        throw new Error(`--camera ${file}: ${e.code === "ENOENT" ? "no such file" : e.code ?? "not JSON"}`);
+        throw new Error(`--camera ${file}: ${e.code === "ENOENT" ? "no such file" : (e.code ?? "not JSON")}`);
     }
     const problem = cameraProblem(camera);
     if (problem) throw new Error(`--camera ${file}: not a dqview camera file (${problem})`);
@@ -97,53 +115,72 @@ function readCamera(file, size) {
     }
     // The projection has the camera's aspect baked in: another one would stretch the image.
     if (Math.abs(width / height - camera.aspect) > 1e-3 * camera.aspect) {
-        throw new UsageError(`--size ${width}x${height} has aspect ${(width / height).toFixed(4)}, the camera ${camera.aspect.toFixed(4)} (${camera.width}x${camera.height})`);
+        const aspect = (width / height).toFixed(4);
+        const made = `${camera.aspect.toFixed(4)} (${camera.width}x${camera.height})`;
+        throw new UsageError(`--size ${width}x${height} has aspect ${aspect}, the camera ${made}`);
     }
     return { camera, width, height };
 }
 
-/** Runs the page for `job` in the browser; resolves to the PNG bytes. */
+/** The page's errors and warnings as they come (`messages`), and `done`: what it reports through `dqviewDone`. */
+function watchPage(cdp) {
+    const messages = [];
+    const done = new Promise((resolve, reject) => {
+        cdp.onEvent(({ method, params }) => {
+            if (method === "Runtime.bindingCalled" && params.name === "dqviewDone") resolve(JSON.parse(params.payload));
+            if (method === "Runtime.exceptionThrown") {
+                messages.push(params.exceptionDetails.exception?.description ?? params.exceptionDetails.text);
+            }
+            if (method === "Runtime.consoleAPICalled" && ["error", "warning"].includes(params.type)) {
+                messages.push(params.args.map((a) => a.value ?? a.description ?? "").join(" "));
+            }
+            if (method === "Log.entryAdded" && params.entry.level === "error") {
+                messages.push(params.entry.text + (params.entry.url ? ` (${params.entry.url})` : ""));
+            }
+        });
+        cdp.child.once("exit", () => reject(new Error(`the browser quit (${cdp.exited}): ${cdp.lastStderrLine()}`)));
+    });
+    // Settled after the race is won elsewhere (the browser closed at the end): unheard.
+    done.catch(() => {});
+    return { done, messages };
+}
+
+/** A promise rejected after `seconds`, naming the page's last message; `cancel()` stops it. */
+function deadline(seconds, messages) {
+    let timer;
+    const promise = new Promise((_, reject) => {
+        timer = setTimeout(() => {
+            const last = messages.length > 0 ? messages[messages.length - 1] : "none";
+            reject(new Error(`timed out after ${seconds} s waiting for the page (last page message: ${last})`));
+        }, seconds * 1000);
+    });
+    promise.catch(() => {});
+    return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/** Runs the page for `job` in a fresh browser; resolves to the PNG bytes. */
 async function renderInBrowser(options, job, origin) {
     const profile = mkdtempSync(path.join(tmpdir(), "dqview-three-"));
-    const flags = [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`, `--window-size=${job.width},${job.height}`];
+    const flags = [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`];
     if (process.getuid?.() === 0) flags.push("--no-sandbox");
     let cdp = null;
-    let timer = null;
+    let limit = null;
     try {
         cdp = await launchBrowser(options.browser, [...flags, "about:blank"]);
-        const messages = [];
-        const done = new Promise((resolve, reject) => {
-            cdp.onEvent((m) => {
-                if (m.method === "Runtime.bindingCalled" && m.params.name === "dqviewDone") resolve(JSON.parse(m.params.payload));
-                if (m.method === "Runtime.exceptionThrown") messages.push(m.params.exceptionDetails.exception?.description ?? m.params.exceptionDetails.text);
-                if (m.method === "Runtime.consoleAPICalled" && ["error", "warning"].includes(m.params.type)) {
-                    messages.push(m.params.args.map((a) => a.value ?? a.description ?? "").join(" "));
-                }
-                if (m.method === "Log.entryAdded" && m.params.entry.level === "error") messages.push(m.params.entry.text + (m.params.entry.url ? ` (${m.params.entry.url})` : ""));
-            });
-            cdp.child.once("exit", () => reject(new Error(`the browser quit (${cdp.exited}): ${cdp.lastStderrLine()}`)));
-        });
-        const timeout = new Promise((_, reject) => {
-            timer = setTimeout(() => {
-                const last = messages.length > 0 ? messages[messages.length - 1] : "none";
-                reject(new Error(`timed out after ${options.timeout} s waiting for the page (last page message: ${last})`));
-            }, options.timeout * 1000);
-        });
-        // Whichever loses the race settles later, unheard.
-        done.catch(() => {});
-        timeout.catch(() => {});
-        const session = await Promise.race([cdp.attachToPage(), timeout]);
+        const { done, messages } = watchPage(cdp);
+        limit = deadline(options.timeout, messages);
+        const session = await Promise.race([cdp.attachToPage(), limit.promise]);
         await cdp.send("Runtime.enable", {}, session);
         await cdp.send("Log.enable", {}, session);
         await cdp.send("Runtime.addBinding", { name: "dqviewDone" }, session);
         const url = `${origin}/app/render-page.html?job=${encodeURIComponent(JSON.stringify(job))}`;
         await cdp.send("Page.navigate", { url }, session);
-        const result = await Promise.race([done, timeout]);
+        const result = await Promise.race([done, limit.promise]);
         for (const m of messages) console.error(`render.mjs: page: ${m}`);
         if (result.error) throw new Error(result.error);
         return Buffer.from(result.png.replace(/^data:image\/png;base64,/, ""), "base64");
     } finally {
-        clearTimeout(timer);
+        limit?.cancel();
         if (cdp) await cdp.close();
         rmSync(profile, { recursive: true, force: true });
     }
@@ -160,7 +197,8 @@ async function main(argv) {
     }
     const { camera, width, height } = readCamera(options.camera, options.size);
     const outDir = path.dirname(path.resolve(options.out));
-    if (!existsSync(outDir) || !statSync(outDir).isDirectory()) throw new Error(`--out ${options.out}: no folder ${outDir}`);
+    if (!existsSync(outDir) || !statSync(outDir).isDirectory())
+        throw new Error(`--out ${options.out}: no folder ${outDir}`);
     const server = await serveFolders({ "/app/": HERE, "/model/": path.dirname(model) });
     try {
         const job = {

@@ -54,7 +54,8 @@ export class SkinUniforms {
         if (params === undefined) {
             params = new UniformsGroup();
             params.setName(this.iface.blocks[BINDINGS.params].name);
-            // SkinParams: clip_from_model, joint_count, non_rigid, beta_scale, vertex_count (std140 offsets 0, 64, 68, 72, 76).
+            // SkinParams, std140 offsets 0, 64, 68, 72, 76:
+            // clip_from_model, joint_count, non_rigid, beta_scale, vertex_count.
             params.add(new Uniform(this.clipFromModel));
             params.add(uintUniform(this.skeleton.bones.length));
             params.add(uintUniform(0));
@@ -74,7 +75,9 @@ export class SkinUniforms {
         if (frame === this.frame) return;
         this.frame = frame;
         const { bones, boneInverses } = this.skeleton;
-        const matrices = this.skinning.map((m, j) => m.multiplyMatrices(bones[j].matrixWorld, boneInverses[j]).elements);
+        const matrices = this.skinning.map(
+            (m, j) => m.multiplyMatrices(bones[j].matrixWorld, boneInverses[j]).elements,
+        );
         const { nonRigid } = fillPalette(matrices, this.arrays);
         for (const params of this.paramsGroups.values()) {
             params.uniforms[2].value = nonRigid ? 1 : 0;

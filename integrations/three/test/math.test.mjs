@@ -11,8 +11,29 @@ function trs([ax, ay, az], angle, [tx, ty, tz], [sx, sy, sz] = [1, 1, 1]) {
     const n = Math.hypot(ax, ay, az);
     const [x, y, z] = [ax / n, ay / n, az / n];
     const [c, s, t] = [Math.cos(angle), Math.sin(angle), 1 - Math.cos(angle)];
-    const r = [t * x * x + c, t * x * y + s * z, t * x * z - s * y, t * x * y - s * z, t * y * y + c, t * y * z + s * x, t * x * z + s * y, t * y * z - s * x, t * z * z + c];
-    return [...r.slice(0, 3).map((v) => v * sx), 0, ...r.slice(3, 6).map((v) => v * sy), 0, ...r.slice(6, 9).map((v) => v * sz), 0, tx, ty, tz, 1];
+    const r = [
+        t * x * x + c,
+        t * x * y + s * z,
+        t * x * z - s * y,
+        t * x * y - s * z,
+        t * y * y + c,
+        t * y * z + s * x,
+        t * x * z + s * y,
+        t * y * z - s * x,
+        t * z * z + c,
+    ];
+    return [
+        ...r.slice(0, 3).map((v) => v * sx),
+        0,
+        ...r.slice(3, 6).map((v) => v * sy),
+        0,
+        ...r.slice(6, 9).map((v) => v * sz),
+        0,
+        tx,
+        ty,
+        tz,
+        1,
+    ];
 }
 
 /** The point `p` moved by a unit dual quaternion [real, dual] (DualQuat::transform_point3). */
@@ -30,7 +51,11 @@ const matPoint = (m, [x, y, z]) => [0, 1, 2].map((i) => m[i] * x + m[4 + i] * y 
 const close = (a, b, eps = 1e-9) => a.every((v, i) => Math.abs(v - b[i]) < eps);
 
 function palette(skinning, capacity = 4) {
-    const arrays = { dualQuats: new Float32Array(8 * capacity), matrices: new Float32Array(16 * capacity), scaleShears: new Float32Array(12 * capacity) };
+    const arrays = {
+        dualQuats: new Float32Array(8 * capacity),
+        matrices: new Float32Array(16 * capacity),
+        scaleShears: new Float32Array(12 * capacity),
+    };
     return { ...fillPalette(skinning, arrays), ...arrays };
 }
 
@@ -50,8 +75,15 @@ test("a rigid matrix splits into a dual quaternion that moves points as the matr
 test("scale, shear and mirrors go into S with M = [R | t] S", () => {
     const shear = [1, 0, 0, 0, 0.5, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
     const base = trs([0, 1, 0], 0.8, [1, 1, 1], [2, 0.5, 3]);
-    const mul = (a, b) => Array.from({ length: 16 }, (_, k) => [0, 1, 2, 3].reduce((s, i) => s + a[4 * i + (k % 4)] * b[4 * Math.floor(k / 4) + i], 0));
-    for (const m of [mul(base, shear), trs([1, 0, 0], 1, [0, 0, 0], [-1, 1, 1]), trs([0, 0, 1], 0.2, [0, 0, 0], [1, 1 + 4e-5, 1])]) {
+    const mul = (a, b) =>
+        Array.from({ length: 16 }, (_, k) =>
+            [0, 1, 2, 3].reduce((s, i) => s + a[4 * i + (k % 4)] * b[4 * Math.floor(k / 4) + i], 0),
+        );
+    for (const m of [
+        mul(base, shear),
+        trs([1, 0, 0], 1, [0, 0, 0], [-1, 1, 1]),
+        trs([0, 0, 1], 0.2, [0, 0, 0], [1, 1 + 4e-5, 1]),
+    ]) {
         const p = palette([m]);
         assert.equal(p.nonRigid, true);
         const s = p.scaleShears;
@@ -81,8 +113,18 @@ test("influences are merged, renormalised and sorted heaviest first, ties by joi
     const geometry = {
         attributes: {
             position: { count: 4 },
-            skinIndex: attribute([[3, 1, 2, 0], [5, 5, 2, 0], [0, 1, 2, 3], [7, 8, 9, 4]]),
-            skinWeight: attribute([[0.2, 0.6, 0, 0.2], [0.3, 0.3, 0.9, 0], [0, 0, 0, 0], [0.5, 1e-9, -1, NaN]]),
+            skinIndex: attribute([
+                [3, 1, 2, 0],
+                [5, 5, 2, 0],
+                [0, 1, 2, 3],
+                [7, 8, 9, 4],
+            ]),
+            skinWeight: attribute([
+                [0.2, 0.6, 0, 0.2],
+                [0.3, 0.3, 0.9, 0],
+                [0, 0, 0, 0],
+                [0.5, 1e-9, -1, NaN],
+            ]),
         },
     };
     const { joints, weights } = dqviewInfluences(geometry);
