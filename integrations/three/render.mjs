@@ -13,7 +13,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { cameraProblem } from "./camera.js";
 import { launchBrowser } from "./cdp.mjs";
 import { serveFolders } from "./serve.mjs";
 
@@ -33,6 +32,22 @@ const CHROMIUM_FLAGS = [
     "--disable-background-networking",
     "--mute-audio",
 ];
+
+const MATRICES = ["view_from_world", "world_from_view", "clip_from_view_gl"];
+
+/** Why `json` is not a dqview camera file, or null when it is. */
+function cameraProblem(json) {
+    if (json === null || typeof json !== "object") return "not a JSON object";
+    if (json.format !== "dqview camera 1") return `format is ${JSON.stringify(json.format)}, not "dqview camera 1"`;
+    for (const key of MATRICES) {
+        const m = json[key];
+        if (!Array.isArray(m) || m.length !== 16 || !m.every(Number.isFinite)) return `${key} is not 16 finite numbers`;
+    }
+    for (const key of ["width", "height", "aspect", "near", "far", "fov_y_deg"]) {
+        if (!Number.isFinite(json[key]) || json[key] <= 0) return `${key} is not a positive number`;
+    }
+    return null;
+}
 
 /** A usage error: exit status 2. */
 class UsageError extends Error {}

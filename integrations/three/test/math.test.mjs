@@ -1,4 +1,4 @@
-// Unit tests of the ports that need no browser: `node --test integrations/three/test/`.
+// Unit tests of the ports that need no browser: `node --test integrations/three/test/math.test.mjs`.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
