@@ -1,0 +1,114 @@
+// dqview's LBS, DQS and hybrid skinning for three.js: every SkinnedMesh under a root gets a
+// RawShaderMaterial (WebGL2) built on the vertex shader `dqview shader --target glsl-es`
+// writes, with the palette computed as dqview computes it (palette.js) and bound through
+// UniformsGroups (skin-uniforms.js). Skinned meshes are drawn with clip_from_model =
+// projection * view: glTF skins ignore the mesh node's own transform, as dqview does.
+import { BufferAttribute, DoubleSide, GLSL3, IntType, RawShaderMaterial, Vector3 } from "three";
+
+import { MASK_FRAGMENT, SHADED_FRAGMENT } from "./fragment.js";
+import { dqviewInfluences } from "./influences.js";
+import { LOCATIONS, parseShaderInterface, withoutVersionLine } from "./shader-interface.js";
+import { SkinUniforms } from "./skin-uniforms.js";
+
+/** The skinning methods, as `dqview shader --method` names them. */
+export const METHODS = ["lbs", "dqs", "hybrid"];
+
+/** Fetches the checked-in shader of `method` from `baseUrl` (the folder holding `shaders/`). */
+export async function loadDqviewShader(method, baseUrl = new URL(".", import.meta.url)) {
+    if (!METHODS.includes(method)) throw new Error(`unknown method \`${method}\` (valid: ${METHODS.join(", ")})`);
+    const url = new URL(`shaders/dqview_${method}.vert.glsl`, baseUrl);
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`cannot load ${url}: HTTP ${response.status}`);
+    return response.text();
+}
+
+/** Hybrid's per-vertex blends: `_DQS_BLEND` clamped to [0, 1], NaN as 1 (docs/engines.md); null without it. */
+function blendOf(geometry) {
+    const stored = geometry.attributes._dqs_blend;
+    if (!stored) return null;
+    const out = new Float32Array(stored.count);
+    for (let v = 0; v < stored.count; v++) {
+        const b = stored.getX(v);
+        out[v] = Number.isNaN(b) ? 1 : Math.min(Math.max(b, 0), 1);
+    }
+    return out;
+}
+
+/** Adds the shader's inputs to `geometry` under its attribute names; returns whether it has a blend map. */
+function addShaderInputs(geometry, iface) {
+    const name = (location) => iface.inputs[location]?.name;
+    const { joints, weights, truncated } = dqviewInfluences(geometry);
+    if (truncated > 0) {
+        console.warn(`dqview-skinning: ${truncated} vertices have more than 4 influences; the heaviest 4 are kept`);
+    }
+    geometry.setAttribute(name(LOCATIONS.position), geometry.attributes.position);
+    if (!geometry.attributes.normal) geometry.computeVertexNormals();
+    geometry.setAttribute(name(LOCATIONS.normal), geometry.attributes.normal);
+    const jointAttribute = new BufferAttribute(joints, 4);
+    // The shader declares uvec4: three then uploads with vertexAttribIPointer.
+    jointAttribute.gpuType = IntType;
+    geometry.setAttribute(name(LOCATIONS.joints), jointAttribute);
+    geometry.setAttribute(name(LOCATIONS.weights), new BufferAttribute(weights, 4));
+    const blendInput = name(LOCATIONS.blend);
+    if (blendInput === undefined) return false;
+    const blend = blendOf(geometry);
+    const ones = new Float32Array(geometry.attributes.position.count).fill(1);
+    geometry.setAttribute(blendInput, new BufferAttribute(blend ?? ones, 1));
+    return blend !== null;
+}
+
+/** The RawShaderMaterial of one skinned mesh: the generated vertex stage, mask or shaded. */
+function skinningMaterial(vertexText, groups, view, baseColor) {
+    return new RawShaderMaterial({
+        glslVersion: GLSL3,
+        vertexShader: withoutVersionLine(vertexText),
+        fragmentShader: view === "mask" ? MASK_FRAGMENT : SHADED_FRAGMENT,
+        uniforms: { base_color: { value: baseColor } },
+        uniformsGroups: groups,
+        // dqview draws both faces (no culling).
+        side: DoubleSide,
+    });
+}
+
+/**
+ * Makes every SkinnedMesh under `root` skin with `shader` (the text of a generated GLSL ES
+ * vertex shader). Options: `view` "shaded" (default) or "mask" (flat white); `beta`, the
+ * hybrid's uniform beta for meshes without `_DQS_BLEND` (default 1). Returns
+ * { meshes, skins, dispose() }. The palette updates in each mesh's onBeforeRender.
+ */
+export function applyDqviewSkinning(root, shader, { view = "shaded", beta = 1 } = {}) {
+    const iface = parseShaderInterface(shader);
+    const skins = new Map();
+    const meshes = [];
+    root.traverse((object) => {
+        if (object.isSkinnedMesh) meshes.push(object);
+    });
+    for (const mesh of meshes) {
+        let skin = skins.get(mesh.skeleton);
+        if (skin === undefined) {
+            skin = new SkinUniforms(mesh.skeleton, iface);
+            skins.set(mesh.skeleton, skin);
+        }
+        if (mesh.geometry.morphAttributes.position?.length > 0) {
+            console.warn(
+                `dqview-skinning: ${mesh.name}'s morph targets are not applied (the exported shader has none)`,
+            );
+        }
+        const hasMap = addShaderInputs(mesh.geometry, iface);
+        // The glTF material's colour, kept from the first time (a second call replaces ours).
+        const color = (mesh.userData.dqviewBaseColor ??= mesh.material?.color?.toArray() ?? [1, 1, 1]);
+        const baseColor = new Vector3(...color);
+        mesh.material = skinningMaterial(shader, skin.groupsFor(hasMap ? 1 : beta), view, baseColor);
+        // The bounds three keeps are not where the palette puts the mesh.
+        mesh.frustumCulled = false;
+        mesh.onBeforeRender = (renderer, _scene, camera) => skin.update(camera, renderer.info.render.frame);
+    }
+    return {
+        meshes,
+        skins: [...skins.values()],
+        dispose() {
+            for (const mesh of meshes) mesh.material.dispose();
+            for (const skin of skins.values()) skin.dispose();
+        },
+    };
+}

@@ -1,0 +1,103 @@
+// Poses a GLTFLoader result as `dqview --clip NAME --time S --twist JOINT=DEG` does: the clip
+// sampled at S (clamped to the clip, as src/anim/sample.rs clamps to the keys), then each
+// twist as src/anim/overrides.rs `JointOverrides::apply` and `BoneFrame::of` define it:
+// local rotation <- rotation * axis_angle(bone axis, DEG), the bone axis being the rest
+// translation of the joint's first child joint (else its first child, else local +Y).
+import { AnimationMixer, LoopOnce, Quaternion, Vector3 } from "three";
+
+import { jointEntries, resolveClip, resolvePoseNode } from "./names.js";
+
+/** The three.js object of each glTF node index, from GLTFLoader's associations. */
+function nodeObjects(gltf) {
+    const out = new Map();
+    gltf.scene.traverse((object) => {
+        const nodes = gltf.parser.associations.get(object)?.nodes;
+        if (nodes !== undefined && !out.has(nodes)) out.set(nodes, object);
+    });
+    return out;
+}
+
+/** A node's rest translation from the glTF JSON (a matrix's last column). */
+function restTranslation(node) {
+    if (node.matrix) return new Vector3(node.matrix[12], node.matrix[13], node.matrix[14]);
+    return new Vector3().fromArray(node.translation ?? [0, 0, 0]);
+}
+
+/** overrides.rs `BoneFrame::of(..).twist_axis`: towards the first child joint, else the first child, else +Y. */
+export function twistAxis(json, node) {
+    const joints = new Set(jointEntries(json).map((e) => e.index));
+    const children = json.nodes[node].children ?? [];
+    const child = children.find((c) => joints.has(c)) ?? children[0];
+    if (child === undefined) return new Vector3(0, 1, 0);
+    const t = restTranslation(json.nodes[child]);
+    const rcp = 1 / t.length();
+    return Number.isFinite(rcp) && rcp > 0 ? t.multiplyScalar(rcp) : new Vector3(0, 1, 0);
+}
+
+/** Parses `JOINT=DEG` (split at the last `=`) as pose_request.rs `parse_joint_angle`. */
+function parseTwist(spec) {
+    const at = spec.lastIndexOf("=");
+    if (at < 0) throw new Error(`--twist: expected JOINT=DEG, got \`${spec}\``);
+    const deg = Number(spec.slice(at + 1).trim());
+    if (spec.slice(at + 1).trim() === "" || !Number.isFinite(deg)) {
+        throw new Error(`--twist: \`${spec.slice(at + 1)}\` in \`${spec}\` is not a finite number of degrees`);
+    }
+    return { joint: spec.slice(0, at), deg };
+}
+
+/** The clip to sample: `clip` (name or index), or with only `time` the only clip (pose_request.rs `clip_of`). */
+function clipIndex(json, clip, time) {
+    const count = (json.animations ?? []).length;
+    if (clip !== undefined && clip !== null) {
+        try {
+            return resolveClip(json, clip);
+        } catch (e) {
+            throw new Error(`--clip: ${e.message}`);
+        }
+    }
+    if (time === undefined || time === null) return null;
+    if (count === 1) return 0;
+    if (count === 0) throw new Error("--time without --clip: the model has no clips, only its rest pose");
+    throw new Error(`--time without --clip: the model has ${count} clips, pick one with --clip NAME|INDEX`);
+}
+
+/**
+ * Poses `gltf` (from GLTFLoader): clip `clip` (name or index) at `time` seconds, then the
+ * `twists` (["JOINT=DEG", ...], summed per joint), then updates every world matrix. Throws on
+ * an unknown clip or joint with dqview's wording. Returns the clip index used (or null).
+ */
+export function poseGltf(gltf, { clip = null, time = null, twists = [] } = {}) {
+    const json = gltf.parser.json;
+    const index = clipIndex(json, clip, time);
+    const angles = new Map();
+    for (const spec of twists) {
+        const { joint, deg } = parseTwist(spec);
+        let node;
+        try {
+            node = resolvePoseNode(json, joint);
+        } catch (e) {
+            throw new Error(`--twist: ${e.message}`);
+        }
+        angles.set(node, (angles.get(node) ?? 0) + deg);
+    }
+    if (index !== null) {
+        const animation = gltf.animations[index];
+        const mixer = new AnimationMixer(gltf.scene);
+        const action = mixer.clipAction(animation);
+        // Held at the ends, as dqview clamps to the keys.
+        action.setLoop(LoopOnce, 1);
+        action.clampWhenFinished = true;
+        action.play();
+        mixer.setTime(Math.min(Math.max(time ?? 0, 0), animation.duration));
+    }
+    const objects = nodeObjects(gltf);
+    for (const [node, deg] of angles) {
+        if (deg === 0) continue;
+        const object = objects.get(node);
+        if (object === undefined) throw new Error(`--twist: node ${node} is not in the loaded scene`);
+        const delta = new Quaternion().setFromAxisAngle(twistAxis(json, node), (deg * Math.PI) / 180);
+        object.quaternion.multiply(delta).normalize();
+    }
+    gltf.scene.updateMatrixWorld(true);
+    return index;
+}
