@@ -331,9 +331,39 @@ fn render_flags_each_change_the_output_or_are_refused() {
         &["--frames", "2", "--turntable"],
         &["--mode", "cor", "--twist", "forearm_twist=120"],
         &["--bulge-compensation", "1", "--twist", "forearm_twist=150"],
+        &["--view", "mask"],
     ] {
         w.changes(&base, flag, out);
     }
+    // --camera-out writes its own file (the image stays as it was), one camera, one pane.
+    let camera = w.path("camera.json");
+    w.changes(
+        &base,
+        &["--camera-out", camera.as_str()],
+        Some(camera.as_str()),
+    );
+    w.refused(
+        &[
+            &base[..],
+            &["--camera-out", camera.as_str(), "--mode", "split"],
+        ]
+        .concat(),
+        "--camera-out writes one pane's camera",
+    );
+    w.refused(
+        &[
+            &base[..],
+            &[
+                "--camera-out",
+                camera.as_str(),
+                "--frames",
+                "2",
+                "--turntable",
+            ],
+        ]
+        .concat(),
+        "this animation's camera moves",
+    );
     let weights = [&base[..], &["--view", "weights"]].concat();
     w.changes(&weights, &["--joint", "wrist"], out);
     let heat = [&base[..], &["--view", "displacement", "--mode", "split"]].concat();

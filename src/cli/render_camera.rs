@@ -358,6 +358,50 @@ mod tests {
     }
 
     #[test]
+    fn the_camera_file_holds_the_matrices_the_render_uses() {
+        let scene = crate::builtin::builtin_scene("arm").expect("builtin");
+        let (orbit, _) = CameraRequest::default_view()
+            .orbit(&scene, &[Pose::rest(&scene)], 1.5)
+            .expect("camera");
+        let json = camera_json(&orbit, (300, 200));
+        let mat = |key: &str| {
+            let v: Vec<f32> = json[key]
+                .as_array()
+                .expect(key)
+                .iter()
+                .map(|x| x.as_f64().expect("number") as f32)
+                .collect();
+            glam::Mat4::from_cols_slice(&v)
+        };
+        let (view, proj, gl) = (
+            mat("view_from_world"),
+            mat("clip_from_view"),
+            mat("clip_from_view_gl"),
+        );
+        assert!((proj * view).abs_diff_eq(orbit.clip_from_world(1.5), 1e-5));
+        assert!(mat("world_from_view").abs_diff_eq(view.inverse(), 1e-4));
+        assert_eq!(json["aspect"].as_f64(), Some(1.5));
+        // The target projects to the centre; near and far map to depth 0 and 1 (WebGPU)
+        // and -1 and 1 (OpenGL), x and y the same in both.
+        let target = (proj * view).project_point3(orbit.target);
+        assert!(target.truncate().length() < 1e-5, "{target}");
+        let (near, far) = (
+            json["near"].as_f64().unwrap() as f32,
+            json["far"].as_f64().unwrap() as f32,
+        );
+        for (z_view, webgpu, opengl) in [(-near, 0.0, -1.0), (-far, 1.0, 1.0)] {
+            let p = glam::Vec3::new(0.3, -0.2, 1.0) * -z_view;
+            let p = glam::Vec3::new(p.x, p.y, z_view);
+            let (a, b) = (proj.project_point3(p), gl.project_point3(p));
+            assert!(
+                (a.z - webgpu).abs() < 1e-4 && (b.z - opengl).abs() < 1e-4,
+                "{a} {b}"
+            );
+            assert!(a.truncate().abs_diff_eq(b.truncate(), 1e-5));
+        }
+    }
+
+    #[test]
     fn narrow_panes_stand_further_back() {
         assert!((fit_distance(1.0, 1.0) - fit_distance(1.0, 2.0)).abs() < 1e-6);
         assert!(fit_distance(1.0, 0.5) > 1.5 * fit_distance(1.0, 1.0));

@@ -227,3 +227,34 @@ fn png_bytes(image: &RgbaImage) -> Result<Vec<u8>> {
     }
     Ok(bytes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hybrid_label_says_what_the_betas_come_from() {
+        let mut scene = crate::builtin::builtin_scene("twist").expect("builtin");
+        assert_eq!(betas_label(&scene), "flags", "no map: the joint flags");
+        let skinned: Vec<(usize, usize)> = scene
+            .meshes
+            .iter()
+            .enumerate()
+            .flat_map(|(m, mesh)| {
+                let prims = mesh.primitives.iter().enumerate();
+                prims
+                    .filter(|(_, p)| p.influences.is_some())
+                    .map(move |(p, _)| (m, p))
+            })
+            .collect();
+        let (m, p) = skinned[0];
+        let count = scene.meshes[m].primitives[p].positions.len();
+        scene.meshes[m].primitives[p].dqs_blend = Some(vec![0.5; count]);
+        let expected = if skinned.len() == 1 {
+            "map"
+        } else {
+            "map + flags"
+        };
+        assert_eq!(betas_label(&scene), expected);
+    }
+}
