@@ -320,6 +320,26 @@ fn blend_accessors(path: &Path) -> (Vec<u64>, usize) {
     )
 }
 
+/// `dqview blend MODEL --clip all --samples 3 --smooth SMOOTH --out OUT` (cache in `dir`);
+/// what it printed, stdout then stderr.
+fn blend_tube(model: &str, out: &str, smooth: &str, dir: &Path) -> String {
+    let args = [
+        "blend",
+        model,
+        "--clip",
+        "all",
+        "--samples",
+        "3",
+        "--smooth",
+        smooth,
+        "--out",
+        out,
+    ];
+    let run = dqview_in(&args, &dir.join("cache"));
+    assert!(run.status.success(), "{}", stderr_of(&run));
+    String::from_utf8_lossy(&run.stdout).into_owned() + &stderr_of(&run)
+}
+
 /// The GLB `glb` as a `.gltf` named `stem.gltf` in `dir`, its BIN chunk beside it as `stem.bin`.
 fn write_as_gltf(glb: &[u8], dir: &Path, stem: &str) -> std::path::PathBuf {
     let json_len = u32::from_le_bytes(glb[12..16].try_into().expect("4 bytes")) as usize;
@@ -360,23 +380,7 @@ fn blend_in_place_on_a_gltf_rewrites_its_own_bin_instead_of_adding_one() {
     let tube = support::hierarchy::big_hierarchy_glb(3, support::hierarchy::Shape::Chain);
     let file = write_as_gltf(&tube, &dir, "tube");
     let path = file.to_str().unwrap();
-    let blend = |smooth: &str| {
-        let args = [
-            "blend",
-            path,
-            "--clip",
-            "all",
-            "--samples",
-            "3",
-            "--smooth",
-            smooth,
-            "--out",
-            path,
-        ];
-        let run = dqview_in(&args, &dir.join("cache"));
-        assert!(run.status.success(), "{}", stderr_of(&run));
-        String::from_utf8_lossy(&run.stdout).into_owned() + &stderr_of(&run)
-    };
+    let blend = |smooth: &str| blend_tube(path, path, smooth, &dir);
     blend("0");
     let first = files_in(&dir);
     let names: Vec<&str> = first.iter().map(|(n, _)| n.as_str()).collect();
@@ -421,23 +425,7 @@ fn blend_in_place_replaces_the_previous_map_instead_of_growing() {
     let file = dir.join("tube.glb");
     std::fs::write(&file, &tube).unwrap();
     let path = file.to_str().unwrap();
-    let blend = |out: &str, smooth: &str| {
-        let args = [
-            "blend",
-            path,
-            "--clip",
-            "all",
-            "--samples",
-            "3",
-            "--smooth",
-            smooth,
-            "--out",
-            out,
-        ];
-        let run = dqview_in(&args, &dir.join("cache"));
-        assert!(run.status.success(), "{}", stderr_of(&run));
-        String::from_utf8_lossy(&run.stdout).into_owned() + &stderr_of(&run)
-    };
+    let blend = |out: &str, smooth: &str| blend_tube(path, out, smooth, &dir);
     blend(path, "0");
     let first_size = std::fs::metadata(&file).unwrap().len();
     let (first, accessors) = blend_accessors(&file);
