@@ -235,3 +235,114 @@ fn skinning_crashes_stay_fixed() {
         skinning(&bytes);
     }
 }
+
+/// `max_buffer_bytes` of `fuzz/fuzz_targets/load_usd.rs`: 256 MiB.
+const USD_FUZZ_BUDGET: u64 = 256 << 20;
+
+/// `fuzz/fuzz_targets/load_usd.rs` (the input goes to a file named for its magic); returns the
+/// load error, if any.
+fn load_usd(bytes: &[u8], scratch: &Path) -> Option<SceneError> {
+    let ext = if bytes.starts_with(b"PXR-USDC") {
+        "usdc"
+    } else if bytes.starts_with(b"PK") {
+        "usdz"
+    } else {
+        "usda"
+    };
+    let path = scratch.join(format!("input.{ext}"));
+    std::fs::write(&path, bytes).expect("scratch file");
+    let options = LoadOptions {
+        max_buffer_bytes: USD_FUZZ_BUDGET,
+        ..LoadOptions::DEFAULT
+    };
+    let scene = match dqview::scene::load_usd_path_with(&path, &options) {
+        Ok(scene) => scene,
+        Err(e) => {
+            assert!(!e.to_string().contains('\n'), "one line: {e}");
+            return Some(e);
+        }
+    };
+    let mut pose = Pose::rest(&scene);
+    if !scene.animations.is_empty() {
+        pose.sample(&scene, Some(0), 0.5, &JointOverrides::new());
+    }
+    for mode in SkinningMode::ALL {
+        for p in &skin_scene(&scene, &pose, mode, Betas::Uniform(0.5)) {
+            assert!(p.vertices.positions.iter().all(|v| v.is_finite()));
+            assert!(p.vertices.normals.iter().all(|v| v.is_finite()));
+        }
+    }
+    None
+}
+
+/// The USD findings: each is a shared file (`base` in `usd`, `$DQVIEW_USD`) with byte ranges replaced
+/// (`ranges`: `offset`, `hex`), kept as that patch so no copy of the data lands in the tree.
+fn usd_findings(usd: &Path, folder: &str) -> Vec<(String, Vec<u8>)> {
+    inputs(folder)
+        .into_iter()
+        .map(|(name, patch)| {
+            let patch: serde_json::Value = serde_json::from_slice(&patch).expect("patch JSON");
+            let base = patch["base"].as_str().expect("base");
+            let mut bytes = std::fs::read(usd.join(base)).expect("base file");
+            for range in patch["ranges"].as_array().expect("ranges") {
+                let at = range["offset"].as_u64().expect("offset") as usize;
+                let hex = range["hex"].as_str().expect("hex").as_bytes();
+                let new: Vec<u8> = hex
+                    .chunks(2)
+                    .map(|h| {
+                        u8::from_str_radix(std::str::from_utf8(h).expect("hex"), 16).expect("hex")
+                    })
+                    .collect();
+                bytes[at..at + new.len()].copy_from_slice(&new);
+            }
+            (name, bytes)
+        })
+        .collect()
+}
+
+/// A count in a `.usdc` matrix array that overflows the crate's `count * 16` (a panic inside
+/// openusd 0.6) is a one-line load error, never a crash.
+#[test]
+fn load_usd_findings_stay_fixed() {
+    let Some(usd) = support::data_dir("DQVIEW_USD", "load_usd_findings_stay_fixed") else {
+        return;
+    };
+    let found = usd_findings(&usd, "load_usd");
+    assert!(
+        !found.is_empty(),
+        "tests/fuzz_regressions/load_usd holds no findings"
+    );
+    let scratch = support::scratch_dir("fuzz_regressions_usd");
+    for (name, bytes) in &found {
+        eprintln!("load_usd {name}");
+        let error = load_usd(bytes, &scratch).map(|e| e.to_string());
+        if name.starts_with("robot_usdc_matrix_count_overflow") {
+            let error = error.expect("the overflowing count is refused");
+            assert!(error.contains("not a loadable USD file"), "{error}");
+        }
+    }
+}
+
+/// The USD findings not fixed yet (`tests/fuzz_regressions/load_usd_open/`): each must become a
+/// one-line error from the binary. Today `dqview inspect` aborts on them (openusd 0.6 allocates
+/// a size read from the file; see docs/fuzzing.md), so this is ignored; run it by name when the
+/// crate changes.
+#[test]
+#[ignore = "open: openusd 0.6 aborts on an lz4 size field of 3.5e18 bytes (docs/fuzzing.md)"]
+fn open_usd_findings_are_one_line_errors() {
+    let Some(usd) = support::data_dir("DQVIEW_USD", "open_usd_findings_are_one_line_errors") else {
+        return;
+    };
+    let scratch = support::scratch_dir("fuzz_regressions_usd_open");
+    for (name, bytes) in usd_findings(&usd, "load_usd_open") {
+        let path = scratch.join(format!("{name}.usdc"));
+        std::fs::write(&path, bytes).expect("scratch file");
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_dqview"))
+            .args(["inspect", path.to_str().expect("utf-8")])
+            .output()
+            .expect("run dqview");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{name}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
+    }
+}

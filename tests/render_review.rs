@@ -58,6 +58,8 @@ fn reported_camera(stdout: &str) -> OrbitCamera {
         pitch: number("pitch ").to_radians(),
         distance: number("distance "),
         scene_radius: 1.0,
+        // A glTF file: glTF's axes.
+        ..OrbitCamera::default()
     }
 }
 

@@ -83,6 +83,64 @@ fn check_and_report_measure_the_usd_characters() {
     }
 }
 
+/// The rows and columns the white pixels of a mask image span.
+fn mask_extent(png: &Path) -> (u32, u32) {
+    let image = image::open(png).expect("mask").to_luma8();
+    let white: Vec<(u32, u32)> = image
+        .enumerate_pixels()
+        .filter(|(_, _, p)| p.0[0] > 160)
+        .map(|(x, y, _)| (x, y))
+        .collect();
+    assert!(!white.is_empty(), "an empty mask");
+    let span = |f: fn(&(u32, u32)) -> u32| {
+        let (lo, hi) = white
+            .iter()
+            .map(f)
+            .fold((u32::MAX, 0), |(a, b), v| (a.min(v), b.max(v)));
+        hi - lo + 1
+    };
+    (span(|p| p.0), span(|p| p.1))
+}
+
+#[test]
+fn a_z_up_stage_stands_upright_as_its_gltf_original_does() {
+    let Some(files) = characters("a_z_up_stage_stands_upright_as_its_gltf_original_does") else {
+        return;
+    };
+    let dir = scratch_dir("usd_commands_upright");
+    // Both Blender exports are Z-up stages; the Adventurer at rest is a standing figure.
+    let png = dir.join("mask.png");
+    let run = dqview_in(
+        &[
+            "render",
+            files[1].to_str().expect("utf-8"),
+            "--view",
+            "mask",
+            "--size",
+            "256x256",
+            "--out",
+            png.to_str().expect("utf-8"),
+        ],
+        &dir.join("cache"),
+    );
+    if !run.status.success() && stderr_of(&run).contains("GPU adapter") {
+        let required = std::env::var("DQVIEW_REQUIRE_GPU").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "no adapter, and DQVIEW_REQUIRE_GPU=1: {}",
+            stderr_of(&run)
+        );
+        eprintln!("SKIPPED a_z_up_stage_stands_upright: {}", stderr_of(&run));
+        return;
+    }
+    assert!(run.status.success(), "{}", stderr_of(&run));
+    let (width, height) = mask_extent(&png);
+    assert!(
+        height > 2 * width,
+        "{width} wide, {height} tall: lying down?"
+    );
+}
+
 #[test]
 fn the_viewer_opens_and_draws_the_usd_characters() {
     let test = "the_viewer_opens_and_draws_the_usd_characters";

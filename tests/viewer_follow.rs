@@ -72,6 +72,8 @@ fn camera(dump: &Value) -> OrbitCamera {
         pitch: cam["pitch"].as_f64().expect("pitch") as f32,
         distance: cam["distance"].as_f64().expect("distance") as f32,
         scene_radius: cam["scene_radius"].as_f64().expect("radius") as f32,
+        // A glTF file: glTF's axes.
+        ..OrbitCamera::default()
     }
 }
 

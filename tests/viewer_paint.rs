@@ -113,6 +113,8 @@ fn screen_points(dump: &Value) -> Vec<(Option<Vec2>, bool)> {
         pitch: cam["pitch"].as_f64().expect("pitch") as f32,
         distance: cam["distance"].as_f64().expect("distance") as f32,
         scene_radius: cam["scene_radius"].as_f64().expect("radius") as f32,
+        // A glTF file: glTF's axes.
+        ..OrbitCamera::default()
     };
     let clip_from_world = camera.clip_from_world(size.x / size.y);
     let eye = camera.eye();

@@ -51,15 +51,14 @@ impl LoadedModel {
         let gpu = SceneGpu::new(ctx, renderer, &scene, &pose)
             .context("cannot upload the model to the GPU")?;
         let size = (bounds.1 - bounds.0).max_element().max(1e-3);
-        // A grid of 20 cells about twice the model's size, at its feet.
+        // A grid of 20 cells about twice the model's size, at its feet (the file's up axis).
         let spacing = 10f32.powf((size * 0.1).log10().round());
-        let center = Vec3::new(
-            (bounds.0.x + bounds.1.x) * 0.5,
-            bounds.0.y,
-            (bounds.0.z + bounds.1.z) * 0.5,
-        );
+        let axes = crate::ui::ViewAxes::of(&scene.source_info);
+        let mid = (bounds.0 + bounds.1) * 0.5;
+        let lowest = axes.up.dot(bounds.0).min(axes.up.dot(bounds.1));
+        let center = mid - axes.up * (axes.up.dot(mid) - lowest);
         let cells = ((size * 2.0 / spacing).ceil() as u32).clamp(4, 200) & !1;
-        let (points, colors) = grid_lines(snap(center, spacing), spacing, cells);
+        let (points, colors) = grid_lines(snap(center, spacing, axes), spacing, cells, axes);
         let grid = SceneGpu::lines(ctx, renderer, &points, &colors)
             .context("cannot upload the ground grid")?;
         Ok(Self {
@@ -166,18 +165,22 @@ impl LoadedModel {
     }
 }
 
-/// `p` with x and z rounded to multiples of `step`, so grid lines fall on round numbers.
-fn snap(p: Vec3, step: f32) -> Vec3 {
-    Vec3::new(
-        (p.x / step).round() * step,
-        p.y,
-        (p.z / step).round() * step,
-    )
+/// `p` with its right and front coordinates rounded to multiples of `step`, so grid lines fall on round numbers.
+fn snap(p: Vec3, step: f32, axes: crate::ui::ViewAxes) -> Vec3 {
+    let on = |axis: Vec3| axis * ((axis.dot(p) / step).round() * step - axis.dot(p));
+    p + on(axes.right) + on(axes.front)
 }
 
 /// A ground grid of `lines` x `lines` cells of `spacing` world units, centred on `center` in
-/// the y = `center.y` plane: segment endpoints in pairs, with their colours (the axes brighter).
-fn grid_lines(center: Vec3, spacing: f32, lines: u32) -> (Vec<Vec3>, Vec<Vec4>) {
+/// the plane of `axes`' right and front: segment endpoints in pairs, with their colours (the
+/// axes brighter).
+fn grid_lines(
+    center: Vec3,
+    spacing: f32,
+    lines: u32,
+    axes: crate::ui::ViewAxes,
+) -> (Vec<Vec3>, Vec<Vec4>) {
+    let (r, f) = (axes.right, axes.front);
     let half = lines as f32 * 0.5 * spacing;
     let (mut points, mut colors) = (Vec::new(), Vec::new());
     for i in 0..=lines {
@@ -188,8 +191,8 @@ fn grid_lines(center: Vec3, spacing: f32, lines: u32) -> (Vec<Vec3>, Vec<Vec4>) 
             Vec4::new(0.3, 0.3, 0.34, 0.6)
         };
         for (a, b) in [
-            (Vec3::new(o, 0.0, -half), Vec3::new(o, 0.0, half)),
-            (Vec3::new(-half, 0.0, o), Vec3::new(half, 0.0, o)),
+            (r * o - f * half, r * o + f * half),
+            (f * o - r * half, f * o + r * half),
         ] {
             points.extend([center + a, center + b]);
             colors.extend([color, color]);
@@ -204,7 +207,12 @@ mod tests {
 
     #[test]
     fn grid_has_two_segments_per_step_and_brighter_axes() {
-        let (points, colors) = grid_lines(Vec3::new(0.0, 2.0, 0.0), 1.0, 10);
+        let (points, colors) = grid_lines(
+            Vec3::new(0.0, 2.0, 0.0),
+            1.0,
+            10,
+            crate::ui::ViewAxes::default(),
+        );
         assert_eq!(points.len(), 11 * 4);
         assert_eq!(colors.len(), points.len());
         assert!(points.iter().all(|p| p.y == 2.0 && p.x.abs() <= 5.0));

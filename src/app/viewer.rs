@@ -277,7 +277,13 @@ impl Running {
         self.state.trees = self.model.trees();
         self.state.cor = crate::ui::CorState::default();
         self.state.morphs = crate::ui::MorphsState::of_scene(&self.model.scene, &self.model.pose);
-        self.state.camera = OrbitCamera::framing(self.model.bounds.0, self.model.bounds.1);
+        self.state.camera = OrbitCamera {
+            axes: crate::ui::ViewAxes::of(&self.model.scene.source_info),
+            ..OrbitCamera::default()
+        };
+        self.state
+            .camera
+            .frame(self.model.bounds.0, self.model.bounds.1);
         self.state.length_scale = Some(crate::analysis::LengthScale {
             diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
             unit_meters: self.model.scene.source_info.unit_meters,

@@ -12,7 +12,7 @@ use crate::render::Camera;
 use crate::scene::Scene;
 use crate::scene::names::{self, NameError};
 use crate::skin::rest_bounds;
-use crate::ui::{OrbitCamera, fit_distance, fit_model_distance};
+use crate::ui::{OrbitCamera, ViewAxes, fit_distance, fit_model_distance};
 
 /// The camera flags, checked: angles in degrees, distance in model units.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -103,6 +103,7 @@ impl CameraRequest {
         let mut camera = OrbitCamera {
             yaw: self.yaw_deg.to_radians(),
             pitch: self.pitch_deg.to_radians(),
+            axes: ViewAxes::of(&scene.source_info),
             ..OrbitCamera::default()
         };
         camera.frame(min, max);
@@ -153,6 +154,7 @@ impl CameraRequest {
         let mut camera = OrbitCamera {
             yaw: self.yaw_deg.to_radians(),
             pitch: self.pitch_deg.to_radians(),
+            axes: ViewAxes::of(&scene.source_info),
             ..OrbitCamera::default()
         };
         camera.frame(first.min, first.max);

@@ -36,7 +36,7 @@ pub use joints::{
 };
 pub use morphs::{MorphNode, MorphsState, morphs_ui};
 pub use orbit::{
-    FRAME_FILL, OrbitCamera, fit_distance, fit_model_distance, ndc_from_viewport,
+    FRAME_FILL, OrbitCamera, ViewAxes, fit_distance, fit_model_distance, ndc_from_viewport,
     project_to_viewport,
 };
 pub use paint::{PaintOp, PaintRequests, PaintState, paint_ui};

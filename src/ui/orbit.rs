@@ -2,12 +2,66 @@
 
 use glam::{Mat4, Vec2, Vec3};
 
+/// The model's own right, up and front axes, which the camera orbits in (glTF's by default:
+/// +X, +Y, +Z), so a Z-up file stands upright and yaw turns about its up axis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewAxes {
+    /// Right (unit).
+    pub right: Vec3,
+    /// Up (unit).
+    pub up: Vec3,
+    /// Front, towards the default eye (unit).
+    pub front: Vec3,
+}
+
+impl Default for ViewAxes {
+    fn default() -> Self {
+        Self {
+            right: Vec3::X,
+            up: Vec3::Y,
+            front: Vec3::Z,
+        }
+    }
+}
+
+impl ViewAxes {
+    /// The axes a file says it has (`+Y`, `-Z`, ...); glTF's when they are not three distinct
+    /// signed axes forming a right-handed frame.
+    #[must_use]
+    pub fn of(info: &crate::scene::SourceInfo) -> Self {
+        let axis = |name: &str| -> Option<Vec3> {
+            let (sign, letter) = name.split_at(name.len().checked_sub(1)?);
+            let v = match letter {
+                "X" => Vec3::X,
+                "Y" => Vec3::Y,
+                "Z" => Vec3::Z,
+                _ => return None,
+            };
+            match sign {
+                "+" | "" => Some(v),
+                "-" => Some(-v),
+                _ => None,
+            }
+        };
+        match (
+            axis(info.right_axis),
+            axis(info.up_axis),
+            axis(info.front_axis),
+        ) {
+            (Some(right), Some(up), Some(front)) if right.cross(up).dot(front) > 0.5 => {
+                Self { right, up, front }
+            }
+            _ => Self::default(),
+        }
+    }
+}
+
 /// A camera circling a target point; angles in radians, distances in world units.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OrbitCamera {
     /// The point the camera looks at and orbits around.
     pub target: Vec3,
-    /// Angle about world +Y, radians; 0 looks from +Z.
+    /// Angle about the model's up axis, radians; 0 looks from its front.
     pub yaw: f32,
     /// Elevation, radians, kept inside (-pi/2, pi/2) so "up" stays defined.
     pub pitch: f32,
@@ -15,6 +69,8 @@ pub struct OrbitCamera {
     pub distance: f32,
     /// Radius of the model's bounding sphere: sets near/far planes and zoom limits.
     pub scene_radius: f32,
+    /// The model's axes the angles are measured in.
+    pub axes: ViewAxes,
 }
 
 impl Default for OrbitCamera {
@@ -25,6 +81,7 @@ impl Default for OrbitCamera {
             pitch: 0.25,
             distance: 3.0,
             scene_radius: 1.0,
+            axes: ViewAxes::default(),
         }
     }
 }
@@ -72,7 +129,8 @@ impl OrbitCamera {
     pub fn back(&self) -> Vec3 {
         let (sy, cy) = self.yaw.sin_cos();
         let (sp, cp) = self.pitch.sin_cos();
-        Vec3::new(sy * cp, sp, cy * cp)
+        let a = &self.axes;
+        a.right * (sy * cp) + a.up * sp + a.front * (cy * cp)
     }
 
     /// The eye position in world space.
@@ -85,14 +143,14 @@ impl OrbitCamera {
     #[must_use]
     pub fn right_up(&self) -> (Vec3, Vec3) {
         let back = self.back();
-        let right = Vec3::Y.cross(back).normalize_or(Vec3::X);
+        let right = self.axes.up.cross(back).normalize_or(self.axes.right);
         (right, back.cross(right))
     }
 
     /// `view_from_world`: right-handed look-at.
     #[must_use]
     pub fn view_from_world(&self) -> Mat4 {
-        glam::camera::rh::view::look_at_mat4(self.eye(), self.target, Vec3::Y)
+        glam::camera::rh::view::look_at_mat4(self.eye(), self.target, self.axes.up)
     }
 
     /// The near and far plane distances: they hug the model so depth precision goes where it is.
@@ -208,6 +266,53 @@ pub fn ndc_from_viewport(pos_px: Vec2, size_px: Vec2) -> Vec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_z_up_file_orbits_about_its_own_up_axis() {
+        let info = crate::scene::SourceInfo {
+            up_axis: "+Z",
+            front_axis: "-Y",
+            right_axis: "+X",
+            ..crate::scene::SourceInfo::default()
+        };
+        let axes = ViewAxes::of(&info);
+        assert_eq!(
+            (axes.right, axes.up, axes.front),
+            (Vec3::X, Vec3::Z, Vec3::NEG_Y)
+        );
+        let mut camera = OrbitCamera {
+            axes,
+            yaw: 0.0,
+            pitch: 0.0,
+            ..OrbitCamera::default()
+        };
+        assert!(
+            camera.back().abs_diff_eq(Vec3::NEG_Y, 1e-6),
+            "yaw 0 looks from the front"
+        );
+        camera.pitch = 0.5;
+        assert!(
+            camera.back().z > 0.4,
+            "a positive pitch looks from above: {}",
+            camera.back()
+        );
+        let (right, up) = camera.right_up();
+        assert!(
+            right.abs_diff_eq(Vec3::X, 1e-5) && up.z > 0.8,
+            "{right} {up}"
+        );
+        // The file's up is up on screen: a point above the target projects above the centre.
+        let clip = camera.clip_from_world(1.0);
+        let above = clip.project_point3(camera.target + Vec3::Z);
+        assert!(above.y > 0.1 && above.x.abs() < 1e-4, "{above}");
+        // Axes that are not a right-handed frame fall back to glTF's.
+        let odd = crate::scene::SourceInfo {
+            up_axis: "+Z",
+            front_axis: "+Z",
+            ..info
+        };
+        assert_eq!(ViewAxes::of(&odd), ViewAxes::default());
+    }
 
     fn close(a: Vec2, b: Vec2, eps: f32) -> bool {
         (a - b).abs().max_element() <= eps
