@@ -50,6 +50,21 @@ fn load_gltf(bytes: &[u8]) {
     }
 }
 
+/// The load targets' check of a scene that loaded: posed at 0.5 s of its first clip (if any)
+/// and skinned in every mode, every position and normal finite.
+fn skins_finite_mid_clip(scene: &dqview::scene::Scene) {
+    let mut pose = Pose::rest(scene);
+    if !scene.animations.is_empty() {
+        pose.sample(scene, Some(0), 0.5, &JointOverrides::new());
+    }
+    for mode in SkinningMode::ALL {
+        for p in &skin_scene(scene, &pose, mode, Betas::Uniform(0.5)) {
+            assert!(p.vertices.positions.iter().all(|v| v.is_finite()));
+            assert!(p.vertices.normals.iter().all(|v| v.is_finite()));
+        }
+    }
+}
+
 /// `max_buffer_bytes` of `fuzz/fuzz_targets/load_fbx.rs`: 256 MiB.
 const FBX_FUZZ_BUDGET: u64 = 256 << 20;
 
@@ -63,16 +78,7 @@ fn load_fbx(bytes: &[u8]) -> Option<SceneError> {
         Ok(scene) => scene,
         Err(e) => return Some(e),
     };
-    let mut pose = Pose::rest(&scene);
-    if !scene.animations.is_empty() {
-        pose.sample(&scene, Some(0), 0.5, &JointOverrides::new());
-    }
-    for mode in SkinningMode::ALL {
-        for p in &skin_scene(&scene, &pose, mode, Betas::Uniform(0.5)) {
-            assert!(p.vertices.positions.iter().all(|v| v.is_finite()));
-            assert!(p.vertices.normals.iter().all(|v| v.is_finite()));
-        }
-    }
+    skins_finite_mid_clip(&scene);
     None
 }
 
@@ -262,16 +268,7 @@ fn load_usd(bytes: &[u8], scratch: &Path) -> Option<SceneError> {
             return Some(e);
         }
     };
-    let mut pose = Pose::rest(&scene);
-    if !scene.animations.is_empty() {
-        pose.sample(&scene, Some(0), 0.5, &JointOverrides::new());
-    }
-    for mode in SkinningMode::ALL {
-        for p in &skin_scene(&scene, &pose, mode, Betas::Uniform(0.5)) {
-            assert!(p.vertices.positions.iter().all(|v| v.is_finite()));
-            assert!(p.vertices.normals.iter().all(|v| v.is_finite()));
-        }
-    }
+    skins_finite_mid_clip(&scene);
     None
 }
 
