@@ -116,8 +116,8 @@ pub fn amend_dqs_blend(
         overwritten: Vec::new(),
     };
     let blob = match glb_parts.as_mut() {
-        Some(glb) => overwrite_old_maps(&view, &mut root, glb, blob, &mut out)?,
-        None => rewrite_old_bin(&view, &mut root, blob, &mut out)?,
+        Some(glb) => reuse::overwrite_in_glb(&view, &mut root, glb, blob, &mut out)?,
+        None => reuse::rewrite_own_bin(&view, &mut root, blob, &mut out)?,
     };
     if !blob.entries.is_empty() {
         add_blob(&view, &mut root, &mut glb_parts, target, &blob, &mut out)?;
@@ -135,104 +135,6 @@ pub fn amend_dqs_blend(
         }
     };
     Ok(out)
-}
-
-/// Overwrites each old `_DQS_BLEND` of a GLB that can take its new values in place
-/// (see [`reuse`]); returns the entries left to append.
-fn overwrite_old_maps(
-    view: &Value,
-    root: &mut RawObject,
-    glb: &mut Glb,
-    blob: Blob,
-    out: &mut Amended,
-) -> Result<Blob, SceneError> {
-    let buffer0_is_bin = view
-        .get("buffers")
-        .and_then(|b| b.get(0))
-        .is_some_and(|b| b.get("uri").is_none());
-    let Some(bin) = glb.bin.as_mut().filter(|_| buffer0_is_bin) else {
-        return Ok(blob);
-    };
-    let bin_len = bin.len();
-    let Blob { bytes, entries } = blob;
-    let mut rest = Blob {
-        bytes: Vec::new(),
-        entries: Vec::new(),
-    };
-    for mut entry in entries {
-        let values = bytes
-            .get(entry.offset..entry.offset + entry.count * 4)
-            .ok_or_else(|| amend_err("internal: blob entry outside its bytes"))?;
-        match reuse::slot_of(view, &entry, |b| (b == 0).then_some(bin_len)) {
-            Some(slot) => {
-                reuse::overwrite(root, bin, &slot, values, &entry)?;
-                out.overwritten.push((entry.mesh, entry.file_primitive));
-            }
-            None => {
-                entry.offset = rest.bytes.len();
-                rest.bytes.extend_from_slice(values);
-                rest.entries.push(entry);
-            }
-        }
-    }
-    Ok(rest)
-}
-
-/// For a `.gltf` whose old maps fill an external `.bin` of their own (blend run on its own
-/// output): writes that `.bin` anew with the new values at the old places; returns the entries
-/// left to append (all of them when the old maps cannot be reused).
-fn rewrite_old_bin(
-    view: &Value,
-    root: &mut RawObject,
-    blob: Blob,
-    out: &mut Amended,
-) -> Result<Blob, SceneError> {
-    // A plain file name beside the glTF (no folders): one dqview wrote, safe to rewrite.
-    let bin_file = |b: usize| {
-        let owner = format!("buffer {b}");
-        out.external_files
-            .iter()
-            .find(|f| f.owner == owner)
-            .and_then(|f| f.relative_path.clone())
-            .filter(|p| !p.contains(['/', '\\']))
-    };
-    let buffer_len = |b: usize| {
-        bin_file(b)?;
-        let len = view.get("buffers")?.get(b)?.get("byteLength")?.as_u64()?;
-        usize::try_from(len).ok()
-    };
-    let slots: Option<Vec<reuse::Slot>> = blob
-        .entries
-        .iter()
-        .map(|e| reuse::slot_of(view, e, buffer_len))
-        .collect();
-    let Some(slots) = slots.filter(|s| !s.is_empty()) else {
-        return Ok(blob);
-    };
-    let buffer = slots[0].buffer;
-    let one_buffer = slots.iter().all(|s| s.buffer == buffer);
-    let (Some(name), Some(len)) = (bin_file(buffer), buffer_len(buffer)) else {
-        return Ok(blob);
-    };
-    if !one_buffer || !reuse::buffer_holds_only(view, buffer, &slots) {
-        return Ok(blob);
-    }
-    let mut bin = vec![0u8; len];
-    for (entry, slot) in blob.entries.iter().zip(&slots) {
-        let values = blob
-            .bytes
-            .get(entry.offset..entry.offset + entry.count * 4)
-            .ok_or_else(|| amend_err("internal: blob entry outside its bytes"))?;
-        reuse::overwrite(root, &mut bin, slot, values, entry)?;
-        out.overwritten.push((entry.mesh, entry.file_primitive));
-    }
-    let owner = format!("buffer {buffer}");
-    out.external_files.retain(|f| f.owner != owner);
-    out.bin = Some((name, bin));
-    Ok(Blob {
-        bytes: Vec::new(),
-        entries: Vec::new(),
-    })
 }
 
 /// Appends the bytes of `blob` (to the BIN chunk, a data URI or a new `.bin`) and a view,
@@ -403,6 +305,23 @@ struct BlobEntry {
 struct Blob {
     bytes: Vec<u8>,
     entries: Vec<BlobEntry>,
+}
+
+impl Blob {
+    /// No bytes, no entries: nothing left to append.
+    fn empty() -> Self {
+        Self {
+            bytes: Vec::new(),
+            entries: Vec::new(),
+        }
+    }
+
+    /// The little-endian bytes of `entry`'s values.
+    fn values_of(&self, entry: &BlobEntry) -> Result<&[u8], SceneError> {
+        self.bytes
+            .get(entry.offset..entry.offset + entry.count * 4)
+            .ok_or_else(|| amend_err("internal: blob entry outside its bytes"))
+    }
 }
 
 /// Checks each primitive's values against the file and lays them out.

@@ -8,9 +8,9 @@
 
 use serde_json::{Value, json};
 
-use super::container::amend_err;
+use super::container::{Glb, amend_err};
 use super::raw::{RawObject, to_raw};
-use super::{BlobEntry, DQS_BLEND_ATTRIBUTE, FLOAT};
+use super::{Amended, Blob, BlobEntry, DQS_BLEND_ATTRIBUTE, FLOAT};
 use crate::scene::SceneError;
 
 /// Where an old `_DQS_BLEND` accessor's values sit in the BIN chunk.
@@ -154,4 +154,91 @@ pub(super) fn overwrite(
     *raw = obj.to_raw()?;
     root.set("accessors", to_raw(&accessors)?);
     Ok(())
+}
+
+/// Overwrites each old `_DQS_BLEND` of a GLB that can take its new values in place
+/// (see the module docs); returns the entries left to append.
+pub(super) fn overwrite_in_glb(
+    view: &Value,
+    root: &mut RawObject,
+    glb: &mut Glb,
+    blob: Blob,
+    out: &mut Amended,
+) -> Result<Blob, SceneError> {
+    let buffer0_is_bin = view
+        .get("buffers")
+        .and_then(|b| b.get(0))
+        .is_some_and(|b| b.get("uri").is_none());
+    let Some(bin) = glb.bin.as_mut().filter(|_| buffer0_is_bin) else {
+        return Ok(blob);
+    };
+    let bin_len = bin.len();
+    let mut rest = Blob::empty();
+    for entry in &blob.entries {
+        let values = blob.values_of(entry)?;
+        match slot_of(view, entry, |b| (b == 0).then_some(bin_len)) {
+            Some(slot) => {
+                overwrite(root, bin, &slot, values, entry)?;
+                out.overwritten.push((entry.mesh, entry.file_primitive));
+            }
+            None => {
+                rest.entries.push(BlobEntry {
+                    offset: rest.bytes.len(),
+                    ..*entry
+                });
+                rest.bytes.extend_from_slice(values);
+            }
+        }
+    }
+    Ok(rest)
+}
+
+/// For a `.gltf` whose old maps fill an external `.bin` of their own (blend run on its own
+/// output): writes that `.bin` anew with the new values at the old places; returns the entries
+/// left to append (all of them when the old maps cannot be reused).
+pub(super) fn rewrite_own_bin(
+    view: &Value,
+    root: &mut RawObject,
+    blob: Blob,
+    out: &mut Amended,
+) -> Result<Blob, SceneError> {
+    // A plain file name beside the glTF (no folders): one dqview wrote, safe to rewrite.
+    let bin_file = |b: usize| {
+        let owner = format!("buffer {b}");
+        out.external_files
+            .iter()
+            .find(|f| f.owner == owner)
+            .and_then(|f| f.relative_path.clone())
+            .filter(|p| !p.contains(['/', '\\']))
+    };
+    let buffer_len = |b: usize| {
+        bin_file(b)?;
+        let len = view.get("buffers")?.get(b)?.get("byteLength")?.as_u64()?;
+        usize::try_from(len).ok()
+    };
+    let slots: Option<Vec<Slot>> = blob
+        .entries
+        .iter()
+        .map(|e| slot_of(view, e, buffer_len))
+        .collect();
+    let Some(slots) = slots.filter(|s| !s.is_empty()) else {
+        return Ok(blob);
+    };
+    let buffer = slots[0].buffer;
+    let one_buffer = slots.iter().all(|s| s.buffer == buffer);
+    let (Some(name), Some(len)) = (bin_file(buffer), buffer_len(buffer)) else {
+        return Ok(blob);
+    };
+    if !one_buffer || !buffer_holds_only(view, buffer, &slots) {
+        return Ok(blob);
+    }
+    let mut bin = vec![0u8; len];
+    for (entry, slot) in blob.entries.iter().zip(&slots) {
+        overwrite(root, &mut bin, slot, blob.values_of(entry)?, entry)?;
+        out.overwritten.push((entry.mesh, entry.file_primitive));
+    }
+    let owner = format!("buffer {buffer}");
+    out.external_files.retain(|f| f.owner != owner);
+    out.bin = Some((name, bin));
+    Ok(Blob::empty())
 }
