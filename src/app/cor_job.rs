@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use crate::render::GpuContext;
 use crate::scene::Scene;
@@ -20,6 +21,8 @@ pub enum CorJob {
         progress: Arc<CorProgress>,
         /// The thread; it returns the centers (cached on disk too).
         handle: JoinHandle<Result<SceneCenters, CorError>>,
+        /// When it started.
+        started: Instant,
     },
     /// The centers are on the GPU; kept for the plot's CoR line.
     Done(Arc<SceneCenters>),
@@ -33,6 +36,12 @@ impl CorJob {
             Self::Done(centers) => Some(centers),
             _ => None,
         }
+    }
+
+    /// Whether the precompute is running.
+    #[must_use]
+    pub fn is_running(&self) -> bool {
+        matches!(self, Self::Running { .. })
     }
 
     /// Starts, polls or cancels the job as `wanted` (CoR on screen) and `state` (buttons) say;
@@ -62,20 +71,31 @@ impl CorJob {
                 state.error = None;
                 state.ready = false;
                 state.progress = Some(0.0);
-                *self = Self::Running { progress, handle };
+                *self = Self::Running {
+                    progress,
+                    handle,
+                    started: Instant::now(),
+                };
             }
-            Self::Running { progress, handle } => {
+            Self::Running {
+                progress, handle, ..
+            } => {
                 if cancel {
                     progress.cancel();
                 }
                 state.progress = Some(progress.fraction());
                 if handle.is_finished() || wait {
-                    let Self::Running { handle, .. } = std::mem::take(self) else {
+                    let Self::Running {
+                        handle, started, ..
+                    } = std::mem::take(self)
+                    else {
                         return;
                     };
                     state.progress = None;
                     match handle.join() {
                         Ok(Ok(centers)) => {
+                            let secs = started.elapsed().as_secs_f64();
+                            log::info!("CoR centers ready in {secs:.2} s");
                             upload(ctx, &centers);
                             state.ready = true;
                             *self = Self::Done(Arc::new(centers));

@@ -71,7 +71,7 @@ pub fn save_map(scene: &Scene, map: &SceneBetas, out: &Path) -> Result<String, S
 impl Running {
     /// Carries out the panels' file requests: shows the dialog for Open, Save image and Save
     /// blend map, acts on its answer, and opens a Recent entry.
-    pub(super) fn handle_file_requests(&mut self) {
+    pub(super) fn handle_file_requests(&mut self) -> bool {
         let requests = &mut self.state.requests;
         let open = std::mem::take(&mut requests.open_dialog);
         let image = std::mem::take(&mut requests.save_image);
@@ -95,12 +95,15 @@ impl Running {
                 self.state.file_dialog = Some(FileDialog::new(purpose, &folder, &name));
             }
         }
+        let picked = self.state.requests.picked.is_some();
         if let Some((purpose, path)) = self.state.requests.picked.take() {
             self.use_picked(purpose, &path);
         }
+        let recent = self.state.requests.open_recent.is_some();
         if let Some(model) = self.state.requests.open_recent.take() {
             self.open_path(Path::new(&model));
         }
+        open || image || blend || picked || recent
     }
 
     /// Opens, saves the next frame to, or writes the blend map to `path`.

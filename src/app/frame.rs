@@ -19,21 +19,60 @@ struct UiFrame {
     screen: egui_wgpu::ScreenDescriptor,
     /// Linear RGBA of the UI panels, which the scene pass clears to (egui paints no panel fill).
     panel_fill: [f64; 4],
+    /// How soon egui wants the next frame (zero: now; `Duration::MAX`: on input only).
+    repaint_delay: std::time::Duration,
 }
 
 impl Running {
     /// Runs the UI, updates the pose and draws a frame; writes it to `screenshot` if given.
     pub(super) fn render_frame(&mut self, screenshot: Option<&Path>) -> Result<()> {
+        profiling::scope!(super::profile::FRAME_SPAN);
         let started = Instant::now();
         self.handle_gpu_faults();
-        let dt = self.stats.clock.tick();
+        let continuous = self.every_frame || self.next_frame == super::redraw::NextFrame::Now;
+        let interval = self.stats.clock.interval(continuous);
+        if self.stats.frames > 0 && self.stats.intervals_ms.len() < 100_000 {
+            self.stats.intervals_ms.push(interval.as_secs_f32() * 1e3);
+        }
+        // Capped, so a stall does not jump the clip.
+        let dt = interval.as_secs_f32().min(0.25);
         if let Some(timer) = self.stats.timer.as_mut() {
             timer.collect(&self.gpu.ctx.device);
             self.state.status.gpu_ms = timer.last_ms;
         }
         self.state.status.fps = self.stats.clock.fps;
+        self.state.status.on_demand = self.stats.clock.on_demand;
         self.state.status.cpu_ms = self.stats.clock.cpu_ms;
         self.state.playback.advance(dt);
+        self.poll_jobs(screenshot.is_some());
+        let mut ui = {
+            profiling::scope!("ui");
+            self.run_ui()
+        };
+        {
+            profiling::scope!("paint");
+            self.update_paint(&ui);
+        }
+        self.update_scene(&ui);
+        let saved = self.files.pending_save.take();
+        let images: Vec<&Path> = screenshot.into_iter().chain(saved.as_deref()).collect();
+        let result = self.draw(&ui, &images);
+        if let (Some(path), Ok(())) = (&saved, &result) {
+            log::info!("saved {}", path.display());
+        }
+        for id in &ui.textures.free {
+            self.egui.renderer.free_texture(id);
+        }
+        // Every delta was handed to the renderer above.
+        ui.textures.clear();
+        self.stats.clock.record(started.elapsed());
+        self.next_frame = self.wanted_frame(ui.repaint_delay, Instant::now());
+        result
+    }
+
+    /// Polls the CoR precompute and the plot's analysis (a screenshot frame waits for them).
+    fn poll_jobs(&mut self, wait: bool) {
+        profiling::scope!("poll jobs");
         let s = &self.state.skinning;
         let wants_cor = s.mode == crate::skin::SkinningMode::Cor
             || (s.view == crate::ui::ViewMode::Split && s.panes[3])
@@ -43,7 +82,7 @@ impl Running {
         model.cor.poll(
             &model.scene,
             wants_cor,
-            screenshot.is_some(),
+            wait,
             &mut self.state.cor,
             &self.gpu.ctx,
             |ctx, centers| model.gpu.set_cor_centers(ctx, renderer, centers),
@@ -51,10 +90,12 @@ impl Running {
         // Before the UI, so a scripted run's screenshot frame shows the series it waited for.
         self.inspector
             .set_cor_centers(self.model.cor.centers().cloned());
-        self.inspector
-            .update(&mut self.state, Instant::now(), screenshot.is_some());
-        let mut ui = self.run_ui();
-        self.update_paint(&ui);
+        self.inspector.update(&mut self.state, Instant::now(), wait);
+    }
+
+    /// This frame's betas, crowd, camera requests, pose, follow camera, edges, heat range.
+    fn update_scene(&mut self, ui: &UiFrame) {
+        profiling::scope!("scene update");
         if let Some(betas) = self.inspector.betas_if_changed(&mut self.state) {
             self.model
                 .gpu
@@ -79,31 +120,21 @@ impl Running {
             }
         }
         let p = &self.state.playback;
-        self.model.pose_at(
-            &self.gpu.ctx,
-            p.clip,
-            p.time_s,
-            &self.state.joints.overrides,
-        );
+        {
+            profiling::scope!("pose");
+            self.model.pose_at(
+                &self.gpu.ctx,
+                p.clip,
+                p.time_s,
+                &self.state.joints.overrides,
+            );
+        }
         self.follow_joint(&ui.views);
         if self.state.display.wireframe || self.state.skinning.view == ViewMode::Overlay {
             self.model.gpu.make_edges(&self.gpu.ctx, &self.model.scene);
         }
         self.state.morphs.update_weights(&self.model.pose);
-        self.update_heat_range(&ui);
-        let saved = self.files.pending_save.take();
-        let images: Vec<&Path> = screenshot.into_iter().chain(saved.as_deref()).collect();
-        let result = self.draw(&ui, &images);
-        if let (Some(path), Ok(())) = (&saved, &result) {
-            log::info!("saved {}", path.display());
-        }
-        for id in &ui.textures.free {
-            self.egui.renderer.free_texture(id);
-        }
-        // Every delta was handed to the renderer above.
-        ui.textures.clear();
-        self.stats.clock.record(started.elapsed());
-        result
+        self.update_heat_range(ui);
     }
 
     /// Runs egui: shortcuts, the left panel and the viewport overlays.
@@ -128,6 +159,7 @@ impl Running {
         };
         let mut views = Vec::new();
         let mut panel_fill = egui::Color32::BLACK;
+        let build = tracing::info_span!("egui build").entered();
         let output = self.egui.ctx.run_ui(raw, |ui| {
             shortcuts(ui.ctx(), state);
             // The scene pass's clear paints the panels: on a software rasterizer, egui's
@@ -162,6 +194,7 @@ impl Running {
                 views = viewport_ui(ui, rect, state, &skeleton);
             });
         });
+        drop(build);
         self.egui
             .state
             .handle_platform_output(&self.gpu.window, output.platform_output);
@@ -184,11 +217,20 @@ impl Running {
             Ok(save) => self.files.pending_save = save.or(self.files.pending_save.take()),
             Err(e) => self.state.error = Some(format!("UI script, frame {frame}: {e:#}")),
         }
-        let primitives = self
-            .egui
-            .ctx
-            .tessellate(output.shapes, output.pixels_per_point);
+        let repaint_delay = output
+            .viewport_output
+            .values()
+            .map(|v| v.repaint_delay)
+            .min()
+            .unwrap_or(std::time::Duration::MAX);
+        let primitives = {
+            profiling::scope!("egui tessellate");
+            self.egui
+                .ctx
+                .tessellate(output.shapes, output.pixels_per_point)
+        };
         UiFrame {
+            repaint_delay,
             views,
             primitives,
             textures: output.textures_delta,
@@ -259,6 +301,7 @@ impl Running {
 
     /// Uploads UI textures and, when the window has an area, draws and presents.
     fn draw(&mut self, ui: &UiFrame, images: &[&Path]) -> Result<()> {
+        profiling::scope!("draw");
         let ctx = &self.gpu.ctx;
         // Texture updates must reach the renderer even on skipped frames.
         for (id, deltas) in &ui.textures.set {
@@ -271,7 +314,11 @@ impl Running {
         if !self.gpu.visible {
             return Ok(());
         }
-        let Some(frame) = self.gpu.acquire() else {
+        let acquired = {
+            profiling::scope!("acquire");
+            self.gpu.acquire()
+        };
+        let Some(frame) = acquired else {
             return Ok(());
         };
         self.write_view_uniforms(ui);
@@ -281,6 +328,7 @@ impl Running {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("dqview::app::frame"),
             });
+        let upload = tracing::info_span!("egui upload").entered();
         let mut commands = self.egui.renderer.update_buffers(
             &ctx.device,
             &ctx.queue,
@@ -288,6 +336,7 @@ impl Running {
             &ui.primitives,
             &ui.screen,
         );
+        drop(upload);
         let timed = self.stats.timer.as_ref().is_some_and(|t| t.can_time());
         let target = frame
             .texture
@@ -307,7 +356,10 @@ impl Running {
             timer.resolve(&mut encoder);
         }
         commands.push(encoder.finish());
-        ctx.queue.submit(commands);
+        {
+            profiling::scope!("submit");
+            ctx.queue.submit(commands);
+        }
         if timed && let Some(timer) = &self.stats.timer {
             timer.after_submit();
         }
@@ -319,8 +371,13 @@ impl Running {
             }
         }
         self.gpu.window.pre_present_notify();
-        ctx.queue.present(frame);
+        {
+            profiling::scope!("present");
+            ctx.queue.present(frame);
+        }
         self.stats.frames += 1;
+        // Tests and users watch redraws with RUST_LOG=dqview::frames=debug.
+        log::debug!(target: "dqview::frames", "frame {} presented", self.stats.frames);
         if self.faults.lose_device_at_frame == Some(self.stats.frames) {
             log::warn!(
                 "destroying the GPU device after frame {} (test hook)",
@@ -396,6 +453,7 @@ impl Running {
         ui: &UiFrame,
         timed: bool,
     ) {
+        profiling::scope!("encode");
         let targets = &self.gpu.targets;
         let (view, resolve_target) = match &targets.msaa {
             Some(msaa) => (msaa, Some(target)),

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
+use super::redraw::NextFrame;
 use crate::analysis::{
     BlendPairs, RatioSeries, SeriesAxis, SeriesRequest, TwistFlips, ratio_series,
     ratio_series_with_region, twist_flips,
@@ -222,6 +223,21 @@ impl Inspector {
         self.update_series(state, now, wait);
         self.update_flips(state, now, wait);
         state.inspect.warning = self.warning(state);
+    }
+
+    /// When the plot next needs a frame: its job's progress, or the end of a pending debounce.
+    #[must_use]
+    pub fn next_frame(&self, now: Instant) -> NextFrame {
+        let debounce = match (&self.wanted, &self.job) {
+            (Some((key, since)), job)
+                if self.settled.as_ref() != Some(key)
+                    && job.as_ref().map(|j| &j.key) != Some(key) =>
+            {
+                NextFrame::At(*since + DEBOUNCE)
+            }
+            _ => NextFrame::OnInput,
+        };
+        NextFrame::progress_if(now, self.job.is_some()).sooner(debounce)
     }
 
     /// The series part of [`Inspector::update`].

@@ -13,7 +13,9 @@ mod heat;
 mod inspect;
 mod model;
 mod paint;
+mod profile;
 mod recovery;
+mod redraw;
 mod screenshot;
 mod session;
 mod surface;
@@ -60,6 +62,8 @@ pub struct ViewerOptions {
     pub ui_script: Option<PathBuf>,
     /// The window's inner size at start, in logical pixels (default 1280 x 720).
     pub window_size: Option<(u32, u32)>,
+    /// Write a Chrome trace of every frame here and print the per-stage breakdown at exit.
+    pub profile: Option<PathBuf>,
 }
 
 impl ViewerOptions {
@@ -72,12 +76,33 @@ impl ViewerOptions {
 
 /// Opens the viewer window and runs until it is closed (or the scripted frames are done).
 pub fn run(options: ViewerOptions) -> Result<()> {
+    let profiler = options
+        .profile
+        .as_deref()
+        .map(profile::Profiler::start)
+        .transpose()?;
     let event_loop = winit::event_loop::EventLoop::new().map_err(|e| {
         anyhow!("cannot open a window: no display ({e}); set DISPLAY, or run under xvfb-run")
     })?;
+    let options_profile = options.profile.clone();
     let mut viewer = viewer::Viewer::new(options);
     event_loop
         .run_app(&mut viewer)
         .map_err(|e| anyhow!("the window's event loop failed: {e}"))?;
-    viewer.finish()
+    let gpu_passes = viewer.gpu_pass_summary();
+    let result = viewer.finish();
+    if let (Some(profiler), Some(path)) = (profiler, &options_profile) {
+        eprint!("{}", profiler.breakdown());
+        eprintln!(
+            "profile: {}",
+            gpu_passes
+                .as_deref()
+                .unwrap_or("no GPU timestamps on this adapter")
+        );
+        eprintln!(
+            "profile: trace written to {} (open in ui.perfetto.dev)",
+            path.display()
+        );
+    }
+    result
 }

@@ -54,6 +54,12 @@ pub struct Painter {
 }
 
 impl Painter {
+    /// Whether a fit is running on its background thread.
+    #[must_use]
+    pub fn is_fitting(&self) -> bool {
+        self.fit.is_some()
+    }
+
     /// The painted map, if any.
     #[must_use]
     pub fn map(&self) -> Option<&SceneBetas> {

@@ -56,6 +56,12 @@ impl ShaderWatch {
         }
     }
 
+    /// When the folder is next looked at.
+    #[must_use]
+    pub fn next_check(&self) -> Instant {
+        self.next_check
+    }
+
     /// Whether a shader file was added, removed or modified since the last call that said so.
     pub fn changed(&mut self) -> bool {
         let now = Instant::now();

@@ -11,8 +11,12 @@ pub struct FrameClock {
     frames: u32,
     cpu: Duration,
     last_frame: Instant,
-    /// Frames per second over the last window.
+    /// Whether a frame of the current window was drawn on demand (after a pause).
+    paused: bool,
+    /// Frames per second over the last window (0 while drawing on demand).
     pub fps: f32,
+    /// Whether the last window had pauses between frames (drawing on demand, not continuously).
+    pub on_demand: bool,
     /// Mean CPU milliseconds per frame over the last window.
     pub cpu_ms: f32,
 }
@@ -27,17 +31,21 @@ impl FrameClock {
             frames: 0,
             cpu: Duration::ZERO,
             last_frame: now,
+            paused: false,
             fps: 0.0,
+            on_demand: false,
             cpu_ms: 0.0,
         }
     }
 
-    /// Seconds since the previous call (for animation), capped so a stall does not jump the clip.
-    pub fn tick(&mut self) -> f32 {
+    /// Time since the previous call. `continuous`: the previous frame asked for this one at
+    /// once (else the viewer had paused, and the rate is not a frame rate).
+    pub fn interval(&mut self, continuous: bool) -> Duration {
         let now = Instant::now();
-        let dt = now.duration_since(self.last_frame).as_secs_f32();
+        let gap = now.duration_since(self.last_frame);
         self.last_frame = now;
-        dt.min(0.25)
+        self.paused |= !continuous;
+        gap
     }
 
     /// Records one frame that took `cpu` on the CPU.
@@ -45,11 +53,19 @@ impl FrameClock {
         self.frames += 1;
         self.cpu += cpu;
         let elapsed = self.window_start.elapsed();
-        if elapsed >= Duration::from_millis(500) {
-            self.fps = self.frames as f32 / elapsed.as_secs_f32();
+        // After a pause the rate says how often something changed, not how fast frames are.
+        let idle = self.paused;
+        if elapsed >= Duration::from_millis(500) || idle {
+            self.on_demand = idle;
+            self.fps = if idle {
+                0.0
+            } else {
+                self.frames as f32 / elapsed.as_secs_f32()
+            };
             self.cpu_ms = self.cpu.as_secs_f32() * 1000.0 / self.frames as f32;
             self.frames = 0;
             self.cpu = Duration::ZERO;
+            self.paused = false;
             self.window_start = Instant::now();
         }
     }
@@ -60,7 +76,7 @@ const IDLE: u8 = 0;
 const MAPPING: u8 = 1;
 const READY: u8 = 2;
 
-/// GPU time of a frame from two timestamps: start of the 3D pass, end of the UI pass.
+/// GPU time of a frame from four timestamps: start and end of the 3D pass and of the UI pass.
 #[derive(Debug)]
 pub struct GpuTimer {
     query_set: wgpu::QuerySet,
@@ -68,8 +84,37 @@ pub struct GpuTimer {
     readback: wgpu::Buffer,
     state: Arc<AtomicU8>,
     period_ns: f32,
-    /// The last measured GPU frame time, milliseconds.
+    /// The last measured GPU frame time (start of the 3D pass to end of the UI pass), ms.
     pub last_ms: Option<f32>,
+    /// Sums over every measured frame: 3D pass ms, UI pass ms, frames.
+    pub sums: PassSums,
+}
+
+/// GPU pass times summed over the measured frames.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PassSums {
+    /// 3D pass (every pane), milliseconds.
+    pub scene_ms: f64,
+    /// egui pass, milliseconds.
+    pub ui_ms: f64,
+    /// Frames measured.
+    pub frames: u64,
+}
+
+impl PassSums {
+    /// One line: mean ms of each pass, or `None` before any frame was measured.
+    #[must_use]
+    pub fn summary(&self) -> Option<String> {
+        let n = self.frames as f64;
+        (self.frames > 0).then(|| {
+            format!(
+                "GPU timestamps over {} frames: 3D pass {:.3} ms, UI pass {:.3} ms (mean)",
+                self.frames,
+                self.scene_ms / n,
+                self.ui_ms / n
+            )
+        })
+    }
 }
 
 impl GpuTimer {
@@ -82,12 +127,12 @@ impl GpuTimer {
         let query_set = device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("dqview::GpuTimer::queries"),
             ty: wgpu::QueryType::Timestamp,
-            count: 2,
+            count: 4,
         });
         let buffer = |label, usage| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
-                size: 16,
+                size: 32,
                 usage,
                 mapped_at_creation: false,
             })
@@ -105,6 +150,7 @@ impl GpuTimer {
             state: Arc::new(AtomicU8::new(IDLE)),
             period_ns: queue.get_timestamp_period(),
             last_ms: None,
+            sums: PassSums::default(),
         })
     }
 
@@ -114,20 +160,21 @@ impl GpuTimer {
         self.state.load(Ordering::Acquire) == IDLE
     }
 
-    /// Timestamp writes for the first pass (`start`) or the last pass.
+    /// Timestamp writes for the 3D pass (`scene`) or the UI pass: its start and end.
     #[must_use]
-    pub fn writes(&self, start: bool) -> wgpu::RenderPassTimestampWrites<'_> {
+    pub fn writes(&self, scene: bool) -> wgpu::RenderPassTimestampWrites<'_> {
+        let first = if scene { 0 } else { 2 };
         wgpu::RenderPassTimestampWrites {
             query_set: &self.query_set,
-            beginning_of_pass_write_index: start.then_some(0),
-            end_of_pass_write_index: (!start).then_some(1),
+            beginning_of_pass_write_index: Some(first),
+            end_of_pass_write_index: Some(first + 1),
         }
     }
 
     /// Copies the timestamps out; call after both passes were recorded.
     pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.resolve_query_set(&self.query_set, 0..2, &self.resolve, 0);
-        encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, 16);
+        encoder.resolve_query_set(&self.query_set, 0..4, &self.resolve, 0);
+        encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, 32);
     }
 
     /// Starts mapping the readback; call after the frame was submitted.
@@ -150,9 +197,14 @@ impl GpuTimer {
         }
         if let Ok(view) = self.readback.get_mapped_range(..) {
             let ticks: &[u64] = bytemuck::cast_slice(&view);
-            if let [start, end] = ticks {
-                let ns = end.saturating_sub(*start) as f64 * f64::from(self.period_ns);
-                self.last_ms = Some((ns / 1e6) as f32);
+            if let [scene_start, scene_end, ui_start, ui_end] = ticks {
+                let ms = |a: &u64, b: &u64| {
+                    b.saturating_sub(*a) as f64 * f64::from(self.period_ns) / 1e6
+                };
+                self.last_ms = Some(ms(scene_start, ui_end) as f32);
+                self.sums.scene_ms += ms(scene_start, scene_end);
+                self.sums.ui_ms += ms(ui_start, ui_end);
+                self.sums.frames += 1;
             }
         }
         self.readback.unmap();
@@ -170,6 +222,20 @@ pub struct FrameStats {
     pub frames: u64,
     /// When the window was created.
     pub started: Instant,
+    /// Milliseconds between the starts of consecutive frames (the first 100,000).
+    pub intervals_ms: Vec<f32>,
+}
+
+/// Median, 95th percentile and longest frame interval, ms, skipping the first `skip` frames.
+#[must_use]
+pub fn interval_summary(intervals_ms: &[f32], skip: usize) -> Option<(f32, f32, f32)> {
+    let mut sorted: Vec<f32> = intervals_ms.iter().skip(skip).copied().collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f32::total_cmp);
+    let at = |q: f32| sorted[((sorted.len() - 1) as f32 * q).round() as usize];
+    Some((at(0.5), at(0.95), sorted[sorted.len() - 1]))
 }
 
 impl FrameStats {
@@ -181,6 +247,22 @@ impl FrameStats {
             timer: GpuTimer::new(device, queue),
             frames: 0,
             started: Instant::now(),
+            intervals_ms: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interval_summary_skips_start_up_and_reads_median_p95_and_longest() {
+        // 5 start-up frames of 500 ms, then 1..=100 ms.
+        let mut ms = vec![500.0; 5];
+        ms.extend((1..=100).map(|i| i as f32));
+        let (median, p95, longest) = interval_summary(&ms, 5).expect("frames");
+        assert_eq!((median, p95, longest), (51.0, 95.0, 100.0));
+        assert_eq!(interval_summary(&ms[..5], 5), None);
     }
 }

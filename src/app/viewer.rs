@@ -2,11 +2,12 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
-use winit::event_loop::ActiveEventLoop;
+use winit::event_loop::{ActiveEventLoop, ControlFlow};
 use winit::window::{Window, WindowId};
 
 use super::ViewerOptions;
@@ -15,11 +16,15 @@ use super::graphics::Graphics;
 use super::inspect::Inspector;
 use super::model::LoadedModel;
 use super::recovery::FaultHooks;
+use super::redraw::NextFrame;
 use super::session::ModelFiles;
 use super::surface::WindowGpu;
 use super::timing::FrameStats;
 use super::ui_script::{ScriptHooks, UiScript};
 use crate::ui::{OrbitCamera, ViewerState};
+
+/// Start-up frames left out of the frame-interval figures (pipelines and caches warm up).
+const FIRST_FRAMES_SKIPPED: usize = 10;
 
 /// The application: options, and once the window exists, everything running in it.
 pub struct Viewer {
@@ -50,6 +55,10 @@ pub struct Running {
     pub(super) files: ModelFiles,
     /// Scripted input (`--ui-script`) and the widgets laid out last frame.
     pub(super) script: ScriptHooks,
+    /// When the last frame's state wants the next one.
+    pub(super) next_frame: NextFrame,
+    /// Scripted and benchmark runs draw every frame (their scripts count frames).
+    pub(super) every_frame: bool,
 }
 
 impl Viewer {
@@ -61,6 +70,13 @@ impl Viewer {
             running: None,
             error: None,
         }
+    }
+
+    /// The mean GPU time of each pass over the run, where the adapter has timestamps.
+    #[must_use]
+    pub fn gpu_pass_summary(&self) -> Option<String> {
+        let timer = self.running.as_ref()?.stats.timer.as_ref()?;
+        timer.sums.summary()
     }
 
     /// The run's result: the first error that ended it, if any. Saves the session first.
@@ -105,7 +121,10 @@ impl ApplicationHandler for Viewer {
                 running.gpu.resize(size.width, size.height);
                 running.gpu.window.request_redraw();
             }
-            WindowEvent::DroppedFile(path) => running.open_path(&path),
+            WindowEvent::DroppedFile(path) => {
+                running.open_path(&path);
+                running.gpu.window.request_redraw();
+            }
             WindowEvent::RedrawRequested => {
                 let screenshot_now = self
                     .options
@@ -126,13 +145,22 @@ impl ApplicationHandler for Viewer {
                         n as f64 / secs,
                         running.stats.clock.fps
                     );
+                    // The benchmark's figures (benches/viewer_frames.rs reads this line).
+                    let skip = FIRST_FRAMES_SKIPPED;
+                    if let Some((median, p95, longest)) =
+                        super::timing::interval_summary(&running.stats.intervals_ms, skip)
+                    {
+                        log::info!(
+                            "frame interval after frame {skip}: median {median:.2} ms ({:.1} FPS), \
+                             p95 {p95:.2} ms, longest {longest:.2} ms",
+                            1e3 / median.max(1e-3)
+                        );
+                    }
                     event_loop.exit();
                     return;
                 }
-                running.handle_file_requests();
-                // Keep drawing while visible: the status line measures and clips play.
-                if running.gpu.visible {
-                    running.gpu.window.request_redraw();
+                if running.handle_file_requests() {
+                    running.next_frame = NextFrame::Now;
                 }
             }
             _ => {
@@ -141,6 +169,28 @@ impl ApplicationHandler for Viewer {
                 }
             }
         }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(running) = self.running.as_ref() else {
+            return;
+        };
+        // On demand: draw when something asked for a frame, else sleep until input or a timer.
+        let next = if running.every_frame {
+            NextFrame::Now
+        } else {
+            running.next_frame
+        };
+        let flow = match next {
+            _ if !running.gpu.visible => ControlFlow::Wait,
+            next if next.is_due(Instant::now()) => {
+                running.gpu.window.request_redraw();
+                ControlFlow::Wait
+            }
+            NextFrame::At(t) => ControlFlow::WaitUntil(t),
+            NextFrame::Now | NextFrame::OnInput => ControlFlow::Wait,
+        };
+        event_loop.set_control_flow(flow);
     }
 }
 
@@ -180,10 +230,11 @@ impl Running {
         state.skinning.bulge_compensation = options.bulge_compensation;
         state.skinning.shading = options.shading;
         let samples = gpu.samples;
+        // Say what was chosen: 1x is the default on a software rasterizer (`--msaa 4` overrides).
         state.status.adapter = if samples > 1 {
             format!("{}, {samples}x MSAA", ctx.info.name)
         } else {
-            ctx.info.name.clone()
+            format!("{}, MSAA off", ctx.info.name)
         };
         state.error = error.or(shader_error);
         let resolved = options.pose.resolve(&model.scene)?;
@@ -210,6 +261,8 @@ impl Running {
             faults: FaultHooks::new(options),
             files: ModelFiles::new(options),
             script: ScriptHooks::new(script),
+            next_frame: NextFrame::Now,
+            every_frame: scripted,
             graphics,
             egui,
             gpu,

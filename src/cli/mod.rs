@@ -60,11 +60,11 @@ pub struct Cli {
 /// Options of the viewer window and of scripted runs.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ViewerArgs {
-    /// View layout: single, split (LBS | DQS), split3 (LBS | DQS | CoR) or overlay (the other
-    /// mode as a ghost); the panel picks any 2 to 4 panes.
+    /// View layout: single, split (LBS | DQS), split3 (LBS | DQS | CoR), split4 (LBS | DQS |
+    /// hybrid | CoR) or overlay (the other mode as a ghost); the panel picks any 2 to 4 panes.
     #[arg(
         long,
-        value_name = "single|split|split3|overlay",
+        value_name = "single|split|split3|split4|overlay",
         default_value = "single"
     )]
     pub view: String,
@@ -97,6 +97,10 @@ pub struct ViewerArgs {
     /// Scripted clicks, keys, text and dumps at given frames (JSON; for tests and bug reports).
     #[arg(long, value_name = "FILE.json", hide = true)]
     pub ui_script: Option<PathBuf>,
+    /// Profile every frame: write a Chrome trace (dqview's stages, egui's and wgpu's scopes) to
+    /// this file and print the time per frame of each stage at exit.
+    #[arg(long, value_name = "TRACE.json")]
+    pub profile: Option<PathBuf>,
 }
 
 /// The subcommands.
@@ -385,7 +389,7 @@ pub fn run(cli: Cli) -> Result<()> {
         None => {
             let (view, panes) = crate::ui::parse_view(&cli.viewer.view).ok_or_else(|| {
                 anyhow::anyhow!(
-                    "unknown view `{}` (valid: single, split, split3, overlay)",
+                    "unknown view `{}` (valid: single, split, split3, split4, overlay)",
                     cli.viewer.view
                 )
             })?;
@@ -432,6 +436,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 session: cli.viewer.session,
                 ui_script: cli.viewer.ui_script,
                 window_size: cli.viewer.window_size,
+                profile: cli.viewer.profile,
             })
         }
     }

@@ -53,6 +53,8 @@ pub struct GpuGeometry {
     records: wgpu::Buffer,
     influences: wgpu::Buffer,
     betas: Option<wgpu::Buffer>,
+    /// What `betas` holds, so a painted stroke uploads only the values it changed.
+    betas_shown: Vec<f32>,
     centers: Option<wgpu::Buffer>,
     morph_deltas: wgpu::Buffer,
     skinned: Option<wgpu::Buffer>,
@@ -167,6 +169,7 @@ impl GpuGeometry {
                 records,
                 influences,
                 betas: None,
+                betas_shown: Vec::new(),
                 centers: None,
                 morph_deltas,
                 skinned: None,
@@ -299,8 +302,25 @@ impl GpuGeometry {
 
     /// Sets per-vertex hybrid betas; another length than the vertex count removes them (beta 1).
     pub fn set_betas(&mut self, ctx: &GpuContext, layouts: &GpuLayouts, betas: &[f32]) {
+        if let Some(buffer) = &self.betas
+            && self.betas_shown.len() == betas.len()
+        {
+            // Only the span that changed (a brush dab touches a few vertices).
+            if let Some(span) = changed_span(&self.betas_shown, betas) {
+                let offset = (span.start * 4) as u64;
+                ctx.queue
+                    .write_buffer(buffer, offset, bytemuck::cast_slice(&betas[span.clone()]));
+                self.betas_shown[span.clone()].copy_from_slice(&betas[span]);
+            }
+            return;
+        }
         let bytes = bytemuck::cast_slice(betas);
         self.set_per_vertex(ctx, layouts, GEOMETRY_HAS_BETAS, bytes, betas.len());
+        self.betas_shown = if self.betas.is_some() {
+            betas.to_vec()
+        } else {
+            Vec::new()
+        };
     }
 
     /// Sets per-vertex centers of rotation; another length than the vertex count removes them.
@@ -418,6 +438,15 @@ fn empty_buffer(ctx: &GpuContext, name: &'static str) -> wgpu::Buffer {
 
 /// Writes `bytes` into `slot` (creating the buffer when missing or of another size), or drops
 /// it for `None`; true when the buffer itself changed (the bind groups must be remade).
+/// The index range from the first to the last value that differs (bit for bit), if any.
+#[must_use]
+pub fn changed_span(old: &[f32], new: &[f32]) -> Option<std::ops::Range<usize>> {
+    let differs = |(a, b): (&f32, &f32)| a.to_bits() != b.to_bits();
+    let first = old.iter().zip(new).position(differs)?;
+    let last = old.iter().zip(new).rposition(differs)?;
+    Some(first..last + 1)
+}
+
 fn write_optional(
     ctx: &GpuContext,
     slot: &mut Option<wgpu::Buffer>,
@@ -492,5 +521,20 @@ fn too_large(what: &'static str, bytes: usize, limit: u64) -> RenderError {
         what,
         bytes: bytes as u64,
         limit,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::changed_span;
+
+    #[test]
+    fn changed_span_covers_the_first_to_the_last_changed_value() {
+        let old = [0.0, 0.5, 1.0, 1.0, 0.25];
+        assert_eq!(changed_span(&old, &old), None);
+        assert_eq!(changed_span(&old, &[0.0, 0.6, 1.0, 0.9, 0.25]), Some(1..4));
+        assert_eq!(changed_span(&old, &[1.0, 0.5, 1.0, 1.0, 0.0]), Some(0..5));
+        // Bit for bit: -0.0 is a change the shader would see (it reads the bits it is given).
+        assert_eq!(changed_span(&[0.0], &[-0.0]), Some(0..1));
     }
 }

@@ -10,6 +10,8 @@ mod file_dialog;
 mod flip;
 mod follow;
 mod heat_legend;
+#[cfg(test)]
+mod input_order;
 mod joint_search;
 mod joints;
 mod morphs;
@@ -124,11 +126,15 @@ pub const SPLIT_PANES: [bool; MAX_PANES] = [true, true, false, false];
 /// Panes of `split3`: LBS | DQS | CoR.
 pub const SPLIT3_PANES: [bool; MAX_PANES] = [true, true, false, true];
 
-/// Parses a `--view` name: single, split, split3 (LBS | DQS | CoR) or overlay, with its panes.
+/// Parses a `--view` name: single, split, split3 (LBS | DQS | CoR), split4 (every mode) or
+/// overlay, with its panes.
 #[must_use]
 pub fn parse_view(name: &str) -> Option<(ViewMode, [bool; MAX_PANES])> {
     if name.eq_ignore_ascii_case("split3") {
         return Some((ViewMode::Split, SPLIT3_PANES));
+    }
+    if name.eq_ignore_ascii_case("split4") {
+        return Some((ViewMode::Split, [true; MAX_PANES]));
     }
     ViewMode::from_name(name).map(|v| (v, SPLIT_PANES))
 }
@@ -472,6 +478,18 @@ pub fn shortcuts(ctx: &egui::Context, state: &mut ViewerState) {
         if i.key_pressed(egui::Key::P) {
             state.paint.enabled = !state.paint.enabled;
             state.paint.reveal = state.paint.enabled;
+        }
+        // 1-4: LBS, DQS, hybrid, CoR (the mode menu's order).
+        let keys = [
+            egui::Key::Num1,
+            egui::Key::Num2,
+            egui::Key::Num3,
+            egui::Key::Num4,
+        ];
+        for (key, mode) in keys.into_iter().zip(crate::skin::SkinningMode::ALL) {
+            if i.key_pressed(key) {
+                state.skinning.mode = mode;
+            }
         }
     });
     // By the key events' own modifiers (scripted input sets no modifier state), the chord first.

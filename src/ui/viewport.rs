@@ -73,6 +73,8 @@ pub struct SkeletonPose {
 pub struct Status {
     /// Frames per second, averaged.
     pub fps: f32,
+    /// Whether frames are drawn on demand (paused between them), so `fps` means nothing.
+    pub on_demand: bool,
     /// CPU time of a frame, milliseconds.
     pub cpu_ms: f32,
     /// GPU time of a frame, milliseconds, where the adapter has timestamp queries.
@@ -301,9 +303,14 @@ fn paint_status(painter: &egui::Painter, viewport: Rect, status: &Status, warnin
     let gpu = status
         .gpu_ms
         .map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
+    let rate = if status.on_demand {
+        "on demand".to_owned()
+    } else {
+        format!("{:.1} FPS", status.fps)
+    };
     let text = format!(
-        "{:.1} FPS   CPU {:.2} ms   GPU {gpu}   {}",
-        status.fps, status.cpu_ms, status.adapter
+        "{rate}   CPU {:.2} ms   GPU {gpu}   {}",
+        status.cpu_ms, status.adapter
     );
     let at = viewport.left_bottom() + EVec2::new(8.0, -6.0);
     let galley =
