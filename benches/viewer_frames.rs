@@ -8,18 +8,13 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Kills the child when dropped.
-struct Killed(Child);
+#[path = "../tests/support/x_server.rs"]
+mod x_server;
 
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use x_server::{Killed, start_xvfb};
 
 /// One run's figures, from the viewer's exit log line.
 #[derive(Clone, Copy, Debug)]
@@ -239,30 +234,6 @@ fn parse_interval_line(line: &str) -> Option<Run> {
         p95_ms: number_after("p95")?,
         longest_ms: number_after("longest")?,
     })
-}
-
-/// Starts Xvfb on a free display of `size`; returns it and the display name.
-fn start_xvfb(size: &str) -> (Killed, String) {
-    let mut child = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            &format!("{size}x24"),
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start Xvfb (apt-get install xvfb)");
-    let mut line = String::new();
-    let stdout = child.stdout.take().expect("Xvfb stdout");
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("Xvfb display");
-    (Killed(child), format!(":{}", line.trim()))
 }
 
 /// The median of `values` (the middle one; three runs here).

@@ -6,25 +6,15 @@
 mod support;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use support::on_path;
+use support::{Killed, on_path, start_xvfb};
 
 /// Log lines of the viewer with the time each arrived.
 type Lines = Arc<Mutex<Vec<(Instant, String)>>>;
-
-/// Kills the child when dropped (a failed assertion must not leave an X server running).
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// True when Xvfb or xdotool is missing and the test may skip (loud on stderr).
 fn skip(test: &str) -> bool {
@@ -42,31 +32,6 @@ fn skip(test: &str) -> bool {
     );
     eprintln!("\n*** SKIPPED {test}: {missing:?} not on PATH (apt-get install xvfb xdotool) ***\n");
     true
-}
-
-/// Starts Xvfb on a free display; returns it and the display name (`:N`).
-fn start_xvfb() -> (Killed, String) {
-    let mut child = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1024x640x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start Xvfb");
-    let mut line = String::new();
-    let stdout = child.stdout.take().expect("Xvfb stdout");
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("Xvfb prints its display number");
-    let display = format!(":{}", line.trim());
-    (Killed(child), display)
 }
 
 /// Runs xdotool on `display`; returns its stdout.
@@ -154,6 +119,24 @@ fn assert_still(lines: &Lines, span: Duration, what: &str) {
     );
 }
 
+/// Asserts a background job from `started` to `done` had its progress redrawn (a frame at
+/// least every 0.5 s, up to 3) and its result drawn (a frame within 3 s after it ended).
+fn assert_job_drawn(lines: &Lines, started: Instant, done: Instant, job: &str) {
+    sleep((done + Duration::from_secs(3)).saturating_duration_since(Instant::now()));
+    let after = frames_between(lines, done, done + Duration::from_secs(3));
+    assert!(
+        after >= 1,
+        "no frame showed the result of {job}: {}",
+        tail(lines)
+    );
+    let job_s = done.duration_since(started).as_secs_f64();
+    let during = frames_between(lines, started, done);
+    assert!(
+        during as f64 >= (job_s / 0.5).floor().min(3.0),
+        "{during} frames in the {job_s:.2} s of {job}: its progress was not redrawn"
+    );
+}
+
 #[test]
 fn a_paused_viewer_stops_drawing_and_a_clip_a_drag_and_a_job_bring_it_back() {
     let test = "a_paused_viewer_stops_drawing_and_a_clip_a_drag_and_a_job_bring_it_back";
@@ -165,7 +148,7 @@ fn a_paused_viewer_stops_drawing_and_a_clip_a_drag_and_a_job_bring_it_back() {
     }
     let scratch = support::scratch_dir("viewer_on_demand");
     let model = characters.join("Adventurer.gltf");
-    let (_xvfb, display) = start_xvfb();
+    let (_xvfb, display) = start_xvfb("1024x640");
     let mut viewer = Command::new(env!("CARGO_BIN_EXE_dqview"))
         .arg(&model)
         .args(["--window-size", "800x560"])
@@ -193,19 +176,7 @@ fn a_paused_viewer_stops_drawing_and_a_clip_a_drag_and_a_job_bring_it_back() {
 
     // A background job: the plot's analysis of the first clip runs at open and its result is drawn.
     let series = wait_for(&lines, "series over", start, Duration::from_secs(180));
-    sleep((series + Duration::from_secs(3)).saturating_duration_since(Instant::now()));
-    let after = frames_between(&lines, series, series + Duration::from_secs(3));
-    assert!(
-        after >= 1,
-        "no frame showed the analysis' result: {}",
-        tail(&lines)
-    );
-    let job_s = series.duration_since(first).as_secs_f64();
-    let during = frames_between(&lines, first, series);
-    assert!(
-        during as f64 >= (job_s / 0.5).floor().min(3.0),
-        "{during} frames in the {job_s:.2} s analysis: its progress was not redrawn"
-    );
+    assert_job_drawn(&lines, first, series, "the analysis");
     wait_until_idle(&lines, Duration::from_secs(2), "after opening");
     assert_still(&lines, Duration::from_secs(2), "paused after opening");
 
@@ -253,19 +224,7 @@ fn a_paused_viewer_stops_drawing_and_a_clip_a_drag_and_a_job_bring_it_back() {
         pressed,
         Duration::from_secs(300),
     );
-    sleep((ready + Duration::from_secs(3)).saturating_duration_since(Instant::now()));
-    let shown = frames_between(&lines, ready, ready + Duration::from_secs(3));
-    assert!(
-        shown >= 1,
-        "no frame after the CoR centres were ready: {}",
-        tail(&lines)
-    );
-    let job_s = ready.duration_since(pressed).as_secs_f64();
-    let during = frames_between(&lines, pressed, ready);
-    assert!(
-        during as f64 >= (job_s / 0.5).floor().min(3.0),
-        "{during} frames in the {job_s:.2} s CoR precompute: its progress was not redrawn"
-    );
+    assert_job_drawn(&lines, pressed, ready, "the CoR precompute");
     wait_until_idle(&lines, Duration::from_secs(2), "after the CoR precompute");
     assert_still(&lines, Duration::from_secs(2), "after the CoR precompute");
     drop(viewer);

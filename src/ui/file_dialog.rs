@@ -466,30 +466,16 @@ mod tests {
         time_s: f64,
         events: Vec<egui::Event>,
     ) -> DialogOutcome {
-        let input = egui::RawInput {
-            time: Some(time_s),
-            screen_rect: Some(egui::Rect::from_min_size(
-                egui::Pos2::ZERO,
-                egui::vec2(1024.0, 768.0),
-            )),
-            events,
-            ..Default::default()
-        };
         let mut outcome = DialogOutcome::Open;
-        let mut output = ctx.run_ui(input, |ui| outcome = file_dialog_ui(ui.ctx(), dialog));
-        // Nothing draws here: the font textures are dropped unapplied on purpose.
-        output.textures_delta.clear();
+        crate::ui::input_order::frame(ctx, time_s, events, |ui| {
+            outcome = file_dialog_ui(ui.ctx(), dialog);
+        });
         outcome
     }
 
     /// A press and a release at `pos`.
     fn click_at(pos: egui::Pos2) -> [egui::Event; 2] {
-        [true, false].map(|pressed| egui::Event::PointerButton {
-            pos,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: egui::Modifiers::NONE,
-        })
+        [true, false].map(|pressed| crate::ui::input_order::button(pos, pressed))
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! Input that arrives within one slow frame is not lost (headless egui, the widgets the panels use):
 //! a press and release is a click on the widget under the press, a drag that starts on a
-//! slider stays on it, and text typed arrives in order.
+//! slider stays on it, and text typed arrives in order. Also the headless frame other egui tests use.
 
-/// One egui frame at `time_s` with `events`, `draw` laid out.
-fn frame(
+/// One headless egui frame at `time_s` with `events`, `draw` laid out (nothing is rendered).
+pub(super) fn frame(
     ctx: &egui::Context,
     time_s: f64,
     events: Vec<egui::Event>,
@@ -25,7 +25,7 @@ fn frame(
 }
 
 /// A pointer button event at `pos`.
-fn button(pos: egui::Pos2, pressed: bool) -> egui::Event {
+pub(super) fn button(pos: egui::Pos2, pressed: bool) -> egui::Event {
     egui::Event::PointerButton {
         pos,
         button: egui::PointerButton::Primary,
@@ -73,6 +73,15 @@ impl Widgets {
     }
 }
 
+/// The pointer moved to `at`, pressed and released: a click that fits inside one frame.
+fn click(at: egui::Pos2) -> Vec<egui::Event> {
+    vec![
+        egui::Event::PointerMoved(at),
+        button(at, true),
+        button(at, false),
+    ]
+}
+
 #[test]
 fn a_click_in_one_frame_lands_a_drag_stays_on_its_slider_and_text_keeps_its_order() {
     let ctx = egui::Context::default();
@@ -81,13 +90,7 @@ fn a_click_in_one_frame_lands_a_drag_stays_on_its_slider_and_text_keeps_its_orde
         frame(&ctx, 0.1 * f64::from(k), Vec::new(), |ui| w.draw(ui));
     }
     // Moved, pressed and released before the next frame: one slow frame's worth of input.
-    let at = w.check.center();
-    let events = vec![
-        egui::Event::PointerMoved(at),
-        button(at, true),
-        button(at, false),
-    ];
-    frame(&ctx, 0.25, events, |ui| w.draw(ui));
+    frame(&ctx, 0.25, click(w.check.center()), |ui| w.draw(ui));
     assert!(w.checked, "the click inside one frame toggled the checkbox");
     let start = egui::pos2(w.slider.left() + 4.0, w.slider.center().y);
     // Press on the slider's left end, then move far right and down over the button and hold
@@ -109,13 +112,7 @@ fn a_click_in_one_frame_lands_a_drag_stays_on_its_slider_and_text_keeps_its_orde
     );
     assert!(w.value > 50.0, "the slider followed the drag: {}", w.value);
     // Focus the text field, then text typed within one frame arrives in order.
-    let at = w.field.center();
-    let events = vec![
-        egui::Event::PointerMoved(at),
-        button(at, true),
-        button(at, false),
-    ];
-    frame(&ctx, 0.5, events, |ui| w.draw(ui));
+    frame(&ctx, 0.5, click(w.field.center()), |ui| w.draw(ui));
     let typed = ["Low", "er", "Arm"]
         .map(|t| egui::Event::Text(t.to_owned()))
         .to_vec();

@@ -11,6 +11,7 @@ mod gpu;
 pub mod hierarchy;
 mod posing;
 mod scenes;
+mod x_server;
 mod xvfb;
 
 #[allow(unused_imports)]
@@ -25,5 +26,7 @@ pub use gpu::*;
 pub use posing::*;
 #[allow(unused_imports)]
 pub use scenes::*;
+#[allow(unused_imports)]
+pub use x_server::*;
 #[allow(unused_imports)]
 pub use xvfb::*;
