@@ -10,6 +10,8 @@ pub struct EguiLayer {
     pub state: egui_winit::State,
     /// Draws egui's triangles with wgpu.
     pub renderer: egui_wgpu::Renderer,
+    /// Input held back for the next frame so egui sees a press before the drag after it.
+    pub pacer: crate::ui::InputPacer,
 }
 
 impl EguiLayer {
@@ -30,6 +32,7 @@ impl EguiLayer {
             ctx,
             state,
             renderer: gpu.egui_renderer(),
+            pacer: crate::ui::InputPacer::default(),
         }
     }
 }

@@ -140,6 +140,7 @@ impl Running {
     /// Runs egui: shortcuts, the left panel and the viewport overlays.
     fn run_ui(&mut self) -> UiFrame {
         let mut raw = self.egui.state.take_egui_input(&self.gpu.window);
+        self.egui.pacer.pace(&mut raw);
         let frame = self.stats.frames;
         let scripted = self.script.events(frame, &self.state, &self.model.scene);
         match scripted {

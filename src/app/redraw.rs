@@ -72,8 +72,8 @@ impl NextFrame {
 }
 
 impl Running {
-    /// The frame this state asks for after drawing one: a playing clip draws every frame,
-    /// egui's requests, background jobs and the shader watch at their times, else input only.
+    /// The frame this state asks for after drawing one: a playing clip and held-back input
+    /// draw at once, egui's requests, background jobs and the shader watch at their times, else input only.
     pub(super) fn wanted_frame(&self, egui_delay: Duration, now: Instant) -> NextFrame {
         let playing = self.state.playback.playing && self.state.playback.clip.is_some();
         let jobs = self.model.cor.is_running() || self.model.paint.is_fitting();
@@ -82,7 +82,7 @@ impl Running {
             .shader_watch
             .as_ref()
             .map_or(NextFrame::OnInput, |w| NextFrame::At(w.next_check()));
-        NextFrame::now_if(playing)
+        NextFrame::now_if(playing || self.egui.pacer.has_deferred())
             .sooner(NextFrame::after(now, egui_delay))
             .sooner(NextFrame::progress_if(now, jobs))
             .sooner(self.inspector.next_frame(now))

@@ -94,7 +94,7 @@ fn a_click_in_one_frame_lands_a_drag_stays_on_its_slider_and_text_keeps_its_orde
     assert!(w.checked, "the click inside one frame toggled the checkbox");
     let start = egui::pos2(w.slider.left() + 4.0, w.slider.center().y);
     // Press on the slider's left end, then move far right and down over the button and hold
-    // through a frame. (A press and a move inside one frame does not start egui's drag yet.)
+    // through a frame.
     let over_button = egui::pos2(w.slider.right() - 4.0, w.below.center().y);
     let events = vec![egui::Event::PointerMoved(start), button(start, true)];
     frame(&ctx, 0.3, events, |ui| w.draw(ui));
@@ -118,4 +118,70 @@ fn a_click_in_one_frame_lands_a_drag_stays_on_its_slider_and_text_keeps_its_orde
         .to_vec();
     frame(&ctx, 0.6, typed, |ui| w.draw(ui));
     assert_eq!(w.text, "LowerArm");
+}
+
+/// Frames at `time_s` onwards until `events`, paced by an [`InputPacer`], are all in egui.
+fn paced_frames(
+    ctx: &egui::Context,
+    time_s: f64,
+    events: Vec<egui::Event>,
+    w: &mut Widgets,
+) -> usize {
+    let mut pacer = super::InputPacer::default();
+    let mut raw = egui::RawInput {
+        events,
+        ..Default::default()
+    };
+    for k in 0..10 {
+        pacer.pace(&mut raw);
+        frame(
+            ctx,
+            time_s + 0.02 * k as f64,
+            std::mem::take(&mut raw.events),
+            |ui| w.draw(ui),
+        );
+        if !pacer.has_deferred() {
+            return k + 1;
+        }
+    }
+    panic!("the pacer still held events after 10 frames");
+}
+
+#[test]
+fn a_whole_drag_inside_one_frame_moves_the_slider_once_paced() {
+    let ctx = egui::Context::default();
+    let mut w = Widgets::default();
+    for k in 0..3 {
+        frame(&ctx, 0.1 * f64::from(k), Vec::new(), |ui| w.draw(ui));
+    }
+    let start = egui::pos2(w.slider.left() + 4.0, w.slider.center().y);
+    let end = egui::pos2(w.slider.right() - 4.0, w.below.center().y);
+    let drag = vec![
+        egui::Event::PointerMoved(start),
+        button(start, true),
+        egui::Event::PointerMoved(egui::pos2(w.slider.center().x, start.y)),
+        egui::Event::PointerMoved(end),
+        button(end, false),
+    ];
+    // Unpaced, egui drops the drag: press, moves and release in one step move nothing.
+    let unpaced = egui::Context::default();
+    let mut u = Widgets::default();
+    for k in 0..3 {
+        frame(&unpaced, 0.1 * f64::from(k), Vec::new(), |ui| u.draw(ui));
+    }
+    frame(&unpaced, 0.3, drag.clone(), |ui| u.draw(ui));
+    assert_eq!(u.value, 0.0, "egui alone loses a drag inside one frame");
+    let frames = paced_frames(&ctx, 0.3, drag, &mut w);
+    assert_eq!(frames, 3, "press, moves, release: three frames");
+    assert!(
+        w.value > 90.0,
+        "the slider followed the paced drag: {}",
+        w.value
+    );
+    assert!(!w.clicked, "the release over the button is no click on it");
+    // A click inside one frame stays one frame and still clicks.
+    let before = w.checked;
+    let click = click(w.check.center());
+    assert_eq!(paced_frames(&ctx, 1.0, click, &mut w), 1);
+    assert_ne!(w.checked, before, "the paced click toggled the checkbox");
 }

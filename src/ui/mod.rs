@@ -12,6 +12,7 @@ mod follow;
 mod heat_legend;
 #[cfg(test)]
 mod input_order;
+mod input_pacing;
 mod joint_search;
 mod joints;
 mod morphs;
@@ -32,6 +33,7 @@ pub use file_dialog::{
 pub use flip::{FLIP_COLOR, flip_strip_ui, flipped_ranges, x_of_twist};
 pub use follow::FollowState;
 pub use heat_legend::{HeatRangeMode, heat_range_ui, paint_beta_legend, paint_heat_legend};
+pub use input_pacing::InputPacer;
 pub use joint_search::{matching_rows, mirror_joint, mirror_name, shown_rows};
 pub use joints::{
     HybridState, JointRow, JointTree, JointsState, PICK_RADIUS_PX, joints_ui, pick_joint,
