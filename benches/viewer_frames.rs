@@ -205,8 +205,10 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
     Some(ticks / hz)
 }
 
-/// The viewer command on `display` with a session file and cache of its own.
+/// The viewer command on `display` with a cache of its own and a fresh session file (a run
+/// never inherits the clip, view or playing state the previous run saved).
 fn viewer(display: &str, size: &str, model: &str, scratch: &Path) -> Command {
+    let _ = std::fs::remove_file(scratch.join("session.json"));
     let mut command = Command::new(env!("CARGO_BIN_EXE_dqview"));
     command
         .arg(model)

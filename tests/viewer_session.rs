@@ -1,5 +1,6 @@
 //! `dqview --session FILE` under Xvfb: a scripted run saves its view to FILE, and a run
-//! with only `--session` reopens the model the file names and keeps what was edited in it.
+//! with only `--session` reopens the model the file names and keeps what was edited in it;
+//! flags given beside the file win over what it saved.
 //!
 //! Skipped (loudly) where `xvfb-run` is missing, unless `DQVIEW_REQUIRE_DISPLAY=1`.
 
@@ -52,5 +53,24 @@ fn session_file_is_saved_and_reopened() {
     assert_eq!(back["mode"], "hybrid");
     assert_eq!(back["view"], "split");
     assert_eq!(back["joint_overrides"][0]["twist_deg"], 120.0);
+
+    // Flags given beside the session win over what it saved; the rest comes from the file.
+    run_viewer(&[
+        "builtin:twist",
+        "--session",
+        f,
+        "--mode",
+        "dqs",
+        "--view",
+        "single",
+        "--twist",
+        "tip=-30",
+        "--exit-after-frames",
+        "2",
+    ]);
+    let flags = read_json(&file);
+    assert_eq!(flags["mode"], "dqs", "{flags}");
+    assert_eq!(flags["view"], "single", "{flags}");
+    assert_eq!(flags["joint_overrides"][0]["twist_deg"], -30.0, "{flags}");
     let _ = std::fs::remove_dir_all(&dir);
 }

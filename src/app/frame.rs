@@ -7,20 +7,22 @@ use anyhow::{Context, Result};
 
 use super::screenshot::copy_texture;
 use super::viewer::Running;
-use crate::render::{Camera, DebugView, ViewParams, begin_scene_pass};
-use crate::skin::SkinningMode;
-use crate::ui::{ViewMode, ViewRect, ghost_mode, panel_ui, plot_ui, shortcuts, viewport_ui};
+use crate::ui::{ViewMode, ViewRect, panel_ui, plot_ui, shortcuts, viewport_ui};
 
 /// What the UI produced this frame, ready to draw.
-struct UiFrame {
-    views: Vec<ViewRect>,
-    primitives: Vec<egui::ClippedPrimitive>,
-    textures: egui::TexturesDelta,
-    screen: egui_wgpu::ScreenDescriptor,
+pub(super) struct UiFrame {
+    /// The 3D views' rectangles and modes.
+    pub(super) views: Vec<ViewRect>,
+    /// egui's tessellated shapes.
+    pub(super) primitives: Vec<egui::ClippedPrimitive>,
+    /// egui's texture changes.
+    pub(super) textures: egui::TexturesDelta,
+    /// Window size and scale for egui's renderer.
+    pub(super) screen: egui_wgpu::ScreenDescriptor,
     /// Linear RGBA of the UI panels, which the scene pass clears to (egui paints no panel fill).
-    panel_fill: [f64; 4],
+    pub(super) panel_fill: [f64; 4],
     /// How soon egui wants the next frame (zero: now; `Duration::MAX`: on input only).
-    repaint_delay: std::time::Duration,
+    pub(super) repaint_delay: std::time::Duration,
 }
 
 impl Running {
@@ -342,12 +344,21 @@ impl Running {
         let target = frame
             .texture
             .create_view(&wgpu::TextureViewDescriptor::default());
-        self.encode(&mut encoder, &target, ui, timed);
+        // A saved image is what the window shows, reused views included (the twin draws afresh).
+        let key = self.scene_key(ui);
+        self.encode_frame(
+            &mut encoder,
+            (&frame.texture, &target),
+            ui,
+            timed,
+            Some(key),
+        );
         // Without COPY_SRC on the swapchain, draw the same frame again into a copyable twin.
         let twin = (!images.is_empty() && !self.gpu.copy_src).then(|| self.twin_texture());
         if let Some(twin) = &twin {
             let view = twin.create_view(&wgpu::TextureViewDescriptor::default());
-            self.encode(&mut encoder, &view, ui, false);
+            self.encode_scene(&mut encoder, &view, ui, false);
+            self.encode_ui(&mut encoder, &view, ui, false);
         }
         let ctx = &self.gpu.ctx;
         let copy = images
@@ -408,119 +419,6 @@ impl Running {
                 usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
                 view_formats: &[],
             })
-    }
-
-    /// The selected joint as an index into its skin's joint list (0 when none), for the weights view.
-    fn selected_joint_index(&self) -> u32 {
-        let joints = &self.state.joints;
-        joints
-            .selected
-            .and_then(|node| {
-                let skin = self.model.scene.skins.get(joints.skin)?;
-                skin.joints.iter().position(|&j| j == node)
-            })
-            .unwrap_or(0) as u32
-    }
-
-    /// Writes camera, mesh, wire, ghost and grid uniforms of each view (into existing buffers).
-    fn write_view_uniforms(&self, ui: &UiFrame) {
-        let queue = &self.gpu.ctx.queue;
-        let s = &self.state.skinning;
-        for (view, pane) in ui.views.iter().zip(&self.graphics.panes) {
-            let aspect = view.rect.width() / view.rect.height().max(1.0);
-            let camera = Camera {
-                clip_from_world: self.state.camera.clip_from_world(aspect),
-            };
-            // The betas are spelled per vertex with the strength applied (the inspector's
-            // `hybrid_betas`); while painting they are the map itself, shown in the beta view.
-            let painting = self.state.paint.enabled;
-            let params = ViewParams {
-                beta: 1.0,
-                view: if painting { DebugView::Beta } else { s.shading },
-                selected_joint: self.selected_joint_index(),
-                diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
-                bulge: s.bulge_compensation,
-                heat_range: self.state.heat_shown.map(|(_, range)| range),
-            };
-            pane.write(queue, &self.graphics.renderer, &camera, &params);
-        }
-    }
-
-    /// Records the 3D pass (every view) and the egui pass into `target`.
-    fn encode(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        target: &wgpu::TextureView,
-        ui: &UiFrame,
-        timed: bool,
-    ) {
-        profiling::scope!("encode");
-        let targets = &self.gpu.targets;
-        let (view, resolve_target) = match &targets.msaa {
-            Some(msaa) => (msaa, Some(target)),
-            None => (target, None),
-        };
-        let timer = self.stats.timer.as_ref().filter(|_| timed);
-        {
-            let mut pass = begin_scene_pass(
-                encoder,
-                view,
-                resolve_target,
-                &targets.depth,
-                Some(ui.panel_fill),
-                timer.map(|t| t.writes(true)),
-            );
-            let (width, height) = (self.gpu.config.width, self.gpu.config.height);
-            let ppp = ui.screen.pixels_per_point;
-            let g = &self.graphics;
-            let scene = &self.model.gpu;
-            for (v, pane) in ui.views.iter().zip(&g.panes) {
-                let x0 = ((v.rect.min.x * ppp).round().max(0.0) as u32).min(width);
-                let y0 = ((v.rect.min.y * ppp).round().max(0.0) as u32).min(height);
-                let x1 = ((v.rect.max.x * ppp).round().max(0.0) as u32).min(width);
-                let y1 = ((v.rect.max.y * ppp).round().max(0.0) as u32).min(height);
-                if x1 <= x0 || y1 <= y0 {
-                    continue;
-                }
-                let (w, h) = (x1 - x0, y1 - y0);
-                pass.set_viewport(x0 as f32, y0 as f32, w as f32, h as f32, 0.0, 1.0);
-                pass.set_scissor_rect(x0, y0, w, h);
-                g.backdrop.draw(&mut pass);
-                scene.draw(&mut pass, &g.renderer, &pane.mesh, v.mode);
-                if self.state.display.grid {
-                    let grid = &self.model.grid;
-                    grid.draw_wire(&mut pass, &g.renderer, &pane.grid, SkinningMode::Lbs, false);
-                }
-                if self.state.display.wireframe {
-                    scene.draw_wire(&mut pass, &g.renderer, &pane.wire, v.mode, false);
-                }
-                if self.state.skinning.view == ViewMode::Overlay {
-                    let ghost = ghost_mode(v.mode);
-                    scene.draw_wire(&mut pass, &g.renderer, &pane.ghost, ghost, true);
-                }
-            }
-        }
-        let mut pass = encoder
-            .begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("dqview::app::pass_ui"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: target,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Load,
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: timer.map(|t| t.writes(false)),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            })
-            .forget_lifetime();
-        self.egui
-            .renderer
-            .render(&mut pass, &ui.primitives, &ui.screen);
     }
 }
 

@@ -13,9 +13,11 @@ mod heat;
 mod inspect;
 mod model;
 mod paint;
+mod passes;
 mod profile;
 mod recovery;
 mod redraw;
+mod scene_cache;
 mod screenshot;
 mod session;
 mod surface;
@@ -35,12 +37,11 @@ use crate::ui::ViewMode;
 pub struct ViewerOptions {
     /// Model to open: a path or `builtin:NAME`.
     pub model: String,
-    /// View layout at start.
-    pub view: ViewMode,
-    /// Split-view panes at start ([`crate::ui::SPLIT_PANES`] unless `--view split3`).
-    pub panes: [bool; crate::ui::MAX_PANES],
-    /// Shading (debug view) at start.
-    pub shading: crate::render::DebugView,
+    /// View layout and split-view panes given on the command line (they win over the
+    /// session's); `None`: the session's, else single.
+    pub view: Option<(ViewMode, [bool; crate::ui::MAX_PANES])>,
+    /// Shading (debug view) given on the command line; `None`: the session's, else shaded.
+    pub shading: Option<crate::render::DebugView>,
     /// Mode, beta, clip, time and joint overrides at start.
     pub pose: PoseRequest,
     /// Write the window's last frame here as PNG.

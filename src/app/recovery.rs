@@ -135,6 +135,7 @@ impl Running {
         let graphics = Graphics::new(ctx, self.gpu.config.format, self.gpu.samples)?;
         let model = LoadedModel::from_scene(ctx, &graphics.renderer, self.model.scene.clone())?;
         self.install(graphics, model);
+        self.gpu.targets.scene.forget();
         Ok(())
     }
 

@@ -58,6 +58,8 @@ pub struct Targets {
     pub depth: wgpu::TextureView,
     /// Multisampled colour to resolve from, when `samples > 1`.
     pub msaa: Option<wgpu::TextureView>,
+    /// The last frame's 3D views, reused while nothing they show changed.
+    pub scene: super::scene_cache::SceneCache,
 }
 
 impl Targets {
@@ -84,6 +86,7 @@ impl Targets {
         Self {
             depth: make("dqview::app::depth", DEPTH_FORMAT),
             msaa: (samples > 1).then(|| make("dqview::app::color_msaa", config.format)),
+            scene: super::scene_cache::SceneCache::new(ctx, config),
         }
     }
 }
@@ -201,6 +204,10 @@ impl WindowGpu {
         let mut usage = wgpu::TextureUsages::RENDER_ATTACHMENT;
         if copy_src {
             usage |= wgpu::TextureUsages::COPY_SRC;
+        }
+        // Copies into the swapchain let a frame reuse the last frame's 3D views.
+        if caps.usages.contains(wgpu::TextureUsages::COPY_DST) {
+            usage |= wgpu::TextureUsages::COPY_DST;
         }
         let vsync = std::env::var_os("DQVIEW_NO_VSYNC").is_none();
         let size = window.inner_size();

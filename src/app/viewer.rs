@@ -21,6 +21,7 @@ use super::session::ModelFiles;
 use super::surface::WindowGpu;
 use super::timing::FrameStats;
 use super::ui_script::{ScriptHooks, UiScript};
+use crate::pose_request::ResolvedPose;
 use crate::ui::{OrbitCamera, ViewerState};
 
 /// Start-up frames left out of the frame-interval figures (pipelines and caches warm up).
@@ -156,6 +157,8 @@ impl ApplicationHandler for Viewer {
                             1e3 / median.max(1e-3)
                         );
                     }
+                    let (reused, drawn) = running.gpu.targets.scene.counts;
+                    log::info!("3D views drawn in {drawn} frames, reused unchanged in {reused}");
                     event_loop.exit();
                     return;
                 }
@@ -225,10 +228,11 @@ impl Running {
             Err(e) => return Err(e),
         };
         let mut state = ViewerState::default();
-        state.skinning.view = options.view;
-        state.skinning.panes = options.panes;
+        if let Some((view, panes)) = options.view {
+            (state.skinning.view, state.skinning.panes) = (view, panes);
+        }
         state.skinning.bulge_compensation = options.bulge_compensation;
-        state.skinning.shading = options.shading;
+        state.skinning.shading = options.shading.unwrap_or_default();
         let samples = gpu.samples;
         // Say what was chosen: 1x is the default on a software rasterizer (`--msaa 4` overrides).
         state.status.adapter = if samples > 1 {
@@ -244,7 +248,7 @@ impl Running {
         state.skinning.mode = resolved.mode;
         // --beta is one beta for all; the map's strength starts at 1 (as stored).
         state.skinning.uniform_beta = resolved.beta;
-        state.joints.overrides = resolved.overrides;
+        state.joints.overrides = resolved.overrides.clone();
         // A joint given an angle on the command line starts selected: its flip strip and twist plot show.
         state.joints.selected = state.joints.overrides.angles.keys().next().copied();
         let stats = FrameStats::new(&ctx.device, &ctx.queue);
@@ -281,7 +285,40 @@ impl Running {
         running.state.playback.playing = false;
         running.reset_hybrid_flags();
         running.restore_session(&options.model);
+        running.apply_command_line(options, &resolved);
         Ok(running)
+    }
+
+    /// Puts back what the command line said over what the session restored: a flag given
+    /// takes effect (view, shading, mode, beta, clip and time, joint angles).
+    fn apply_command_line(&mut self, options: &ViewerOptions, resolved: &ResolvedPose) {
+        let s = &mut self.state;
+        if let Some((view, panes)) = options.view {
+            (s.skinning.view, s.skinning.panes) = (view, panes);
+        }
+        if let Some(shading) = options.shading {
+            s.skinning.shading = shading;
+        }
+        let pose = &options.pose;
+        if pose.mode.is_some() {
+            s.skinning.mode = resolved.mode;
+        }
+        if pose.beta.is_some() {
+            s.skinning.uniform_beta = resolved.beta;
+        }
+        if pose.clip.is_some() || pose.time_s.is_some() {
+            let duration = resolved
+                .clip
+                .and_then(|c| s.clips.get(c))
+                .map_or(0.0, |c| c.1);
+            s.playback.select(resolved.clip, duration);
+            s.playback.time_s = resolved.time_s.clamp(0.0, duration);
+            s.playback.playing = false;
+        }
+        if !(pose.twist.is_empty() && pose.bend.is_empty() && pose.roll.is_empty()) {
+            s.joints.overrides = resolved.overrides.clone();
+            s.joints.selected = s.joints.overrides.angles.keys().next().copied();
+        }
     }
 
     /// Opens `path`, replacing the current model; on failure keeps it and shows the error.

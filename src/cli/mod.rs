@@ -62,15 +62,13 @@ pub struct Cli {
 pub struct ViewerArgs {
     /// View layout: single, split (LBS | DQS), split3 (LBS | DQS | CoR), split4 (LBS | DQS |
     /// hybrid | CoR) or overlay (the other mode as a ghost); the panel picks any 2 to 4 panes.
-    #[arg(
-        long,
-        value_name = "single|split|split3|split4|overlay",
-        default_value = "single"
-    )]
-    pub view: String,
+    /// Given, it wins over the session's view [default: single].
+    #[arg(long, value_name = "single|split|split3|split4|overlay")]
+    pub view: Option<String>,
     /// Shading: shaded, weights, influences, normals, displacement, joints, collapse, beta.
-    #[arg(long, default_value = "shaded")]
-    pub shading: String,
+    /// Given, it wins over the session's [default: shaded].
+    #[arg(long)]
+    pub shading: Option<String>,
     /// Write the window's final frame to this PNG file.
     #[arg(long, value_name = "FILE.png")]
     pub screenshot: Option<PathBuf>,
@@ -387,24 +385,24 @@ pub fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         None => {
-            let (view, panes) = crate::ui::parse_view(&cli.viewer.view).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "unknown view `{}` (valid: single, split, split3, split4, overlay)",
-                    cli.viewer.view
-                )
-            })?;
-            let shading =
-                crate::render::DebugView::from_name(&cli.viewer.shading).ok_or_else(|| {
+            let view = cli.viewer.view.as_deref().map(|name| {
+                crate::ui::parse_view(name).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "unknown view `{name}` (valid: single, split, split3, split4, overlay)"
+                    )
+                })
+            });
+            let view = view.transpose()?;
+            let shading = cli.viewer.shading.as_deref().map(|name| {
+                crate::render::DebugView::from_name(name).ok_or_else(|| {
                     let names: Vec<&str> = crate::render::DebugView::ALL
                         .iter()
                         .map(|v| v.name())
                         .collect();
-                    anyhow::anyhow!(
-                        "unknown shading `{}` (valid: {})",
-                        cli.viewer.shading,
-                        names.join(", ")
-                    )
-                })?;
+                    anyhow::anyhow!("unknown shading `{name}` (valid: {})", names.join(", "))
+                })
+            });
+            let shading = shading.transpose()?;
             // The pose options' --bulge-compensation is the panel's "DQS bulge fix" at start.
             let bulge = cli.pose.cor.bulge_amount()?;
             flag_rules::refuse_cor_precompute(
@@ -424,7 +422,6 @@ pub fn run(cli: Cli) -> Result<()> {
             crate::app::run(crate::app::ViewerOptions {
                 model: model_or_default(model),
                 view,
-                panes,
                 shading,
                 pose: cli.pose.request(),
                 screenshot: cli.viewer.screenshot,

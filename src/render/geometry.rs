@@ -66,6 +66,8 @@ pub struct GpuGeometry {
     edges: Option<(wgpu::Buffer, u32)>,
     draw_group: wgpu::BindGroup,
     compute_group: wgpu::BindGroup,
+    /// Writes to the buffers and bind groups since the geometry was made.
+    revision: u64,
 }
 
 impl GpuGeometry {
@@ -179,6 +181,7 @@ impl GpuGeometry {
                 edges: None,
                 draw_group,
                 compute_group,
+                revision: 0,
             })
         })?
     }
@@ -233,6 +236,13 @@ impl GpuGeometry {
             .map(|b| (b, self.params.skinned_words))
     }
 
+    /// Writes to this geometry's buffers and bind groups since it was made: equal revisions,
+    /// equal contents (the viewer reuses a drawn frame on it).
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
     /// Builds the edge list from `indices` (the triangle list it was made with), once.
     pub fn make_edges(&mut self, ctx: &GpuContext, indices: &[u32]) {
         if self.edges.is_none() {
@@ -250,6 +260,7 @@ impl GpuGeometry {
                 usage: wgpu::BufferUsages::INDEX,
             });
         self.edges = Some((buffer, u32::try_from(edges.len()).unwrap_or(0)));
+        self.revision += 1;
     }
 
     /// Makes the buffer `cs_skin` writes `instances` copies of every vertex into:
@@ -296,6 +307,7 @@ impl GpuGeometry {
         }
         if changed {
             queue.write_buffer(&self.params_buffer, 0, bytemuck::bytes_of(&self.params));
+            self.revision += 1;
         }
         changed
     }
@@ -311,6 +323,7 @@ impl GpuGeometry {
                 ctx.queue
                     .write_buffer(buffer, offset, bytemuck::cast_slice(&betas[span.clone()]));
                 self.betas_shown[span.clone()].copy_from_slice(&betas[span]);
+                self.revision += 1;
             }
             return;
         }
@@ -340,6 +353,9 @@ impl GpuGeometry {
         count: usize,
     ) {
         let fits = count > 0 && count == self.vertex_count();
+        if fits {
+            self.revision += 1;
+        }
         let (slot, name) = if flag == GEOMETRY_HAS_BETAS {
             (&mut self.betas, "dqview::GpuGeometry::betas")
         } else {
@@ -359,6 +375,7 @@ impl GpuGeometry {
 
     /// Remakes both bind groups after an optional buffer appeared or went, and uploads the parameters.
     fn rebind(&mut self, ctx: &GpuContext, layouts: &GpuLayouts) {
+        self.revision += 1;
         ctx.queue
             .write_buffer(&self.params_buffer, 0, bytemuck::bytes_of(&self.params));
         let empty = &self.empty;

@@ -64,6 +64,8 @@ pub struct PaletteStore {
     dual_quats: wgpu::Buffer,
     linears: wgpu::Buffer,
     uploads: u64,
+    /// Uploads since the store was made, never reset (part of the viewer's scene cache key).
+    writes: u64,
 }
 
 /// Elements of `size` bytes from one slot start to the next so each starts on a multiple of `align` bytes.
@@ -219,6 +221,7 @@ impl PaletteStore {
         queue.write_buffer(&self.linears, 0, bytemuck::cast_slice(&s.linears));
         self.dirty = false;
         self.uploads += 1;
+        self.writes += 1;
     }
 
     /// Group 0 of `slot` and its binding kind (which picks the pipeline).
@@ -236,6 +239,12 @@ impl PaletteStore {
     #[must_use]
     pub fn uploads(&self) -> u64 {
         self.uploads
+    }
+
+    /// Uploads since the store was made, whatever [`PaletteStore::reset_upload_count`] did.
+    #[must_use]
+    pub fn writes(&self) -> u64 {
+        self.writes
     }
 }
 
@@ -344,6 +353,7 @@ fn create(
         dual_quats,
         linears,
         uploads: 0,
+        writes: 0,
     }
 }
 

@@ -105,7 +105,14 @@ pub struct SceneGpu {
     matrices: Vec<Mat4>,
     palette: JointPalette,
     pose: Option<Pose>,
+    /// Palette stores made so far (a new instance count makes a new one).
+    stores_made: u64,
+    /// Unique in this process, so two scenes' revisions never look alike.
+    id: u64,
 }
+
+/// The next [`SceneGpu`]'s id.
+static NEXT_SCENE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl SceneGpu {
     /// Uploads every primitive of every mesh node, the materials and the palettes at `pose`.
@@ -278,6 +285,8 @@ impl SceneGpu {
             matrices: Vec::new(),
             palette: JointPalette::default(),
             pose: None,
+            stores_made: 0,
+            id: NEXT_SCENE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         };
         out.make_outputs(ctx, renderer)?;
         Ok(out)
@@ -320,6 +329,7 @@ impl SceneGpu {
     ) -> Result<(), RenderError> {
         let count = count.max(1);
         self.store = PaletteStore::new(ctx, renderer.layouts(), &self.specs, count)?;
+        self.stores_made += 1;
         self.offsets = grid_offsets(count, extent_of(scene, count));
         self.make_outputs(ctx, renderer)?;
         self.update(ctx, scene, pose);
@@ -469,6 +479,17 @@ impl SceneGpu {
                 .map_or(&[][..], |p| &p.indices[..]);
             item.geometry.make_edges(ctx, indices);
         }
+    }
+
+    /// Every write that reached this scene's GPU data since it was made (palettes, morph
+    /// weights, betas, centers, edges, instances): equal revisions, the same drawn picture.
+    #[must_use]
+    pub fn revision(&self) -> Vec<u64> {
+        let geometry = self.items.iter().map(|i| i.geometry.revision());
+        [self.id, self.stores_made, self.store.writes()]
+            .into_iter()
+            .chain(geometry)
+            .collect()
     }
 
     /// Palette uploads so far: one per update in which some palette changed.

@@ -33,6 +33,11 @@ pub fn run_viewer(args: &[&str]) {
 
 /// Like [`run_viewer`] with the window (and the virtual screen) `size`, `WIDTHxHEIGHT`.
 pub fn run_viewer_sized(args: &[&str], size: &str) {
+    run_viewer_logged(args, size);
+}
+
+/// Like [`run_viewer_sized`], logging dqview's info lines; its stderr.
+pub fn run_viewer_logged(args: &[&str], size: &str) -> String {
     let screen = format!("-screen 0 {size}x24");
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", &screen])
@@ -42,6 +47,7 @@ pub fn run_viewer_sized(args: &[&str], size: &str) {
         // winit 0.30 panics instead of falling back to X11 when these point nowhere.
         .env_remove("WAYLAND_DISPLAY")
         .env_remove("WAYLAND_SOCKET")
+        .env("RUST_LOG", "warn,dqview=info")
         .output()
         .expect("run xvfb-run");
     assert!(
@@ -51,6 +57,7 @@ pub fn run_viewer_sized(args: &[&str], size: &str) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// A JSON dump the viewer wrote (`{"do": "dump"}` in a UI script).

@@ -1,0 +1,219 @@
+//! A frame's GPU work: each view's uniforms, the 3D pass (or the cached copy of it) and the egui pass.
+
+use super::frame::UiFrame;
+use super::scene_cache::SceneKey;
+use super::viewer::Running;
+use crate::render::{Camera, DebugView, ViewParams, begin_scene_pass};
+use crate::skin::SkinningMode;
+use crate::ui::{ViewMode, ghost_mode};
+
+impl Running {
+    /// The selected joint as an index into its skin's joint list (0 when none), for the weights view.
+    fn selected_joint_index(&self) -> u32 {
+        let joints = &self.state.joints;
+        joints
+            .selected
+            .and_then(|node| {
+                let skin = self.model.scene.skins.get(joints.skin)?;
+                skin.joints.iter().position(|&j| j == node)
+            })
+            .unwrap_or(0) as u32
+    }
+
+    /// Each view's camera and debug-view parameters this frame.
+    fn view_uniforms(&self, ui: &UiFrame) -> Vec<(Camera, ViewParams)> {
+        let s = &self.state.skinning;
+        ui.views
+            .iter()
+            .map(|view| {
+                let aspect = view.rect.width() / view.rect.height().max(1.0);
+                let camera = Camera {
+                    clip_from_world: self.state.camera.clip_from_world(aspect),
+                };
+                // The betas are spelled per vertex with the strength applied (the inspector's
+                // `hybrid_betas`); while painting they are the map itself, shown in the beta view.
+                let painting = self.state.paint.enabled;
+                let params = ViewParams {
+                    beta: 1.0,
+                    view: if painting { DebugView::Beta } else { s.shading },
+                    selected_joint: self.selected_joint_index(),
+                    diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
+                    bulge: s.bulge_compensation,
+                    heat_range: self.state.heat_shown.map(|(_, range)| range),
+                };
+                (camera, params)
+            })
+            .collect()
+    }
+
+    /// Writes camera, mesh, wire, ghost and grid uniforms of each view (into existing buffers).
+    pub(super) fn write_view_uniforms(&self, ui: &UiFrame) {
+        let queue = &self.gpu.ctx.queue;
+        for ((camera, params), pane) in self.view_uniforms(ui).iter().zip(&self.graphics.panes) {
+            pane.write(queue, &self.graphics.renderer, camera, params);
+        }
+    }
+
+    /// Everything this frame's 3D pass draws from.
+    pub(super) fn scene_key(&self, ui: &UiFrame) -> SceneKey {
+        let views = ui
+            .views
+            .iter()
+            .zip(self.view_uniforms(ui))
+            .map(|(v, (camera, params))| {
+                let r = v.rect;
+                ([r.min.x, r.min.y, r.max.x, r.max.y], v.mode, camera, params)
+            })
+            .collect();
+        let d = &self.state.display;
+        SceneKey {
+            size: (
+                self.gpu.config.width,
+                self.gpu.config.height,
+                ui.screen.pixels_per_point,
+            ),
+            clear: ui.panel_fill,
+            switches: [
+                d.grid,
+                d.wireframe,
+                self.state.skinning.view == ViewMode::Overlay,
+            ],
+            views,
+            revisions: [self.model.gpu.revision(), self.model.grid.revision()],
+        }
+    }
+
+    /// Records the 3D pass into `target` (the swapchain's `frame`), or copies the last
+    /// frame's views when `key` matches what they were drawn from; then the egui pass.
+    pub(super) fn encode_frame(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        (frame, target): (&wgpu::Texture, &wgpu::TextureView),
+        ui: &UiFrame,
+        timed: bool,
+        key: Option<SceneKey>,
+    ) {
+        // `None`: draw the views whatever the cache holds.
+        let reuse = key
+            .as_ref()
+            .is_some_and(|k| self.gpu.targets.scene.holds(k));
+        if reuse {
+            profiling::scope!("reuse 3D views");
+            self.gpu.targets.scene.restore(encoder, frame);
+            if timed {
+                self.timestamp_pass(encoder, target);
+            }
+        } else {
+            self.encode_scene(encoder, target, ui, timed);
+            if let Some(key) = key {
+                self.gpu.targets.scene.store(encoder, frame, key);
+            }
+        }
+        self.encode_ui(encoder, target, ui, timed);
+    }
+
+    /// An empty pass holding the 3D pass's timestamps on a frame that reused its views.
+    fn timestamp_pass(&self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
+        let timer = self.stats.timer.as_ref();
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("dqview::app::pass_3d_reused"),
+            color_attachments: &[Some(load_and_store(target))],
+            depth_stencil_attachment: None,
+            timestamp_writes: timer.map(|t| t.writes(true)),
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+    }
+
+    /// Records the 3D pass (every view) into `target`.
+    pub(super) fn encode_scene(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        ui: &UiFrame,
+        timed: bool,
+    ) {
+        profiling::scope!("encode 3D");
+        let targets = &self.gpu.targets;
+        let (view, resolve_target) = match &targets.msaa {
+            Some(msaa) => (msaa, Some(target)),
+            None => (target, None),
+        };
+        let timer = self.stats.timer.as_ref().filter(|_| timed);
+        let mut pass = begin_scene_pass(
+            encoder,
+            view,
+            resolve_target,
+            &targets.depth,
+            Some(ui.panel_fill),
+            timer.map(|t| t.writes(true)),
+        );
+        let (width, height) = (self.gpu.config.width, self.gpu.config.height);
+        let ppp = ui.screen.pixels_per_point;
+        let g = &self.graphics;
+        let scene = &self.model.gpu;
+        for (v, pane) in ui.views.iter().zip(&g.panes) {
+            let x0 = ((v.rect.min.x * ppp).round().max(0.0) as u32).min(width);
+            let y0 = ((v.rect.min.y * ppp).round().max(0.0) as u32).min(height);
+            let x1 = ((v.rect.max.x * ppp).round().max(0.0) as u32).min(width);
+            let y1 = ((v.rect.max.y * ppp).round().max(0.0) as u32).min(height);
+            if x1 <= x0 || y1 <= y0 {
+                continue;
+            }
+            let (w, h) = (x1 - x0, y1 - y0);
+            pass.set_viewport(x0 as f32, y0 as f32, w as f32, h as f32, 0.0, 1.0);
+            pass.set_scissor_rect(x0, y0, w, h);
+            g.backdrop.draw(&mut pass);
+            scene.draw(&mut pass, &g.renderer, &pane.mesh, v.mode);
+            if self.state.display.grid {
+                let grid = &self.model.grid;
+                grid.draw_wire(&mut pass, &g.renderer, &pane.grid, SkinningMode::Lbs, false);
+            }
+            if self.state.display.wireframe {
+                scene.draw_wire(&mut pass, &g.renderer, &pane.wire, v.mode, false);
+            }
+            if self.state.skinning.view == ViewMode::Overlay {
+                let ghost = ghost_mode(v.mode);
+                scene.draw_wire(&mut pass, &g.renderer, &pane.ghost, ghost, true);
+            }
+        }
+    }
+
+    /// Records the egui pass over `target`.
+    pub(super) fn encode_ui(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &wgpu::TextureView,
+        ui: &UiFrame,
+        timed: bool,
+    ) {
+        profiling::scope!("encode UI");
+        let timer = self.stats.timer.as_ref().filter(|_| timed);
+        let mut pass = encoder
+            .begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("dqview::app::pass_ui"),
+                color_attachments: &[Some(load_and_store(target))],
+                depth_stencil_attachment: None,
+                timestamp_writes: timer.map(|t| t.writes(false)),
+                occlusion_query_set: None,
+                multiview_mask: None,
+            })
+            .forget_lifetime();
+        self.egui
+            .renderer
+            .render(&mut pass, &ui.primitives, &ui.screen);
+    }
+}
+
+/// A colour attachment that keeps what `target` holds and draws over it.
+fn load_and_store(target: &wgpu::TextureView) -> wgpu::RenderPassColorAttachment<'_> {
+    wgpu::RenderPassColorAttachment {
+        view: target,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations {
+            load: wgpu::LoadOp::Load,
+            store: wgpu::StoreOp::Store,
+        },
+    }
+}
