@@ -62,6 +62,13 @@ impl Default for Widgets {
 }
 
 impl Widgets {
+    /// Three empty frames at 0.0 to 0.2 s, so every widget has its rect.
+    fn settle(&mut self, ctx: &egui::Context) {
+        for k in 0..3 {
+            frame(ctx, 0.1 * f64::from(k), Vec::new(), |ui| self.draw(ui));
+        }
+    }
+
     /// Lays the widgets out, top to bottom.
     fn draw(&mut self, ui: &mut egui::Ui) {
         self.check = ui.checkbox(&mut self.checked, "plot").rect;
@@ -86,9 +93,7 @@ fn click(at: egui::Pos2) -> Vec<egui::Event> {
 fn a_click_in_one_frame_lands_a_drag_stays_on_its_slider_and_text_keeps_its_order() {
     let ctx = egui::Context::default();
     let mut w = Widgets::default();
-    for k in 0..3 {
-        frame(&ctx, 0.1 * f64::from(k), Vec::new(), |ui| w.draw(ui));
-    }
+    w.settle(&ctx);
     // Moved, pressed and released before the next frame: one slow frame's worth of input.
     frame(&ctx, 0.25, click(w.check.center()), |ui| w.draw(ui));
     assert!(w.checked, "the click inside one frame toggled the checkbox");
@@ -151,9 +156,7 @@ fn paced_frames(
 fn a_whole_drag_inside_one_frame_moves_the_slider_once_paced() {
     let ctx = egui::Context::default();
     let mut w = Widgets::default();
-    for k in 0..3 {
-        frame(&ctx, 0.1 * f64::from(k), Vec::new(), |ui| w.draw(ui));
-    }
+    w.settle(&ctx);
     let start = egui::pos2(w.slider.left() + 4.0, w.slider.center().y);
     let end = egui::pos2(w.slider.right() - 4.0, w.below.center().y);
     let drag = vec![
@@ -166,9 +169,7 @@ fn a_whole_drag_inside_one_frame_moves_the_slider_once_paced() {
     // Unpaced, egui drops the drag: press, moves and release in one step move nothing.
     let unpaced = egui::Context::default();
     let mut u = Widgets::default();
-    for k in 0..3 {
-        frame(&unpaced, 0.1 * f64::from(k), Vec::new(), |ui| u.draw(ui));
-    }
+    u.settle(&unpaced);
     frame(&unpaced, 0.3, drag.clone(), |ui| u.draw(ui));
     assert_eq!(u.value, 0.0, "egui alone loses a drag inside one frame");
     let frames = paced_frames(&ctx, 0.3, drag, &mut w);
