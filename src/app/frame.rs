@@ -324,7 +324,8 @@ impl Running {
         let Some(frame) = acquired else {
             return Ok(());
         };
-        self.write_view_uniforms(ui);
+        let uniforms = self.view_uniforms(ui);
+        self.write_view_uniforms(&uniforms);
         let ctx = &self.gpu.ctx;
         let mut encoder = ctx
             .device
@@ -345,14 +346,8 @@ impl Running {
             .texture
             .create_view(&wgpu::TextureViewDescriptor::default());
         // A saved image is what the window shows, reused views included (the twin draws afresh).
-        let key = self.scene_key(ui);
-        self.encode_frame(
-            &mut encoder,
-            (&frame.texture, &target),
-            ui,
-            timed,
-            Some(key),
-        );
+        let key = self.scene_key(ui, uniforms);
+        self.encode_frame(&mut encoder, (&frame.texture, &target), ui, timed, key);
         // Without COPY_SRC on the swapchain, draw the same frame again into a copyable twin.
         let twin = (!images.is_empty() && !self.gpu.copy_src).then(|| self.twin_texture());
         if let Some(twin) = &twin {

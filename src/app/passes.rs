@@ -21,7 +21,7 @@ impl Running {
     }
 
     /// Each view's camera and debug-view parameters this frame.
-    fn view_uniforms(&self, ui: &UiFrame) -> Vec<(Camera, ViewParams)> {
+    pub(super) fn view_uniforms(&self, ui: &UiFrame) -> Vec<(Camera, ViewParams)> {
         let s = &self.state.skinning;
         ui.views
             .iter()
@@ -46,20 +46,20 @@ impl Running {
             .collect()
     }
 
-    /// Writes camera, mesh, wire, ghost and grid uniforms of each view (into existing buffers).
-    pub(super) fn write_view_uniforms(&self, ui: &UiFrame) {
+    /// Writes `uniforms` (of [`Running::view_uniforms`]) into each view's pane buffers.
+    pub(super) fn write_view_uniforms(&self, uniforms: &[(Camera, ViewParams)]) {
         let queue = &self.gpu.ctx.queue;
-        for ((camera, params), pane) in self.view_uniforms(ui).iter().zip(&self.graphics.panes) {
+        for ((camera, params), pane) in uniforms.iter().zip(&self.graphics.panes) {
             pane.write(queue, &self.graphics.renderer, camera, params);
         }
     }
 
-    /// Everything this frame's 3D pass draws from.
-    pub(super) fn scene_key(&self, ui: &UiFrame) -> SceneKey {
+    /// Everything this frame's 3D pass draws from (`uniforms` as written this frame).
+    pub(super) fn scene_key(&self, ui: &UiFrame, uniforms: Vec<(Camera, ViewParams)>) -> SceneKey {
         let views = ui
             .views
             .iter()
-            .zip(self.view_uniforms(ui))
+            .zip(uniforms)
             .map(|(v, (camera, params))| {
                 let r = v.rect;
                 ([r.min.x, r.min.y, r.max.x, r.max.y], v.mode, camera, params)
@@ -91,13 +91,9 @@ impl Running {
         (frame, target): (&wgpu::Texture, &wgpu::TextureView),
         ui: &UiFrame,
         timed: bool,
-        key: Option<SceneKey>,
+        key: SceneKey,
     ) {
-        // `None`: draw the views whatever the cache holds.
-        let reuse = key
-            .as_ref()
-            .is_some_and(|k| self.gpu.targets.scene.holds(k));
-        if reuse {
+        if self.gpu.targets.scene.holds(&key) {
             profiling::scope!("reuse 3D views");
             self.gpu.targets.scene.restore(encoder, frame);
             if timed {
@@ -105,24 +101,15 @@ impl Running {
             }
         } else {
             self.encode_scene(encoder, target, ui, timed);
-            if let Some(key) = key {
-                self.gpu.targets.scene.store(encoder, frame, key);
-            }
+            self.gpu.targets.scene.store(encoder, frame, key);
         }
         self.encode_ui(encoder, target, ui, timed);
     }
 
     /// An empty pass holding the 3D pass's timestamps on a frame that reused its views.
     fn timestamp_pass(&self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::TextureView) {
-        let timer = self.stats.timer.as_ref();
-        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("dqview::app::pass_3d_reused"),
-            color_attachments: &[Some(load_and_store(target))],
-            depth_stencil_attachment: None,
-            timestamp_writes: timer.map(|t| t.writes(true)),
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let writes = self.stats.timer.as_ref().map(|t| t.writes(true));
+        overlay_pass(encoder, "dqview::app::pass_3d_reused", target, writes);
     }
 
     /// Records the 3D pass (every view) into `target`.
@@ -188,26 +175,23 @@ impl Running {
         timed: bool,
     ) {
         profiling::scope!("encode UI");
-        let timer = self.stats.timer.as_ref().filter(|_| timed);
-        let mut pass = encoder
-            .begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("dqview::app::pass_ui"),
-                color_attachments: &[Some(load_and_store(target))],
-                depth_stencil_attachment: None,
-                timestamp_writes: timer.map(|t| t.writes(false)),
-                occlusion_query_set: None,
-                multiview_mask: None,
-            })
-            .forget_lifetime();
+        let writes = self.stats.timer.as_ref().filter(|_| timed);
+        let writes = writes.map(|t| t.writes(false));
+        let mut pass = overlay_pass(encoder, "dqview::app::pass_ui", target, writes);
         self.egui
             .renderer
             .render(&mut pass, &ui.primitives, &ui.screen);
     }
 }
 
-/// A colour attachment that keeps what `target` holds and draws over it.
-fn load_and_store(target: &wgpu::TextureView) -> wgpu::RenderPassColorAttachment<'_> {
-    wgpu::RenderPassColorAttachment {
+/// A pass that keeps what `target` holds and draws over it (no depth), with `timestamps`.
+fn overlay_pass(
+    encoder: &mut wgpu::CommandEncoder,
+    label: &'static str,
+    target: &wgpu::TextureView,
+    timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> wgpu::RenderPass<'static> {
+    let attachment = wgpu::RenderPassColorAttachment {
         view: target,
         depth_slice: None,
         resolve_target: None,
@@ -215,5 +199,15 @@ fn load_and_store(target: &wgpu::TextureView) -> wgpu::RenderPassColorAttachment
             load: wgpu::LoadOp::Load,
             store: wgpu::StoreOp::Store,
         },
-    }
+    };
+    encoder
+        .begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(label),
+            color_attachments: &[Some(attachment)],
+            depth_stencil_attachment: None,
+            timestamp_writes: timestamps,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        })
+        .forget_lifetime()
 }

@@ -228,11 +228,8 @@ impl Running {
             Err(e) => return Err(e),
         };
         let mut state = ViewerState::default();
-        if let Some((view, panes)) = options.view {
-            (state.skinning.view, state.skinning.panes) = (view, panes);
-        }
+        // View and shading given on the command line are applied after the session.
         state.skinning.bulge_compensation = options.bulge_compensation;
-        state.skinning.shading = options.shading.unwrap_or_default();
         let samples = gpu.samples;
         // Say what was chosen: 1x is the default on a software rasterizer (`--msaa 4` overrides).
         state.status.adapter = if samples > 1 {

@@ -39,6 +39,7 @@ mod readback;
 mod renderer;
 mod scene_draw;
 mod scene_gpu;
+mod scene_inputs;
 pub mod shader_export;
 pub mod shaders;
 mod views;

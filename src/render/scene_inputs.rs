@@ -1,0 +1,91 @@
+//! What a [`SceneGpu`] is given besides its pose: morph weights, hybrid betas, centers of
+//! rotation and edge lists, and the revision that counts every such write.
+
+use glam::Vec3;
+
+use super::scene_gpu::SceneGpu;
+use super::{GpuContext, Renderer};
+use crate::anim::Pose;
+use crate::scene::Scene;
+use crate::skin::{SceneBetas, SceneCenters};
+
+impl SceneGpu {
+    /// Writes each primitive's morph weights of `pose` (only those that changed reach the GPU).
+    pub(super) fn set_morph_weights(&mut self, ctx: &GpuContext, pose: &Pose) {
+        for item in &mut self.items {
+            item.geometry
+                .set_morph_weights(&ctx.queue, pose.morph_weights_of(item.node));
+        }
+    }
+
+    /// Writes morph weights for a [`SceneGpu::from_mesh`] scene.
+    pub fn set_mesh_morph_weights(&mut self, ctx: &GpuContext, weights: &[f32]) {
+        for item in &mut self.items {
+            item.geometry.set_morph_weights(&ctx.queue, weights);
+        }
+    }
+
+    /// Writes per-vertex hybrid betas (primitives without any get 1: the beta scale alone).
+    pub fn set_betas(&mut self, ctx: &GpuContext, renderer: &Renderer, betas: &SceneBetas) {
+        for item in &mut self.items {
+            let b = betas.of(item.source.0, item.source.1);
+            item.geometry.set_betas(ctx, renderer.layouts(), b);
+        }
+    }
+
+    /// Writes per-vertex hybrid betas of a [`SceneGpu::from_mesh`] scene.
+    pub fn set_mesh_betas(&mut self, ctx: &GpuContext, renderer: &Renderer, betas: &[f32]) {
+        for item in &mut self.items {
+            item.geometry.set_betas(ctx, renderer.layouts(), betas);
+        }
+    }
+
+    /// Writes per-vertex centers of rotation (primitives without any rotate about themselves: LBS).
+    pub fn set_cor_centers(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        centers: &SceneCenters,
+    ) {
+        for item in self.items.iter_mut().filter(|i| !i.geometry.is_rigid()) {
+            let c = centers.of(item.source.0, item.source.1);
+            item.geometry.set_cor_centers(ctx, renderer.layouts(), c);
+        }
+    }
+
+    /// Writes centers of rotation of a [`SceneGpu::from_mesh`] scene.
+    pub fn set_mesh_cor_centers(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        centers: &[Vec3],
+    ) {
+        for item in &mut self.items {
+            item.geometry
+                .set_cor_centers(ctx, renderer.layouts(), centers);
+        }
+    }
+
+    /// Builds the edge lists the wireframe and ghost draw (once per primitive).
+    pub fn make_edges(&mut self, ctx: &GpuContext, scene: &Scene) {
+        for item in &mut self.items {
+            let indices = scene
+                .meshes
+                .get(item.source.0)
+                .and_then(|m| m.primitives.get(item.source.1))
+                .map_or(&[][..], |p| &p.indices[..]);
+            item.geometry.make_edges(ctx, indices);
+        }
+    }
+
+    /// Every write that reached this scene's GPU data since it was made (palettes, morph
+    /// weights, betas, centers, edges, instances): equal revisions, the same drawn picture.
+    #[must_use]
+    pub fn revision(&self) -> Vec<u64> {
+        let geometry = self.items.iter().map(|i| i.geometry.revision());
+        [self.id, self.stores_made, self.store.writes()]
+            .into_iter()
+            .chain(geometry)
+            .collect()
+    }
+}
