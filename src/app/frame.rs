@@ -40,8 +40,14 @@ impl Running {
         let dt = interval.as_secs_f32().min(0.25);
         if let Some(timer) = self.stats.timer.as_mut() {
             timer.collect(&self.gpu.ctx.device);
-            self.state.status.gpu_ms = timer.last_ms;
+            // With the FPS, not every frame: a still window's UI stays the same picture.
+            if self.stats.status_window != self.stats.clock.windows
+                || self.state.status.gpu_ms.is_none()
+            {
+                self.state.status.gpu_ms = timer.last_ms;
+            }
         }
+        self.stats.status_window = self.stats.clock.windows;
         self.state.status.fps = self.stats.clock.fps;
         self.state.status.on_demand = self.stats.clock.on_demand;
         self.state.status.cpu_ms = self.stats.clock.cpu_ms;
@@ -55,7 +61,9 @@ impl Running {
             profiling::scope!("paint");
             self.update_paint(&ui);
         }
-        self.update_scene(&ui);
+        // A screenshot, or a script's dump, shows the heat range of the pose it shows.
+        let settle = screenshot.is_some() || self.script.is_scripted();
+        self.update_scene(&ui, settle);
         let saved = self.files.pending_save.take();
         let images: Vec<&Path> = screenshot.into_iter().chain(saved.as_deref()).collect();
         let result = self.draw(&ui, &images);
@@ -95,8 +103,9 @@ impl Running {
         self.inspector.update(&mut self.state, Instant::now(), wait);
     }
 
-    /// This frame's betas, crowd, camera requests, pose, follow camera, edges, heat range.
-    fn update_scene(&mut self, ui: &UiFrame) {
+    /// This frame's betas, crowd, camera requests, pose, follow camera, edges, heat range
+    /// (`wait`: a screenshot or scripted frame, which waits for the heat range's scan).
+    fn update_scene(&mut self, ui: &UiFrame, wait: bool) {
         profiling::scope!("scene update");
         if let Some(betas) = self.inspector.betas_if_changed(&mut self.state) {
             self.model
@@ -136,7 +145,7 @@ impl Running {
             self.model.gpu.make_edges(&self.gpu.ctx, &self.model.scene);
         }
         self.state.morphs.update_weights(&self.model.pose);
-        self.update_heat_range(ui);
+        self.update_heat_range(ui, wait);
     }
 
     /// Runs egui: shortcuts, the left panel and the viewport overlays.
@@ -263,7 +272,7 @@ impl Running {
     }
 
     /// The heatmap views' range for this frame's pose and panes (none in other views).
-    fn update_heat_range(&mut self, ui: &UiFrame) {
+    fn update_heat_range(&mut self, ui: &UiFrame, wait: bool) {
         let s = &self.state.skinning;
         let quantity = s
             .shading
@@ -279,7 +288,10 @@ impl Running {
                 beta_scale: 1.0,
                 diagonal: (model.bounds.1 - model.bounds.0).length(),
             };
-            (quantity, model.heat.range(quantity, s.heat_range, &inputs))
+            (
+                quantity,
+                model.heat.range(quantity, s.heat_range, &inputs, wait),
+            )
         });
     }
 
@@ -332,22 +344,34 @@ impl Running {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("dqview::app::frame"),
             });
-        let upload = tracing::info_span!("egui upload").entered();
-        let mut commands = self.egui.renderer.update_buffers(
-            &ctx.device,
-            &ctx.queue,
-            &mut encoder,
-            &ui.primitives,
-            &ui.screen,
-        );
-        drop(upload);
-        let timed = self.stats.timer.as_ref().is_some_and(|t| t.can_time());
-        let target = frame
-            .texture
-            .create_view(&wgpu::TextureViewDescriptor::default());
         // A saved image is what the window shows, reused views included (the twin draws afresh).
         let key = self.scene_key(ui, uniforms);
-        self.encode_frame(&mut encoder, (&frame.texture, &target), ui, timed, key);
+        let fingerprint = super::scene_cache::ui_fingerprint(&ui.primitives, &ui.textures);
+        let whole = self.reuse_frame(&mut encoder, &frame.texture, &key, fingerprint);
+        let mut commands = Vec::new();
+        let timed = !whole && self.stats.timer.as_ref().is_some_and(|t| t.can_time());
+        if !whole {
+            let upload = tracing::info_span!("egui upload").entered();
+            commands = self.egui.renderer.update_buffers(
+                &self.gpu.ctx.device,
+                &self.gpu.ctx.queue,
+                &mut encoder,
+                &ui.primitives,
+                &ui.screen,
+            );
+            drop(upload);
+            let target = frame
+                .texture
+                .create_view(&wgpu::TextureViewDescriptor::default());
+            let ui_drawn = (ui, fingerprint);
+            self.encode_frame(
+                &mut encoder,
+                (&frame.texture, &target),
+                ui_drawn,
+                timed,
+                key,
+            );
+        }
         // Without COPY_SRC on the swapchain, draw the same frame again into a copyable twin.
         let twin = (!images.is_empty() && !self.gpu.copy_src).then(|| self.twin_texture());
         if let Some(twin) = &twin {

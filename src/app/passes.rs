@@ -85,15 +85,18 @@ impl Running {
 
     /// Records the 3D pass into `target` (the swapchain's `frame`), or copies the last
     /// frame's views when `key` matches what they were drawn from; then the egui pass.
+    /// A frame drawn over reused views is kept whole for the next frame ([`Running::reuse_frame`]).
     pub(super) fn encode_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         (frame, target): (&wgpu::Texture, &wgpu::TextureView),
-        ui: &UiFrame,
+        ui: (&UiFrame, Option<u64>),
         timed: bool,
         key: SceneKey,
     ) {
-        if self.gpu.targets.scene.holds(&key) {
+        let (ui, fingerprint) = ui;
+        let reused = self.gpu.targets.scene.holds(&key);
+        if reused {
             profiling::scope!("reuse 3D views");
             self.gpu.targets.scene.restore(encoder, frame);
             if timed {
@@ -101,9 +104,33 @@ impl Running {
             }
         } else {
             self.encode_scene(encoder, target, ui, timed);
-            self.gpu.targets.scene.store(encoder, frame, key);
+            self.gpu.targets.scene.store(encoder, frame, key.clone());
         }
         self.encode_ui(encoder, target, ui, timed);
+        if reused {
+            self.gpu
+                .targets
+                .scene
+                .store_frame(encoder, frame, key, fingerprint);
+        }
+    }
+
+    /// Copies the last frame whole into `frame` when neither its views (`key`) nor its UI
+    /// (`fingerprint`) changed; false when the frame must be drawn.
+    pub(super) fn reuse_frame(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &wgpu::Texture,
+        key: &SceneKey,
+        fingerprint: Option<u64>,
+    ) -> bool {
+        let cache = &mut self.gpu.targets.scene;
+        if !cache.holds_frame(key, fingerprint) {
+            return false;
+        }
+        profiling::scope!("reuse whole frame");
+        cache.restore_frame(encoder, frame);
+        true
     }
 
     /// An empty pass holding the 3D pass's timestamps on a frame that reused its views.

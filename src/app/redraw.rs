@@ -76,7 +76,9 @@ impl Running {
     /// draw at once, egui's requests, background jobs and the shader watch at their times, else input only.
     pub(super) fn wanted_frame(&self, egui_delay: Duration, now: Instant) -> NextFrame {
         let playing = self.state.playback.playing && self.state.playback.clip.is_some();
-        let jobs = self.model.cor.is_running() || self.model.paint.is_fitting();
+        let jobs = self.model.cor.is_running()
+            || self.model.paint.is_fitting()
+            || self.model.heat.is_running();
         let watch = self
             .faults
             .shader_watch

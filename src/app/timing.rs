@@ -19,6 +19,8 @@ pub struct FrameClock {
     pub on_demand: bool,
     /// Mean CPU milliseconds per frame over the last window.
     pub cpu_ms: f32,
+    /// Windows closed so far: the status line refreshes when this moves, a few times a second.
+    pub windows: u64,
 }
 
 impl FrameClock {
@@ -35,6 +37,7 @@ impl FrameClock {
             fps: 0.0,
             on_demand: false,
             cpu_ms: 0.0,
+            windows: 0,
         }
     }
 
@@ -67,6 +70,7 @@ impl FrameClock {
             self.cpu = Duration::ZERO;
             self.paused = false;
             self.window_start = Instant::now();
+            self.windows += 1;
         }
     }
 }
@@ -224,6 +228,8 @@ pub struct FrameStats {
     pub started: Instant,
     /// Milliseconds between the starts of consecutive frames (the first 100,000).
     pub intervals_ms: Vec<f32>,
+    /// The clock window whose GPU time the status line shows.
+    pub status_window: u64,
 }
 
 /// Median, 95th percentile and longest frame interval, ms, skipping the first `skip` frames.
@@ -248,6 +254,7 @@ impl FrameStats {
             frames: 0,
             started: Instant::now(),
             intervals_ms: Vec::new(),
+            status_window: 0,
         }
     }
 }

@@ -383,6 +383,12 @@ impl ScriptHooks {
         }
     }
 
+    /// Whether a script drives this run (its dumps must show settled results).
+    #[must_use]
+    pub fn is_scripted(&self) -> bool {
+        self.script.is_some()
+    }
+
     /// The input events of frame `frame`: its steps', aimed by last frame's layout, and the
     /// rest of earlier steps that span frames.
     pub fn events(

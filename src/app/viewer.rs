@@ -157,8 +157,12 @@ impl ApplicationHandler for Viewer {
                             1e3 / median.max(1e-3)
                         );
                     }
-                    let (reused, drawn) = running.gpu.targets.scene.counts;
-                    log::info!("3D views drawn in {drawn} frames, reused unchanged in {reused}");
+                    let cache = &running.gpu.targets.scene;
+                    let ((reused, drawn), whole) = (cache.counts, cache.whole_frames);
+                    log::info!(
+                        "3D views drawn in {drawn} frames, reused unchanged in {reused}; \
+                         whole frames reused (UI unchanged too) in {whole}"
+                    );
                     event_loop.exit();
                     return;
                 }
