@@ -297,8 +297,10 @@ fn usd_findings(usd: &Path, folder: &str) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// A count in a `.usdc` matrix array that overflows the crate's `count * 16` (a panic inside
-/// openusd 0.6) is a one-line load error, never a crash.
+/// The USD findings are one-line load errors, never a crash: a count in a `.usdc` matrix array
+/// that overflows the crate's `count * 16` (a panic inside openusd 0.6), and an LZ4 block whose
+/// stored size of 3.5e18 bytes the crate allocated before reading (an abort). dqview's check of
+/// each layer's bytes (`src/scene/usd_load/crate_check`) refuses both before the crate parses them.
 #[test]
 fn load_usd_findings_stay_fixed() {
     let Some(usd) = support::data_dir("DQVIEW_USD", "load_usd_findings_stay_fixed") else {
@@ -306,32 +308,33 @@ fn load_usd_findings_stay_fixed() {
     };
     let found = usd_findings(&usd, "load_usd");
     assert!(
-        !found.is_empty(),
+        found.len() >= 2,
         "tests/fuzz_regressions/load_usd holds no findings"
     );
     let scratch = support::scratch_dir("fuzz_regressions_usd");
     for (name, bytes) in &found {
         eprintln!("load_usd {name}");
         let error = load_usd(bytes, &scratch).map(|e| e.to_string());
-        if name.starts_with("robot_usdc_matrix_count_overflow") {
-            let error = error.expect("the overflowing count is refused");
-            assert!(error.contains("not a loadable USD file"), "{error}");
+        let error = error.unwrap_or_else(|| panic!("{name}: the damaged file is refused"));
+        assert!(error.contains("not a loadable USD file"), "{error}");
+        if name.starts_with("adventurer_usdc_lz4_size_abort") {
+            assert!(error.contains("3.5e18"), "{error}");
         }
     }
 }
 
-/// The USD findings not fixed yet (`tests/fuzz_regressions/load_usd_open/`): each must become a
-/// one-line error from the binary. Today `dqview inspect` aborts on them (openusd 0.6 allocates
-/// a size read from the file; see docs/fuzzing.md), so this is ignored; run it by name when the
-/// crate changes.
+/// The same findings through the binary, as a user meets them: `dqview inspect` exits 1 with a
+/// one-line error (it aborted, exit 134, on the LZ4 size before the check).
 #[test]
-#[ignore = "open: openusd 0.6 aborts on an lz4 size field of 3.5e18 bytes (docs/fuzzing.md)"]
-fn open_usd_findings_are_one_line_errors() {
-    let Some(usd) = support::data_dir("DQVIEW_USD", "open_usd_findings_are_one_line_errors") else {
+fn usd_findings_are_one_line_errors_from_the_binary() {
+    let Some(usd) = support::data_dir(
+        "DQVIEW_USD",
+        "usd_findings_are_one_line_errors_from_the_binary",
+    ) else {
         return;
     };
-    let scratch = support::scratch_dir("fuzz_regressions_usd_open");
-    for (name, bytes) in usd_findings(&usd, "load_usd_open") {
+    let scratch = support::scratch_dir("fuzz_regressions_usd_binary");
+    for (name, bytes) in usd_findings(&usd, "load_usd") {
         let path = scratch.join(format!("{name}.usdc"));
         std::fs::write(&path, bytes).expect("scratch file");
         let run = std::process::Command::new(env!("CARGO_BIN_EXE_dqview"))

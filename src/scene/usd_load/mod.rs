@@ -13,9 +13,13 @@
 //!
 //! One job per file: [`read`] (values), [`nodes`] (prims and transforms), [`skel`]
 //! (skeletons and animation), [`mesh`] (geometry, colour), [`binding`] (skin bindings,
-//! blend shapes). Failures are a one-line [`SceneError::Usd`], never a panic.
+//! blend shapes). Failures are a one-line [`SceneError::Usd`], never a panic. Every layer the
+//! stage opens goes through [`guard`] first, which refuses bytes that would make the crate
+//! allocate more than they hold ([`crate_check`]).
 
 mod binding;
+mod crate_check;
+mod guard;
 mod mesh;
 mod nodes;
 mod read;
@@ -71,7 +75,7 @@ pub fn load_usd_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, S
         .ok_or_else(|| SceneError::Usd(format!("{}: the path is not UTF-8", path.display())))?;
     // The crate is young: a damaged file that trips one of its assertions is an error, not a crash.
     let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let stage = Stage::open(name).map_err(|e| read::usd_error("cannot open the stage", &e))?;
+        let stage = open_stage(name, options.max_buffer_bytes)?;
         convert(&stage, &path.display().to_string(), options)
     }));
     loaded.unwrap_or_else(|panic| {
@@ -85,6 +89,15 @@ pub fn load_usd_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, S
             why.replace('\n', " ")
         )))
     })
+}
+
+/// Opens the stage at `name` through [`guard::GuardedResolver`]: each layer at most `max_bytes`
+/// bytes and checked before the crate parses it.
+fn open_stage(name: &str, max_bytes: u64) -> Result<Stage, SceneError> {
+    Stage::builder()
+        .resolver(guard::GuardedResolver::new(max_bytes))
+        .open(name)
+        .map_err(|e| read::usd_error("cannot open the stage", &e))
 }
 
 /// The composed stage as a scene.
@@ -250,7 +263,7 @@ pub fn usd_stage_metadata(path: &Path) -> Result<crate::scene::UsdStageMetadata,
         .to_str()
         .ok_or_else(|| SceneError::Usd(format!("{}: the path is not UTF-8", path.display())))?;
     let read_all = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let stage = Stage::open(name).map_err(|e| read::usd_error("cannot open the stage", &e))?;
+        let stage = open_stage(name, LoadOptions::DEFAULT_MAX_BUFFER_BYTES)?;
         let number = |key: &str| {
             stage
                 .stage_metadata(key)
