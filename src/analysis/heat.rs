@@ -375,23 +375,13 @@ fn blended_determinant(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::anim::{JointAngles, JointOverrides, find_node};
+    use crate::anim::twisted_pose;
     use crate::builtin::builtin_scene;
     use crate::skin::rest_bounds;
 
     fn twisted(deg: f32) -> (Scene, Pose, f32) {
         let scene = builtin_scene("twist").expect("builtin");
-        let tip = find_node(&scene, "tip").expect("tip");
-        let mut overrides = JointOverrides::new();
-        overrides.set(
-            tip,
-            JointAngles {
-                twist_deg: deg,
-                ..JointAngles::default()
-            },
-        );
-        let mut pose = Pose::rest(&scene);
-        pose.sample(&scene, None, 0.0, &overrides);
+        let pose = twisted_pose(&scene, "tip", deg);
         let (lo, hi) = rest_bounds(&scene).expect("vertices");
         (scene, pose, (hi - lo).length())
     }

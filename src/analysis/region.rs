@@ -479,23 +479,12 @@ pub(super) fn nearest_names(scene: &Scene, nodes: impl Iterator<Item = usize>, t
 mod tests {
     use super::*;
     use crate::analysis::RestReference;
-    use crate::anim::{JointAngles, JointOverrides, Pose};
     use crate::builtin::builtin_scene;
     use crate::skin::{Betas, SkinningMode, skin_scene};
 
     /// `builtin:twist` with `tip` twisted by `deg`, skinned in `mode`.
     fn twisted(scene: &Scene, deg: f32, mode: SkinningMode) -> Vec<PosedPrimitive> {
-        let mut overrides = JointOverrides::new();
-        let tip = find_joint(scene, "tip").expect("tip");
-        overrides.set(
-            tip,
-            JointAngles {
-                twist_deg: deg,
-                ..JointAngles::default()
-            },
-        );
-        let mut pose = Pose::rest(scene);
-        pose.sample(scene, None, 0.0, &overrides);
+        let pose = crate::anim::twisted_pose(scene, "tip", deg);
         skin_scene(scene, &pose, mode, Betas::Uniform(0.0))
     }
 

@@ -21,3 +21,20 @@ pub fn find_clip(scene: &Scene, name_or_index: &str) -> Option<usize> {
 pub fn find_node(scene: &Scene, name_or_index: &str) -> Option<usize> {
     crate::scene::names::node(scene, name_or_index).ok()
 }
+
+/// The rest pose of `scene` with node `joint` twisted by `twist_deg` (a test fixture).
+#[cfg(test)]
+pub(crate) fn twisted_pose(scene: &Scene, joint: &str, twist_deg: f32) -> Pose {
+    let node = find_node(scene, joint).expect("the joint is in the scene");
+    let mut overrides = JointOverrides::new();
+    overrides.set(
+        node,
+        JointAngles {
+            twist_deg,
+            ..JointAngles::default()
+        },
+    );
+    let mut pose = Pose::rest(scene);
+    pose.sample(scene, None, 0.0, &overrides);
+    pose
+}

@@ -161,14 +161,7 @@ impl HeatRanges {
         let Some(job) = &self.job else {
             return;
         };
-        let received = if wait {
-            job.result
-                .recv()
-                .map_err(|_| mpsc::TryRecvError::Disconnected)
-        } else {
-            job.result.try_recv()
-        };
-        match received {
+        match super::job::receive(&job.result, wait) {
             Ok(range) => {
                 let job = self.job.take().expect("a job was polled");
                 log::debug!(
@@ -192,24 +185,9 @@ impl HeatRanges {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::anim::{JointAngles, JointOverrides, find_node};
+    use crate::anim::twisted_pose;
     use crate::builtin::builtin_scene;
     use crate::skin::rest_bounds;
-
-    fn twist(scene: &Scene, deg: f32) -> Pose {
-        let tip = find_node(scene, "tip").expect("tip");
-        let mut overrides = JointOverrides::new();
-        overrides.set(
-            tip,
-            JointAngles {
-                twist_deg: deg,
-                ..JointAngles::default()
-            },
-        );
-        let mut pose = Pose::rest(scene);
-        pose.sample(scene, None, 0.0, &overrides);
-        pose
-    }
 
     /// The range the frame thread used to compute itself: the independent answer.
     fn direct(scene: &Scene, pose: &Pose, betas: &SceneBetas, diagonal: f32) -> HeatRange {
@@ -236,7 +214,7 @@ mod tests {
         let (lo, hi) = rest_bounds(&scene).expect("vertices");
         let diagonal = (hi - lo).length();
         let betas = SceneBetas::default();
-        let pose = twist(&scene, 170.0);
+        let pose = twisted_pose(&scene, "tip", 170.0);
         let inputs = HeatInputs {
             scene: &scene,
             pose: &pose,
@@ -269,7 +247,7 @@ mod tests {
         assert_eq!(landed, expected);
 
         // A new pose: the old range is shown until the new scan lands; a waiting frame gets it.
-        let pose = twist(&scene, 60.0);
+        let pose = twisted_pose(&scene, "tip", 60.0);
         let inputs = HeatInputs {
             pose: &pose,
             ..inputs

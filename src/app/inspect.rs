@@ -366,14 +366,7 @@ impl Inspector {
             state.inspect.progress = None;
             return;
         };
-        let received = if wait {
-            job.result
-                .recv()
-                .map_err(|_| mpsc::TryRecvError::Disconnected)
-        } else {
-            job.result.try_recv()
-        };
-        match received {
+        match super::job::receive(&job.result, wait) {
             Ok(series) => {
                 if let Some(job) = self.job.take() {
                     log::info!(

@@ -11,6 +11,7 @@ mod frame;
 mod graphics;
 mod heat;
 mod inspect;
+mod job;
 mod model;
 mod paint;
 mod passes;
