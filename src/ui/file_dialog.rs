@@ -337,9 +337,7 @@ fn browse_ui(ui: &mut egui::Ui, dialog: &mut FileDialog) -> DialogOutcome {
                 let chosen = !entry.is_dir && dialog.name == entry.name;
                 let r = ui.selectable_label(chosen, text);
                 super::probe::record(ui, &format!("dialog entry {}", entry.name), r.rect);
-                // egui counts a double click that follows any click within 0.3 s (even
-                // elsewhere, such as the Open button) as a triple: that opens too.
-                if r.double_clicked() || r.triple_clicked() {
+                if super::clicks::double_clicked(&r, egui::PointerButton::Primary) {
                     outcome = dialog.click_entry(i, true);
                 } else if r.clicked() {
                     outcome = dialog.click_entry(i, false);

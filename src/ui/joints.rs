@@ -416,7 +416,7 @@ fn tree_ui(
                     if label.clicked() {
                         state.selected = Some(row.node);
                     }
-                    if label.double_clicked() {
+                    if super::clicks::double_clicked(&label, egui::PointerButton::Primary) {
                         *frame_joint = Some(row.node);
                     }
                 });

@@ -3,6 +3,7 @@
 //! Nothing here touches wgpu or winit: `app` owns the window and the GPU,
 //! feeds this module the facts it shows, and reads back what the user changed.
 
+mod clicks;
 mod cor;
 mod crowd;
 mod facts;

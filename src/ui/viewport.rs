@@ -179,7 +179,7 @@ pub fn viewport_ui(
             Stroke::new(2.0, Color32::from_gray(90)),
         );
     }
-    let double = response.double_clicked_by(egui::PointerButton::Primary);
+    let double = super::clicks::double_clicked(&response, egui::PointerButton::Primary);
     if !painting
         && (response.clicked_by(egui::PointerButton::Primary) || double)
         && let Some(pos) = response.interact_pointer_pos()
