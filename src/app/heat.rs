@@ -84,9 +84,7 @@ impl HeatRanges {
         wait: bool,
     ) -> HeatRange {
         self.poll(wait);
-        let held = self
-            .range
-            .filter(|_| self.key.as_ref().is_some_and(|k| k.quantity == quantity));
+        let held = self.held(quantity);
         match (mode, held) {
             (HeatRangeMode::Fixed, _) => return quantity.default_range(),
             (HeatRangeMode::Hold, Some(range)) => return range,
@@ -104,8 +102,7 @@ impl HeatRanges {
                 self.poll(true);
             }
         }
-        self.range
-            .filter(|_| self.key.as_ref().is_some_and(|k| k.quantity == quantity))
+        self.held(quantity)
             .unwrap_or_else(|| quantity.default_range())
     }
 
@@ -158,12 +155,11 @@ impl HeatRanges {
 
     /// Takes a landed scan's range (waiting for it when `wait`).
     fn poll(&mut self, wait: bool) {
-        let Some(job) = &self.job else {
+        let Some(job) = self.job.take() else {
             return;
         };
         match super::job::receive(&job.result, wait) {
             Ok(range) => {
-                let job = self.job.take().expect("a job was polled");
                 log::debug!(
                     "heat range {range:?} in {:.1} ms",
                     job.started.elapsed().as_secs_f64() * 1e3
@@ -171,14 +167,19 @@ impl HeatRanges {
                 self.key = Some(job.key);
                 self.range = Some(range);
             }
-            Err(mpsc::TryRecvError::Empty) => {}
+            Err(mpsc::TryRecvError::Empty) => self.job = Some(job),
             Err(mpsc::TryRecvError::Disconnected) => {
                 log::warn!("the heat-range scan ended without a range");
-                let job = self.job.take().expect("a job was polled");
                 self.range = Some(job.key.quantity.default_range());
                 self.key = Some(job.key);
             }
         }
+    }
+
+    /// The last computed range if it is one of `quantity`.
+    fn held(&self, quantity: HeatQuantity) -> Option<HeatRange> {
+        self.range
+            .filter(|_| self.key.as_ref().is_some_and(|k| k.quantity == quantity))
     }
 }
 

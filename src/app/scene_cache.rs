@@ -141,12 +141,13 @@ impl SceneCache {
     /// Whether the cache holds the whole frame of views `key` under a UI of `ui` (its fingerprint).
     #[must_use]
     pub fn holds_frame(&self, key: &SceneKey, ui: Option<u64>) -> bool {
+        // A key is kept only where the texture exists (`Snapshot::store`).
         ui.is_some_and(|ui| {
             self.frame
                 .key
                 .as_ref()
                 .is_some_and(|(k, u)| *u == ui && k == key)
-        }) && self.frame.texture.is_some()
+        })
     }
 
     /// Records copying the whole cached frame into `frame` (after [`SceneCache::holds_frame`]).
