@@ -305,7 +305,7 @@ fn amend(
 }
 
 /// The folder a file is in (`.` for a bare name).
-fn folder_of(path: &Path) -> PathBuf {
+pub(crate) fn folder_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -318,7 +318,7 @@ fn folder_of(path: &Path) -> PathBuf {
 /// elsewhere needs its buffers and images there too; the JSON keeps its URIs.
 /// Identical files already there are left alone; a different one is an error,
 /// as is a URI that climbs out of the input's folder.
-fn copy_external_files(
+pub(crate) fn copy_external_files(
     in_dir: &Path,
     out_dir: &Path,
     files: &[ExternalFile],
@@ -453,7 +453,7 @@ fn control_point_betas(scene: &Scene, m: usize, prims: &[Vec<f32>]) -> Option<Ve
 }
 
 /// A file written under a temporary name in its destination's folder, renamed by [`commit`].
-struct Staged {
+pub(crate) struct Staged {
     temp: PathBuf,
     dest: PathBuf,
     done: bool,
@@ -461,7 +461,7 @@ struct Staged {
 
 impl Staged {
     /// Writes `bytes` to `.NAME.PID.tmp` beside `dest`.
-    fn write(dest: &Path, bytes: &[u8]) -> Result<Self> {
+    pub(crate) fn write(dest: &Path, bytes: &[u8]) -> Result<Self> {
         let name = dest
             .file_name()
             .ok_or_else(|| anyhow!("{} is not a file name", dest.display()))?;
@@ -490,7 +490,11 @@ impl Drop for Staged {
 }
 
 /// Renames every staged file into place (the last one, the main file, last), unless `cancel` is set.
-fn commit(mut staged: Vec<Staged>, cancel: &AtomicBool, notes: Vec<String>) -> Result<WriteReport> {
+pub(crate) fn commit(
+    mut staged: Vec<Staged>,
+    cancel: &AtomicBool,
+    notes: Vec<String>,
+) -> Result<WriteReport> {
     if cancel.load(Ordering::Relaxed) {
         bail!("cancelled: no file written");
     }

@@ -11,7 +11,14 @@ use crate::scene::{
 /// The model opened when none is named.
 pub const DEFAULT_MODEL: &str = "builtin:twist";
 
-/// Loads `spec`: `builtin:NAME` for a built-in rig, else a `.fbx`, `.usd`/`.usda`/`.usdc`/`.usdz` or `.gltf`/`.glb` path ([`LoadOptions::DEFAULT`]).
+/// The extensions of model files (lower case, no dot), as the file dialog lists them and
+/// `check` searches folders for them: glTF (`.vrm` is a GLB with a VRM extension), FBX, USD.
+pub const MODEL_EXTENSIONS: [&str; 8] =
+    ["glb", "gltf", "vrm", "fbx", "usd", "usda", "usdc", "usdz"];
+
+/// Loads `spec`: `builtin:NAME` for a built-in rig, else a `.fbx`, `.usd`/`.usda`/`.usdc`/`.usdz` or `.gltf`/`.glb`/`.vrm` path ([`LoadOptions::DEFAULT`]).
+///
+/// Any other path is read as glTF, which tells JSON from GLB by the file's first bytes.
 pub fn load_model(spec: &str) -> Result<Scene, SceneError> {
     load_model_with(spec, &LoadOptions::DEFAULT)
 }

@@ -9,76 +9,25 @@
 
 mod support;
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use dqview::anim::{JointOverrides, Pose};
 use dqview::skin::{Betas, PosedPrimitive, SkinningMode, rest_bounds, skin_scene};
-use glam::{IVec3, Vec3};
+use glam::Vec3;
 use serde_json::Value;
 
 /// Largest allowed distance from a Blender vertex to dqview's nearest, over the diagonal.
 const TOLERANCE_RELATIVE: f32 = 1e-5;
 
-/// Vertices hashed into cubes of side `cell` for nearest-vertex queries within one cell.
-struct Grid {
-    cell: f32,
-    cells: HashMap<IVec3, Vec<Vec3>>,
-}
-
-impl Grid {
-    /// The grid of `points`.
-    fn new(points: impl Iterator<Item = Vec3>, cell: f32) -> Self {
-        let mut cells: HashMap<IVec3, Vec<Vec3>> = HashMap::new();
-        for p in points {
-            cells.entry(key(p, cell)).or_default().push(p);
-        }
-        Self { cell, cells }
-    }
-
-    /// Distance from `p` to the nearest point, or `cell` when none lies within one cell.
-    fn nearest(&self, p: Vec3) -> f32 {
-        let k = key(p, self.cell);
-        let mut best = self.cell;
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                for dz in -1..=1 {
-                    let Some(points) = self.cells.get(&(k + IVec3::new(dx, dy, dz))) else {
-                        continue;
-                    };
-                    for q in points {
-                        best = best.min(p.distance(*q));
-                    }
-                }
-            }
-        }
-        best
-    }
-}
-
-/// The cell of `p`.
-fn key(p: Vec3, cell: f32) -> IVec3 {
-    (p / cell).floor().as_ivec3()
-}
-
-/// Every vertex of the OBJ at `path`.
-fn obj_vertices(path: &Path) -> Vec<Vec3> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    support::obj_groups(&text)
-        .into_iter()
-        .flat_map(|(_, v)| v)
-        .collect()
-}
-
 /// The worst nearest-vertex distance of `blender` to `posed`, over `diagonal`.
 fn worst_relative(blender: &[Vec3], posed: &[PosedPrimitive], diagonal: f32, cell: f32) -> f32 {
-    let grid = Grid::new(
+    let grid = support::Grid::new(
         posed
             .iter()
             .flat_map(|p| p.vertices.positions.iter().copied()),
         cell,
     );
-    blender.iter().map(|&p| grid.nearest(p)).fold(0.0, f32::max) / diagonal
+    grid.worst(blender) / diagonal
 }
 
 /// One INDEX.json entry checked: dqview's mesh (CPU, and GPU where there is one) against
@@ -105,7 +54,7 @@ fn check_case(characters: &Path, blender: &Path, case: &Value) -> String {
     let diagonal = (hi - lo).length();
     // Cells far wider than the tolerance, far narrower than the mesh.
     let cell = diagonal * 1e-3;
-    let theirs = obj_vertices(&blender.join(file));
+    let theirs = support::obj_vertices(&blender.join(file));
     let want: u64 = case["meshes"]
         .as_object()
         .expect("meshes")
@@ -120,7 +69,7 @@ fn check_case(characters: &Path, blender: &Path, case: &Value) -> String {
         worst_cpu <= TOLERANCE_RELATIVE,
         "{file}: a Blender vertex is {worst_cpu:e} of the diagonal from dqview's CPU mesh"
     );
-    let other_mesh = obj_vertices(&blender.join(&other));
+    let other_mesh = support::obj_vertices(&blender.join(&other));
     let apart = worst_relative(&other_mesh, &cpu, diagonal, cell);
     assert!(
         apart > 100.0 * TOLERANCE_RELATIVE,

@@ -58,17 +58,15 @@ fn entry<'a>(report: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no entry for {name}"))
 }
 
-/// Every .glb, .gltf and .fbx file under `dir`, found independently of dqview.
+/// Every .glb, .gltf, .vrm and .fbx file under `dir`, found independently of dqview.
 fn model_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).expect("read folder") {
         let path = e.expect("entry").path();
         if path.is_dir() {
             model_files(&path, out);
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| ["glb", "gltf", "fbx"].contains(&e.to_ascii_lowercase().as_str()))
-        {
+        } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+            ["glb", "gltf", "vrm", "fbx"].contains(&e.to_ascii_lowercase().as_str())
+        }) {
             out.push(path);
         }
     }

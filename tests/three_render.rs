@@ -5,9 +5,8 @@
 //! `_DQS_BLEND` map from `dqview blend`): the pixels where they differ are at most a fifth of
 //! those where dqview's own LBS and DQS masks differ, and the IoU is at least 0.99.
 //!
-//! The masks are compared at 50% coverage. Both are 4x multisampled with the same sample
-//! positions and sRGB-encoded (render.mjs resolves them as dqview's Rgba8UnormSrgb target
-//! does, see `resolve4x.js`), so one threshold fits both.
+//! The masks are compared at 50% coverage (`tests/support/three.rs`, shared with
+//! `tests/three_stock.rs`).
 //!
 //! The unit tests of the JavaScript ports (`integrations/three/test`) run under `node --test`.
 //!
@@ -18,28 +17,16 @@
 
 mod support;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use support::three::{Pose, ThreeJob, compare, dqview_mask, integration_dir, three_mask};
 
 /// The methods, as `dqview shader --method` and `render.mjs --method` name them.
 const METHODS: [&str; 3] = ["lbs", "dqs", "hybrid"];
-/// Image size of every render.
-const SIZE: &str = "384x384";
 /// Fewest pixels where dqview's LBS and DQS masks must differ, so that a fifth of it is a test.
 const MIN_LBS_DQS_PIXELS: usize = 300;
 /// Smallest intersection over union of the three.js and dqview masks.
 const MIN_IOU: f64 = 0.99;
-
-/// One pose of one character: dqview's pose flags and the joint the camera frames (`--focus`).
-struct Pose {
-    /// Name in the printed figures.
-    name: &'static str,
-    /// `--twist` or `--clip` and `--time` flags, the same for dqview and render.mjs.
-    flags: &'static [&'static str],
-    /// The joint whose region fills the image.
-    focus: &'static str,
-}
 
 /// A shared character, the file its blend map is written to, and its two poses.
 struct Character {
@@ -48,7 +35,7 @@ struct Character {
     /// Name of `dqview blend`'s output (the Adventurer is a .gltf, so its output is too).
     blended: &'static str,
     /// A twist pose and a clip pose.
-    poses: [Pose; 2],
+    poses: [Pose<'static>; 2],
 }
 
 /// The robot's skinned parts are its hands, so its twist is on the palm joint where the hand
@@ -90,11 +77,6 @@ const CHARACTERS: [Character; 2] = [
     },
 ];
 
-/// The integration's folder.
-fn integration_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("integrations/three")
-}
-
 #[test]
 fn checked_in_shaders_are_what_dqview_shader_writes() {
     let scratch = support::scratch_dir("three_render_shaders");
@@ -123,146 +105,12 @@ fn checked_in_shaders_are_what_dqview_shader_writes() {
 
 #[test]
 fn javascript_ports_pass_their_unit_tests() {
-    if !support::on_path("node") {
-        let required = std::env::var("DQVIEW_REQUIRE_BROWSER").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "node is not on PATH, and DQVIEW_REQUIRE_BROWSER=1"
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED javascript_ports_pass_their_unit_tests: node is not on PATH"
-        );
-        return;
-    }
     // The palette, influence and name ports import nothing from three: no `npm ci` needed.
-    let o = Command::new("node")
-        .arg("--test")
-        .arg(integration_dir().join("test/math.test.mjs"))
-        .output()
-        .expect("run node --test");
-    assert!(
-        o.status.success(),
-        "node --test integrations/three/test/math.test.mjs:\n{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        support::stderr_of(&o)
+    support::three::node_unit_tests(
+        "javascript_ports_pass_their_unit_tests",
+        "test/math.test.mjs",
+        false,
     );
-}
-
-/// Chromium, or `None` after a skip message when it, node or three.js (`npm ci`) is missing;
-/// with `DQVIEW_REQUIRE_BROWSER=1` a missing one fails the test.
-fn browser(test: &str) -> Option<PathBuf> {
-    let chromium = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join("chromium"))
-            .find(|p| p.is_file())
-    });
-    let three = integration_dir().join("node_modules/three/package.json");
-    let missing = if chromium.is_none() {
-        Some("chromium is not on PATH (apt-get install chromium)")
-    } else if !support::on_path("node") {
-        Some("node is not on PATH")
-    } else if !three.is_file() {
-        Some("three.js is not installed (run `npm ci` in integrations/three)")
-    } else {
-        None
-    };
-    if let Some(why) = missing {
-        let required = std::env::var("DQVIEW_REQUIRE_BROWSER").is_ok_and(|v| v == "1");
-        assert!(!required, "{test}: {why}, and DQVIEW_REQUIRE_BROWSER=1");
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: {why} (DQVIEW_REQUIRE_BROWSER=1 makes this a failure)"
-        );
-        return None;
-    }
-    chromium
-}
-
-/// Which pixels of a mask PNG are covered at least half (2 of 4 samples); the image size.
-///
-/// Both renderers write sRGB-encoded coverage: 2 of 4 samples is 187.5, which encoders round to
-/// 187 or 188; 1 of 4 is 137. So 50% coverage, rounding allowed, is 160 and up.
-fn mask(path: &Path) -> ((u32, u32), Vec<bool>) {
-    let image = image::open(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        .to_luma8();
-    let covered = image.pixels().map(|p| p.0[0] >= 160).collect();
-    (image.dimensions(), covered)
-}
-
-/// Pixels where two masks differ, and their intersection over union.
-fn compare(a: &Path, b: &Path) -> (usize, f64) {
-    let (size_a, a) = mask(a);
-    let (size_b, b) = mask(b);
-    assert_eq!(size_a, size_b, "mask sizes");
-    let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
-    let both = a.iter().zip(&b).filter(|(x, y)| **x && **y).count();
-    let either = both + differ;
-    (differ, both as f64 / either.max(1) as f64)
-}
-
-/// `dqview render MODEL --mode M --view mask` of `pose` into `dir`; the mask and camera paths.
-fn dqview_mask(model: &Path, pose: &Pose, method: &str, dir: &Path) -> (PathBuf, PathBuf) {
-    let png = dir.join(format!("dqview_{method}.png"));
-    let camera = dir.join(format!("camera_{method}.json"));
-    let mut args = vec![
-        "render",
-        model.to_str().expect("utf-8 path"),
-        "--mode",
-        method,
-        "--view",
-        "mask",
-        "--focus",
-        pose.focus,
-        "--size",
-        SIZE,
-        "--camera-out",
-        camera.to_str().expect("utf-8 path"),
-        "--out",
-        png.to_str().expect("utf-8 path"),
-    ];
-    args.extend_from_slice(pose.flags);
-    let o = support::dqview_in(&args, &dir.join("cache"));
-    assert!(
-        o.status.success(),
-        "dqview {args:?}: {}",
-        support::stderr_of(&o)
-    );
-    (png, camera)
-}
-
-/// `node render.mjs MODEL --method M` of `pose` seen by `camera` into `dir`; the mask's path.
-fn three_mask(
-    chromium: &Path,
-    model: &Path,
-    pose: &Pose,
-    method: &str,
-    camera: &Path,
-    dir: &Path,
-) -> PathBuf {
-    let png = dir.join(format!("three_{method}.png"));
-    let o = Command::new("node")
-        .arg(integration_dir().join("render.mjs"))
-        .arg(model)
-        .args(["--method", method, "--view", "mask", "--size", SIZE])
-        .args(pose.flags)
-        .arg("--camera")
-        .arg(camera)
-        .arg("--browser")
-        .arg(chromium)
-        .arg("--out")
-        .arg(&png)
-        .output()
-        .expect("run node");
-    assert!(
-        o.status.success(),
-        "render.mjs {method} {:?}: {}{}",
-        pose.flags,
-        String::from_utf8_lossy(&o.stdout),
-        support::stderr_of(&o)
-    );
-    png
 }
 
 /// `dqview blend MODEL --clip all` into `dir`: the model with a fitted `_DQS_BLEND` map.
@@ -289,7 +137,7 @@ fn blended(characters: &Path, character: &Character, dir: &Path) -> PathBuf {
 #[test]
 fn three_js_masks_match_dqview_on_both_characters() {
     let test = "three_js_masks_match_dqview_on_both_characters";
-    let Some(chromium) = browser(test) else {
+    let Some(chromium) = support::three::browser(test) else {
         return;
     };
     let Some(characters) = support::characters_dir(test) else {
@@ -326,7 +174,13 @@ fn three_js_masks_match_dqview_on_both_characters() {
                 pose.name
             );
             for (method, (dqview_png, _)) in METHODS.iter().zip(&dqview) {
-                let three_png = three_mask(&chromium, &model, pose, method, camera, &dir);
+                let three_png = dir.join(format!("three_{method}.png"));
+                let job = ThreeJob {
+                    method,
+                    flags: pose.flags,
+                    constraints: false,
+                };
+                three_mask(&chromium, &model, &job, camera, &three_png);
                 let (differ, iou) = compare(dqview_png, &three_png);
                 println!(
                     "{} {} {method}: three.js vs dqview IoU {iou:.5}, {differ} pixels differ (limit {})",

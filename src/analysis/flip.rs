@@ -229,7 +229,7 @@ impl Sweep<'_> {
             },
         );
         one.apply(self.scene, &mut self.pose.local);
-        self.pose.update_globals(self.scene);
+        self.pose.settle(self.scene);
         self.pose
             .skinning_matrices(self.scene, self.skin, &mut self.matrices);
         self.palette.rebuild(&self.matrices);

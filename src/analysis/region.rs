@@ -165,6 +165,21 @@ impl JointRegion {
         }
     }
 
+    /// Per posed primitive (index into the posed list), the vertices the region's triangles
+    /// use, each once, ascending.
+    #[must_use]
+    pub fn vertices_by_primitive(&self) -> Vec<(usize, Vec<u32>)> {
+        self.parts
+            .iter()
+            .map(|(prim, idx)| {
+                let mut v = idx.clone();
+                v.sort_unstable();
+                v.dedup();
+                (*prim, v)
+            })
+            .collect()
+    }
+
     /// Area of the fans that cap the region's openings on `posed` (0 for an area region).
     fn cap_area(&self, posed: &[PosedPrimitive]) -> f64 {
         let positions = |prim: usize| posed.get(prim).map_or(&[][..], |p| &p.vertices.positions);

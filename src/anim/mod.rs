@@ -1,10 +1,13 @@
 //! Animation: clip sampling, poses and joint overrides on top of them.
 
+mod constraint;
 mod overrides;
 mod pose;
 mod sample;
 
+pub(crate) use overrides::first_child_joint;
 pub use overrides::{BoneFrame, JointAngles, JointOverrides};
+pub(crate) use pose::to_trs;
 pub use pose::{Pose, default_morph_weights, items_per_worker};
 pub use sample::{clip_duration_s, sample_channel};
 

@@ -163,7 +163,7 @@ impl BoneFrame {
 }
 
 /// The first child of `node` that is a joint of some skin (else its first child at all).
-fn first_child_joint(scene: &Scene, node: usize) -> Option<usize> {
+pub(crate) fn first_child_joint(scene: &Scene, node: usize) -> Option<usize> {
     let children = &scene.nodes.get(node)?.children;
     children
         .iter()

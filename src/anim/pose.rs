@@ -113,7 +113,17 @@ impl Pose {
         }
         overrides.apply(scene, &mut self.local);
         overrides.apply_morph_weights(&mut self.morph_weights);
-        self.update_globals(scene);
+        self.settle(scene);
+    }
+
+    /// Evaluates the scene's node constraints on the current locals, then updates the globals:
+    /// what every change of the locals ends with.
+    pub fn settle(&mut self, scene: &Scene) {
+        if scene.constraints.is_empty() {
+            self.update_globals(scene);
+        } else {
+            super::constraint::apply_constraints(scene, self);
+        }
     }
 
     /// Puts the locals and morph weights a sample may have changed back at rest: the live
@@ -249,7 +259,7 @@ pub(crate) fn to_trs(t: NodeTransform) -> Trs {
 }
 
 /// Per node, whether drawing or skinning reads its global: a mesh node, a joint, a skeleton
-/// root, or an ancestor of one.
+/// root, a constraint's node or source, or an ancestor of one.
 fn live_nodes(scene: &Scene) -> Vec<bool> {
     let mut live = vec![false; scene.nodes.len()];
     let meshes = (0..scene.nodes.len()).filter(|&n| scene.nodes[n].mesh.is_some());
@@ -257,7 +267,11 @@ fn live_nodes(scene: &Scene) -> Vec<bool> {
         .skins
         .iter()
         .flat_map(|s| s.joints.iter().copied().chain(s.skeleton));
-    for start in meshes.chain(joints) {
+    let constrained = scene
+        .constraints
+        .iter()
+        .flat_map(|c| [c.destination, c.source]);
+    for start in meshes.chain(joints).chain(constrained) {
         // Stops at the first node already marked, so every node is walked once (cycles too).
         let mut at = Some(start);
         while let Some(n) = at.filter(|&n| n < live.len() && !live[n]) {

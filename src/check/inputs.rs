@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-/// File extensions a folder is searched for (compared without regard to case).
-pub const MODEL_EXTENSIONS: [&str; 7] = ["glb", "gltf", "fbx", "usd", "usda", "usdc", "usdz"];
+/// File extensions a folder is searched for (compared without regard to case): the model files.
+pub use crate::model::MODEL_EXTENSIONS;
 
 /// One entry of the check: a model to load, or a folder that could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub enum InputError {
     #[error("unknown built-in rig `{0}` (known: twist, elbow, arm)")]
     UnknownBuiltin(String),
     /// Nothing to check: the folders given hold no models (a CI gate must not pass on nothing).
-    #[error("no .glb, .gltf, .fbx or .usd/.usda/.usdc/.usdz files in {0}")]
+    #[error("no .glb, .gltf, .vrm, .fbx or .usd/.usda/.usdc/.usdz files in {0}")]
     NothingFound(String),
 }
 
@@ -231,7 +231,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("dqview-check-inputs-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("sub")).unwrap();
-        for name in ["b.glb", "a.GLTF", "notes.txt", "sub/c.fbx"] {
+        for name in ["b.glb", "a.GLTF", "notes.txt", "sub/c.fbx", "d.VRM"] {
             std::fs::write(dir.join(name), b"x").unwrap();
         }
         let d = dir.display().to_string();
@@ -243,6 +243,7 @@ mod tests {
             String::from("builtin:arm"),
             format!("{d}/a.GLTF"),
             format!("{d}/b.glb"),
+            format!("{d}/d.VRM"),
             format!("{d}/sub/c.fbx"),
         ];
         assert_eq!(names, expected);

@@ -15,7 +15,7 @@ use crate::check::{
 /// `dqview check` arguments.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Model files, folders (searched for .glb, .gltf and .fbx) and builtin:NAMEs.
+    /// Model files, folders (searched for .glb, .gltf, .vrm, .fbx and .usd/.usda/.usdc/.usdz) and builtin:NAMEs.
     #[arg(value_name = "FILE_OR_DIR", required = true)]
     pub inputs: Vec<String>,
     /// Print one JSON object instead of text.

@@ -116,6 +116,7 @@ pub fn facts(scene: &Scene) -> Value {
         "zero_weight_vertices": zero_weight,
         "non_rigid_joints": non_rigid,
         "clips": clips,
+        "vrm": vrm_facts(scene),
         "bbox": bbox,
         "sanitized": scene.sanitized,
         "warnings": scene.warnings,
@@ -164,6 +165,41 @@ fn joint_tree(scene: &Scene, joints: &[usize]) -> Vec<Value> {
         .filter(|(_, p)| p.is_none())
         .map(|(&j, _)| build(scene, joints, &parents, j, 0))
         .collect()
+}
+
+/// A VRM file's version and humanoid map (`{version, humanoid: [{bone, node, name}]}`), else null.
+fn vrm_facts(scene: &Scene) -> Value {
+    let Some(version) = crate::scene::humanoid::vrm_version(&scene.source_info.format) else {
+        return Value::Null;
+    };
+    let bones: Vec<Value> = (scene.humanoid.iter())
+        .map(|b| json!({"bone": b.bone, "node": b.node, "name": node_name(scene, Some(b.node))}))
+        .collect();
+    json!({"version": version, "humanoid": bones})
+}
+
+/// Appends the `humanoid` lines of a VRM file: the version, then one bone a line.
+fn humanoid_lines(s: &mut String, f: &Value) {
+    use std::fmt::Write;
+    let Some(version) = f["vrm"]["version"].as_str() else {
+        return;
+    };
+    let bones = f["vrm"]["humanoid"].as_array().cloned().unwrap_or_default();
+    let count = match bones.len() {
+        0 => String::from("no humanoid bones (see the warnings)"),
+        1 => String::from("1 humanoid bone"),
+        n => format!("{n} humanoid bones"),
+    };
+    let _ = writeln!(s, "humanoid    VRM {version}, {count}");
+    for b in &bones {
+        let _ = writeln!(
+            s,
+            "  {} = {} (node {})",
+            b["bone"].as_str().unwrap_or(""),
+            b["name"].as_str().unwrap_or(""),
+            b["node"]
+        );
+    }
 }
 
 /// A node's name, or `?` for a missing index.
@@ -229,6 +265,7 @@ fn text(scene: &Scene, f: &Value) -> String {
             tree_lines(&mut s, root, 2);
         }
     }
+    humanoid_lines(&mut s, f);
     let _ = writeln!(
         s,
         "influences  max {} per vertex; {} vertices with more than 4; {} with zero weight (left at bind pose)",

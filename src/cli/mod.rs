@@ -21,6 +21,7 @@ mod render_camera;
 mod report;
 mod report_pictures;
 mod shader;
+mod twist_joints;
 
 use std::path::PathBuf;
 
@@ -36,6 +37,7 @@ pub use pose_args::PoseArgs;
 pub use render_args::{CameraFlags, MotionFlags};
 pub use report::ReportArgs;
 pub use shader::ShaderArgs;
+pub use twist_joints::TwistJointsArgs;
 
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
 #[derive(Debug, Parser)]
@@ -193,6 +195,9 @@ pub enum Command {
     /// Fit per-vertex DQS blend weights that bring the hybrid closest to CoR over a clip, all
     /// clips and/or joint sweeps, and write them into the file as `_DQS_BLEND` (or as JSON).
     Blend(BlendArgs),
+    /// Add twist (roll) joints where LBS collapses, so the fix plays in any LBS engine: their
+    /// weights, VRMC_node_constraint rolls and baked clip channels, written into the file.
+    TwistJoints(TwistJointsArgs),
     /// Write one self-contained HTML report of a rig: volume per mode over each clip, the worst
     /// joint regions with renders, DQS flips, influences, a fitted blend map, advice.
     Report(Box<ReportArgs>),
@@ -374,6 +379,7 @@ pub fn run(cli: Cli) -> Result<()> {
             bench::run(&options, json, started, &load)
         }
         Some(Command::Blend(args)) => blend::run(&args),
+        Some(Command::TwistJoints(args)) => twist_joints::run(&args),
         Some(Command::Report(args)) => report::run(&args),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Shader(args)) => shader::run(&args),

@@ -4,12 +4,14 @@
 //! nothing downstream sees the gltf crate. [`write_glb`] goes the other way;
 //! [`amend_dqs_blend`] adds a `_DQS_BLEND` attribute to a glTF file without rewriting the rest.
 
+pub mod constraint;
 mod error;
 mod fbx_load;
 mod file_read;
 mod glb_write;
 mod gltf_amend;
 mod gltf_load;
+pub mod humanoid;
 pub mod names;
 mod options;
 mod ranges;
@@ -17,15 +19,17 @@ mod source_info;
 mod usd_layer;
 mod usd_load;
 
+pub use constraint::{ConstraintKind, NodeConstraint};
 pub use error::SceneError;
 pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
 pub use file_read::{FileReadError, NotAFile, read_model_file, read_regular_file};
 pub use glb_write::{MAX_SKIN_JOINTS, glb_container, write_glb};
 pub use gltf_amend::{
-    AmendTarget, Amended, BlendValues, DQS_BLEND_ATTRIBUTE, ExternalFile, amend_dqs_blend,
-    file_primitive_indices,
+    AmendTarget, Amended, BlendValues, DQS_BLEND_ATTRIBUTE, ExternalFile, RigChannel, RigEdit,
+    RigInfluences, RigNode, RigSkin, amend_dqs_blend, amend_rig, file_primitive_indices,
 };
 pub use gltf_load::{load_gltf_path, load_gltf_path_with, load_gltf_slice, load_gltf_slice_with};
+pub use humanoid::HumanoidBone;
 pub use options::LoadOptions;
 pub use ranges::{MAX_KEY_TIME_S, MAX_MAGNITUDE, check_ranges};
 pub use source_info::{SkinningMethod, SourceInfo};
@@ -44,7 +48,7 @@ use crate::influences::Influences;
 pub struct Scene {
     /// Where the scene came from (a path or `builtin:NAME`), for messages.
     pub source: String,
-    /// The file's format, units and axes (glTF's for glTF and built-in rigs).
+    /// The file's format, units and axes (glTF's for glTF and built-in rigs; a VRM 0.x file faces -Z).
     pub source_info: SourceInfo,
     /// All nodes; indices are stable and match the file's.
     pub nodes: Vec<Node>,
@@ -60,6 +64,10 @@ pub struct Scene {
     pub textures: Vec<Texture>,
     /// Animations as keyframe data; `anim` samples them.
     pub animations: Vec<Animation>,
+    /// Node constraints (`VRMC_node_constraint`), in evaluation order: each after those it reads.
+    pub constraints: Vec<NodeConstraint>,
+    /// VRM humanoid bones (`hips`, `leftLowerArm`, ...), in VRM's order; empty when the file has no humanoid map.
+    pub humanoid: Vec<HumanoidBone>,
     /// Things that were odd but loadable (sanitised numbers, unsupported extensions, ...).
     pub warnings: Vec<String>,
     /// How many values the loader sanitised: non-finite node transforms, inverse bind

@@ -6,6 +6,12 @@
 //! `Hips` for `Armature|Hips`). Two candidates at the first tier that matches are an error
 //! naming both; an unknown name suggests the three nearest names, never the whole list
 //! (`dqview inspect` prints that).
+//!
+//! Joints and nodes of a VRM file also answer to their humanoid bone names
+//! ([`Scene::humanoid`]: `leftLowerArm`, `hips`), in any case. A node's exact name wins over a
+//! humanoid name (a node named `leftLowerArm` is that node, whatever bone the map calls
+//! `leftLowerArm`); a humanoid name wins over a node name in another case, an index and a
+//! namespace suffix (the map is the file's own declaration; those are guesses).
 
 use thiserror::Error;
 
@@ -126,11 +132,36 @@ fn unknown_message(kind: NameKind, typed: &str, nearest: &[String], count: usize
 /// Errors: several entries match at the first tier that matches anything
 /// ([`NameError::Ambiguous`]), or none does ([`NameError::Unknown`], with the nearest names).
 pub fn resolve(kind: NameKind, entries: &[Named<'_>], typed: &str) -> Result<usize, NameError> {
+    resolve_with_aliases(kind, entries, &[], typed)
+}
+
+/// Like [`resolve`], where `aliases` are further names of the same indices (humanoid bone
+/// names): an entry's exact name, else an alias (exact case first), else an entry's name in
+/// any case, else an index, else a namespace suffix. Unknown names suggest aliases too.
+pub fn resolve_with_aliases(
+    kind: NameKind,
+    entries: &[Named<'_>],
+    aliases: &[Named<'_>],
+    typed: &str,
+) -> Result<usize, NameError> {
     let typed = typed.trim();
     let lower = typed.to_lowercase();
-    let tiers: [&dyn Fn(&str) -> bool; 2] = [&|n| n == typed, &|n| n.to_lowercase() == lower];
-    for tier in tiers {
-        if let Some(found) = pick(kind, entries, typed, |n| tier(n))? {
+    // (names, in any case?) in order of precedence.
+    let tiers = [
+        (entries, false),
+        (aliases, false),
+        (aliases, true),
+        (entries, true),
+    ];
+    for (among, any_case) in tiers {
+        let test = |n: &str| {
+            if any_case {
+                n.to_lowercase() == lower
+            } else {
+                n == typed
+            }
+        };
+        if let Some(found) = pick(kind, among, typed, test)? {
             return Ok(found);
         }
     }
@@ -147,10 +178,11 @@ pub fn resolve(kind: NameKind, entries: &[Named<'_>], typed: &str) -> Result<usi
             return Ok(found);
         }
     }
+    let everything: Vec<Named<'_>> = entries.iter().chain(aliases).copied().collect();
     Err(NameError::Unknown {
         kind,
         typed: typed.to_string(),
-        nearest: nearest(entries, typed, SUGGESTIONS),
+        nearest: nearest(&everything, typed, SUGGESTIONS),
         count: entries.len(),
     })
 }
@@ -262,6 +294,24 @@ pub fn nodes(scene: &Scene) -> Vec<Named<'_>> {
         .collect()
 }
 
+/// Every VRM humanoid bone name with its node, in VRM's order ([`Scene::humanoid`]).
+#[must_use]
+pub fn humanoid(scene: &Scene) -> Vec<Named<'_>> {
+    (scene.humanoid.iter())
+        .map(|b| Named {
+            index: b.node,
+            name: b.bone.as_str(),
+        })
+        .collect()
+}
+
+/// The humanoid bone name of `node`, if the file maps one to it.
+#[must_use]
+pub fn humanoid_name(scene: &Scene, node: usize) -> Option<&str> {
+    let bone = scene.humanoid.iter().find(|b| b.node == node)?;
+    Some(bone.bone.as_str())
+}
+
 /// Every clip, in file order.
 #[must_use]
 pub fn clips(scene: &Scene) -> Vec<Named<'_>> {
@@ -273,14 +323,18 @@ pub fn clips(scene: &Scene) -> Vec<Named<'_>> {
         .collect()
 }
 
-/// The joint node `typed` names (a joint name or node index) among every skin's joints.
+/// The joint node `typed` names (a joint name, a humanoid bone name of a joint, or a node
+/// index) among every skin's joints.
 pub fn joint(scene: &Scene, typed: &str) -> Result<usize, NameError> {
-    resolve(NameKind::Joint, &joints(scene), typed)
+    let joints = joints(scene);
+    let mut bones = humanoid(scene);
+    bones.retain(|b| joints.iter().any(|j| j.index == b.index));
+    resolve_with_aliases(NameKind::Joint, &joints, &bones, typed)
 }
 
-/// The node `typed` names (a node name or index).
+/// The node `typed` names (a node name, a humanoid bone name, or a node index).
 pub fn node(scene: &Scene, typed: &str) -> Result<usize, NameError> {
-    resolve(NameKind::Node, &nodes(scene), typed)
+    resolve_with_aliases(NameKind::Node, &nodes(scene), &humanoid(scene), typed)
 }
 
 /// The node a joint angle turns: a joint by [`joint`]'s rule, else any node the name or
@@ -398,6 +452,80 @@ mod tests {
             "unknown clip `walk`: the model's 2 clips are unnamed, give a clip index \
              (`dqview inspect` lists them)"
         );
+    }
+
+    #[test]
+    fn humanoid_names_come_after_exact_node_names_and_before_the_guesses() {
+        let nodes = [
+            "J_Bip_L_LowerArm",
+            "leftHand",
+            "Armature|hips",
+            "Head",
+            "Head",
+            "J_Bip_L_Hand",
+            "J_Bip_C_Hips",
+        ];
+        let bones = [
+            (0, "leftLowerArm"),
+            (5, "leftHand"),
+            (4, "head"),
+            (6, "hips"),
+        ];
+        let bones: Vec<Named<'_>> = (bones.iter())
+            .map(|&(index, name)| Named { index, name })
+            .collect();
+        let find =
+            |typed: &str| resolve_with_aliases(NameKind::Joint, &entries(&nodes), &bones, typed);
+        assert_eq!(find("leftLowerArm"), Ok(0));
+        assert_eq!(find(" LEFTLOWERARM "), Ok(0), "any case");
+        assert_eq!(find("leftHand"), Ok(1), "a node's exact name wins");
+        assert_eq!(
+            find("LeftHand"),
+            Ok(5),
+            "the bone wins over a name in another case"
+        );
+        assert!(matches!(find("Head"), Err(NameError::Ambiguous { .. })));
+        assert_eq!(find("head"), Ok(4), "the bone settles what any case cannot");
+        assert_eq!(find("hips"), Ok(6), "the bone wins over a namespace suffix");
+        assert_eq!(find("Armature|hips"), Ok(2));
+        assert_eq!(find("5"), Ok(5));
+        let err = find("leftLowerArn").expect_err("unknown");
+        let NameError::Unknown { nearest, count, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!((nearest[0].as_str(), *count), ("leftLowerArm", 7));
+    }
+
+    #[test]
+    fn a_humanoid_bone_of_a_node_that_is_no_joint_is_a_node_name_only() {
+        use crate::scene::{HumanoidBone, Node, Skin};
+        let named = |name: &str| Node {
+            name: name.into(),
+            ..Node::default()
+        };
+        let bone = |bone: &str, node: usize| HumanoidBone {
+            bone: bone.into(),
+            node,
+        };
+        let scene = Scene {
+            nodes: vec![named("J_Hips"), named("J_Spine"), named("HeadMesh")],
+            skins: vec![Skin {
+                joints: vec![0, 1],
+                ..Skin::default()
+            }],
+            humanoid: vec![bone("hips", 0), bone("spine", 1), bone("head", 2)],
+            ..Scene::default()
+        };
+        assert_eq!(joint(&scene, "Hips"), Ok(0));
+        assert_eq!(joint(&scene, "spine"), Ok(1));
+        assert!(matches!(
+            joint(&scene, "head"),
+            Err(NameError::Unknown { .. })
+        ));
+        assert_eq!(node(&scene, "head"), Ok(2));
+        assert_eq!(pose_node(&scene, "HEAD"), Ok(2));
+        assert_eq!(humanoid_name(&scene, 1), Some("spine"));
+        assert_eq!(humanoid_name(&scene, 5), None);
     }
 
     #[test]

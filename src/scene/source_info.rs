@@ -3,7 +3,7 @@
 /// The file's own conventions, kept as authored (dqview converts no units or axes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SourceInfo {
-    /// File format and version, e.g. `glTF` or `FBX 7500 binary`.
+    /// File format and version, e.g. `glTF`, `glTF (VRM 1.0)` or `FBX 7500 binary`.
     pub format: String,
     /// The tool that wrote the file, when it says (e.g. `Blender (stable FBX IO)`).
     pub creator: Option<String>,

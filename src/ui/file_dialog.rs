@@ -38,7 +38,7 @@ impl DialogPurpose {
     #[must_use]
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
-            Self::OpenModel => &["glb", "gltf", "fbx", "usd", "usda", "usdc", "usdz"],
+            Self::OpenModel => &crate::model::MODEL_EXTENSIONS,
             Self::SaveBlendMap => &["glb", "gltf", "usda"],
             Self::SaveImage => &["png"],
         }
@@ -394,7 +394,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("dqview_dialog_{name}_{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("sub")).expect("temp dir");
-        for f in ["b.glb", "A.gltf", "notes.txt", ".hidden.glb", "c.FBX"] {
+        for f in [
+            "b.glb",
+            "A.gltf",
+            "notes.txt",
+            ".hidden.glb",
+            "c.FBX",
+            "d.vrm",
+        ] {
             std::fs::write(dir.join(f), b"x").expect("file");
         }
         dir
@@ -418,7 +425,8 @@ mod tests {
                 s("sub", true),
                 s("A.gltf", false),
                 s("b.glb", false),
-                s("c.FBX", false)
+                s("c.FBX", false),
+                s("d.vrm", false)
             ]
         );
         assert!(names(true).contains(&s("notes.txt", false)));

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use super::joints::JointTree;
 use crate::scene::names::{self, NameKind, Named};
 
-/// Rows of `tree` whose names contain `query` (case-insensitive), in tree order.
+/// Rows of `tree` whose names or humanoid bone names contain `query` (case-insensitive), in tree order.
 #[must_use]
 pub fn matching_rows(tree: &JointTree, query: &str) -> Vec<usize> {
     let query = query.trim().to_lowercase();
@@ -15,7 +15,10 @@ pub fn matching_rows(tree: &JointTree, query: &str) -> Vec<usize> {
     tree.rows
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.name.to_lowercase().contains(&query))
+        .filter(|(_, r)| {
+            let bone = r.humanoid.as_deref().unwrap_or("");
+            r.name.to_lowercase().contains(&query) || bone.to_lowercase().contains(&query)
+        })
         .map(|(i, _)| i)
         .collect()
 }
@@ -102,11 +105,12 @@ fn splice(name: &str, at: usize, len: usize, to: &str) -> String {
     format!("{}{styled}{}", &name[..at], &name[at + len..])
 }
 
-/// The node of the joint mirroring `node` in `tree`, if its mirrored name is a joint there.
+/// The node of the joint mirroring `node` in `tree`, if its mirrored name is a joint there
+/// (by the typed-name rule, so its mirrored humanoid bone name counts too: `leftHand` <->
+/// `rightHand` where the node names have no side a name can swap).
 #[must_use]
 pub fn mirror_joint(tree: &JointTree, node: usize) -> Option<usize> {
-    let name = &tree.rows.iter().find(|r| r.node == node)?.name;
-    let mirrored = mirror_name(name)?;
+    let row = tree.rows.iter().find(|r| r.node == node)?;
     let rows: Vec<Named<'_>> = tree
         .rows
         .iter()
@@ -115,7 +119,19 @@ pub fn mirror_joint(tree: &JointTree, node: usize) -> Option<usize> {
             name: &r.name,
         })
         .collect();
-    names::resolve(NameKind::Joint, &rows, &mirrored).ok()
+    let bones: Vec<Named<'_>> = (tree.rows.iter())
+        .filter_map(|r| {
+            Some(Named {
+                index: r.node,
+                name: r.humanoid.as_deref()?,
+            })
+        })
+        .collect();
+    let by = |name: Option<&str>| {
+        let mirrored = mirror_name(name?)?;
+        names::resolve_with_aliases(NameKind::Joint, &rows, &bones, &mirrored).ok()
+    };
+    by(Some(&row.name)).or_else(|| by(row.humanoid.as_deref()))
 }
 
 #[cfg(test)]
@@ -131,6 +147,7 @@ mod tests {
                 node: i + 10,
                 index: i,
                 name: name.into(),
+                humanoid: None,
                 depth: 0,
                 parent: parent.map(|p| p + 10),
             })
@@ -182,5 +199,29 @@ mod tests {
         assert_eq!(mirror_joint(&t, 12), Some(14));
         assert_eq!(mirror_joint(&t, 13), None, "no RightForeArm in this tree");
         assert_eq!(mirror_joint(&t, 15), None);
+    }
+
+    #[test]
+    fn humanoid_bone_names_are_searched_and_mirrored() {
+        let mut t = tree(&[
+            ("J_Bip_C_Hips", None),
+            ("J_Bip_L_LowerArm", Some(0)),
+            ("J_Bip_R_LowerArm", Some(0)),
+            ("J_Sec_Hair", Some(0)),
+        ]);
+        for (row, bone) in t
+            .rows
+            .iter_mut()
+            .zip(["hips", "leftLowerArm", "rightLowerArm"])
+        {
+            row.humanoid = Some(bone.into());
+        }
+        assert_eq!(matching_rows(&t, "LOWERARM"), [1, 2]);
+        assert_eq!(matching_rows(&t, "leftlower"), [1]);
+        assert_eq!(matching_rows(&t, "hair"), [3]);
+        assert_eq!(t.rows[1].label(), "J_Bip_L_LowerArm (leftLowerArm)");
+        assert_eq!(mirror_joint(&t, 11), Some(12), "by the bone names");
+        assert_eq!(mirror_joint(&t, 12), Some(11));
+        assert_eq!(mirror_joint(&t, 10), None);
     }
 }

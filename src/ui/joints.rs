@@ -20,10 +20,23 @@ pub struct JointRow {
     pub index: usize,
     /// Node name.
     pub name: String,
+    /// The joint's VRM humanoid bone name (`leftLowerArm`), when the file maps one to it.
+    pub humanoid: Option<String>,
     /// Depth below the skin's root joints (0 for roots).
     pub depth: usize,
     /// Node index of the nearest ancestor that is a joint of the same skin.
     pub parent: Option<usize>,
+}
+
+impl JointRow {
+    /// The row's text: the node name, with the humanoid bone name after it (`J_Bip_L_LowerArm (leftLowerArm)`).
+    #[must_use]
+    pub fn label(&self) -> String {
+        match &self.humanoid {
+            Some(bone) if *bone != self.name => format!("{} ({bone})", self.name),
+            _ => self.name.clone(),
+        }
+    }
 }
 
 /// A skin's joints as an indented, depth-first list.
@@ -76,6 +89,7 @@ impl JointTree {
                     .nodes
                     .get(node)
                     .map_or_else(|| format!("node {node}"), |n| n.name.clone()),
+                humanoid: crate::scene::names::humanoid_name(scene, node).map(str::to_owned),
                 depth,
                 parent: joint_parent(node),
             });
@@ -237,7 +251,7 @@ fn selected_joint_ui(
         .rows
         .iter()
         .find(|r| r.node == node)
-        .map_or_else(|| format!("node {node}"), |r| r.name.clone());
+        .map_or_else(|| format!("node {node}"), JointRow::label);
     ui.horizontal(|ui| {
         ui.label(format!("selected: {name}"));
         if ui
@@ -378,7 +392,7 @@ fn tree_ui(
                 let text = format!(
                     "{}{}{}",
                     "   ".repeat(row.depth),
-                    row.name,
+                    row.label(),
                     if marked { "  *" } else { "" }
                 );
                 let selected = state.selected == Some(row.node);

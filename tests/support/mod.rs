@@ -3,17 +3,22 @@
 //! Each test crate uses a different subset, hence the blanket `dead_code` allowance.
 #![allow(dead_code)]
 
+mod blender;
 mod cli;
 mod data;
 pub mod fbx_shapes;
 mod gltf_build;
 mod gpu;
 pub mod hierarchy;
+mod nearest;
 mod posing;
 mod scenes;
+pub mod three;
 mod x_server;
 mod xvfb;
 
+#[allow(unused_imports)]
+pub use blender::*;
 #[allow(unused_imports)]
 pub use cli::*;
 #[allow(unused_imports)]
@@ -22,6 +27,8 @@ pub use data::*;
 pub use gltf_build::*;
 #[allow(unused_imports)]
 pub use gpu::*;
+#[allow(unused_imports)]
+pub use nearest::*;
 #[allow(unused_imports)]
 pub use posing::*;
 #[allow(unused_imports)]

@@ -18,8 +18,11 @@
 mod container;
 mod raw;
 mod reuse;
+mod rig;
 
 use serde_json::{Value, json};
+
+pub use rig::{RigChannel, RigEdit, RigInfluences, RigNode, RigSkin, amend_rig};
 
 use super::SceneError;
 use super::gltf_load::external_reason;

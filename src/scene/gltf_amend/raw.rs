@@ -46,6 +46,13 @@ impl RawObject {
         }
     }
 
+    /// Removes every member named `key`; returns whether there was one.
+    pub(super) fn remove(&mut self, key: &str) -> bool {
+        let before = self.0.len();
+        self.0.retain(|(k, _)| k != key);
+        self.0.len() != before
+    }
+
     /// The members of the array at `key` (empty when absent).
     pub(super) fn array(&self, key: &str) -> Result<Vec<Raw>, SceneError> {
         match self.get(key) {

@@ -35,7 +35,7 @@ fn index(value: &Value, key: &str) -> Option<usize> {
 
 /// How often `accessor` is named anywhere an accessor can be: attributes, indices, morph
 /// targets, skins and animation samplers.
-fn accessor_uses(root: &Value, accessor: usize) -> usize {
+pub(super) fn accessor_uses(root: &Value, accessor: usize) -> usize {
     let is = |v: &Value| v.as_u64() == Some(accessor as u64);
     let mut uses = 0;
     let list = |key: &str| root.get(key).and_then(Value::as_array).cloned();
@@ -66,7 +66,7 @@ fn accessor_uses(root: &Value, accessor: usize) -> usize {
 }
 
 /// How many accessors and images use buffer view `view`.
-fn view_uses(root: &Value, view: usize) -> usize {
+pub(super) fn view_uses(root: &Value, view: usize) -> usize {
     ["accessors", "images"]
         .iter()
         .filter_map(|k| root.get(*k).and_then(Value::as_array))

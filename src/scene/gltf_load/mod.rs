@@ -9,11 +9,12 @@
 //! One job per file: [`source`] (container, buffers, URIs), [`repair`]
 //! (second-chance JSON parsing), [`accessor`] (bounds checks), [`read`] (typed
 //! reads), [`nodes`], [`mesh`], [`morph`], [`normals`], [`topology`], [`skin`],
-//! [`colors`], [`material`], [`texture`], [`animation`].
+//! [`colors`], [`material`], [`texture`], [`animation`], [`vrm`] (VRM's humanoid map and facing).
 
 mod accessor;
 mod animation;
 mod colors;
+mod constraint;
 mod material;
 mod mesh;
 mod morph;
@@ -26,6 +27,7 @@ mod source;
 mod texture;
 mod topology;
 mod uv_transform;
+mod vrm;
 
 pub(super) use normals::smooth_normals;
 pub(super) use source::{external_reason, percent_decode};
@@ -110,8 +112,11 @@ pub fn load_gltf_slice_with(
     check_skinned_meshes(&nodes, &meshes, &skins, &joint_uses, &mut warnings)?;
     let (materials, textures) = material::load_materials(&data, &mut warnings)?;
     let animations = animation::load_animations(&data, &mut warnings)?;
+    let constraints = constraint::load_constraints(data.json, &nodes, &mut warnings);
+    let (source_info, humanoid) = vrm::load_vrm(data.json, nodes.len(), &mut warnings);
     let scene = Scene {
         source: source.to_owned(),
+        source_info,
         nodes,
         roots,
         meshes,
@@ -119,9 +124,10 @@ pub fn load_gltf_slice_with(
         materials,
         textures,
         animations,
+        constraints,
+        humanoid,
         warnings,
         sanitized: data.sanitized.get(),
-        ..Scene::default()
     };
     crate::scene::check_ranges(&scene)?;
     Ok(scene)

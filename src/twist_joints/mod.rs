@@ -1,0 +1,153 @@
+//! Twist (roll) joints: a fix for the LBS candy wrapper that plays in any LBS engine.
+//!
+//! LBS collapses a junction where a joint K twists against its parent P: a vertex weighted on
+//! both blends two matrices a large angle apart. CoR and DQS turn such a vertex by K's share
+//! of the blend (about `share x twist`); twist joints make LBS do the same. For each junction
+//! (K, P), with N twist joints a family:
+//! - `K_twist_parent_NN`, children of P at K's head on K's bone axis, each turning by
+//!   `n / N` of K's twist (a `VRMC_node_constraint` roll read from K);
+//! - `K_twist_NN`, which follow K's swing and turn by `(n - 1) / N` of its twist, so they
+//!   undo the rest: they hang under `K_twist_aim` (aims at K's child: K's swing without its
+//!   twist) and `K_twist_frame` (a fixed turn that lets the roll read K's twist as the
+//!   specification's formula reads it, for any bone orientation);
+//! - in the blend, P's weight moves onto the parent family and K's onto the joint family, each
+//!   at K's share of the blend, so both parts of a vertex turn by about that share.
+//!
+//! Every added node follows its parent exactly until K twists, so bends are unchanged; at
+//! rest each weighted one's skinning matrix equals the joint whose weight it took, so the rest
+//! mesh is unchanged. Clips are baked into rotation channels for players without constraints.
+//! (The specification's roll weights are in [0, 1] and a roll is read in the source's parent
+//! frame, so "K's twist undone towards P" on K's own children has no direct form: hence the
+//! aim and frame nodes.)
+//! - `layout`: the nodes, constraints and inverse bind matrices.
+//! - `weights`: the new influences.
+//! - `bake`: rotation channels per clip.
+//! - `strip`: a previous run's nodes taken out.
+//! - `pick`: the joints the analysis says collapse.
+//! - `measure`: what the fix gains.
+
+mod bake;
+mod layout;
+mod measure;
+mod pick;
+mod strip;
+mod weights;
+
+pub use layout::{Family, RollJoint};
+pub use measure::{MeasurePose, RegionFigures, measure_region, rest_reference};
+pub use pick::{PickedJoint, SWEEP_TWIST_DEG, pick_joints, twist_pose};
+
+use crate::scene::Scene;
+
+/// Default twist joints per family.
+pub const DEFAULT_COUNT: usize = 2;
+/// Most twist joints per family.
+pub const MAX_COUNT: usize = 8;
+
+/// A twisting joint K whose junction with its parent to fix, and how many twist joints per family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TwistRequest {
+    /// The joint's node index.
+    pub joint: usize,
+    /// Twist joints per family (1 to [`MAX_COUNT`]).
+    pub count: usize,
+}
+
+/// Options of [`add_twist_joints`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TwistOptions {
+    /// Most influences per vertex in the output (4 or 8).
+    pub max_influences: usize,
+    /// The clips to bake (indices); the others get no roll-joint channels.
+    pub clips: Vec<usize>,
+}
+
+/// Why roll joints could not be added.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TwistError {
+    /// A joint's bone has no direction.
+    #[error("{0} has no child joint, so its bone has no direction to twist about")]
+    NoChild(String),
+    /// A joint weights no vertex.
+    #[error("{0} is not a joint that weights any vertex")]
+    NotWeighted(String),
+    /// A joint was chosen twice, or is a roll joint itself.
+    #[error("{0}: {1}")]
+    BadJoint(String, String),
+    /// A node name the roll joints need is taken.
+    #[error("a node is already named {0} (not one of dqview's roll joints)")]
+    NameTaken(String),
+    /// A previous run's roll joints are not where dqview put them.
+    #[error("{0}")]
+    Strip(String),
+    /// A bad option.
+    #[error("{0}")]
+    Option(String),
+}
+
+/// The input with roll joints, and what changed.
+#[derive(Clone, Debug)]
+pub struct TwistRig {
+    /// The rig with the roll joints, their weights, constraints and baked channels.
+    pub scene: Scene,
+    /// Roll joints of a previous run taken out first (the input's last nodes).
+    pub removed_nodes: usize,
+    /// Node index of the first roll joint added (the stripped input's node count).
+    pub first_new_node: usize,
+    /// The nodes added, in node order from `first_new_node`.
+    pub roll_joints: Vec<RollJoint>,
+    /// Skins whose joint lists changed.
+    pub changed_skins: Vec<usize>,
+    /// Meshes skinned by a changed skin (their influences are rewritten).
+    pub changed_meshes: Vec<usize>,
+    /// Per baked clip: (animation index, key times written).
+    pub baked: Vec<(usize, usize)>,
+}
+
+/// Adds roll joints for `requests` to `scene` (after taking out a previous run's).
+pub fn add_twist_joints(
+    scene: &Scene,
+    requests: &[TwistRequest],
+    options: &TwistOptions,
+) -> Result<TwistRig, TwistError> {
+    if ![4, 8].contains(&options.max_influences) {
+        return Err(TwistError::Option(format!(
+            "--max-influences {} must be 4 (JOINTS_0) or 8 (JOINTS_0 and JOINTS_1)",
+            options.max_influences
+        )));
+    }
+    let (mut out, removed_nodes) = strip::strip_roll_joints(scene)?;
+    let first_new_node = out.nodes.len();
+    let plan = layout::plan(&out, requests)?;
+    layout::add_nodes(&mut out, &plan);
+    weights::redistribute(&mut out, &plan, options.max_influences);
+    let baked = bake::bake_clips(&mut out, &plan, &options.clips, first_new_node);
+    let changed_skins: Vec<usize> = (0..out.skins.len())
+        .filter(|&s| {
+            scene
+                .skins
+                .get(s)
+                .is_none_or(|old| old.joints != out.skins[s].joints)
+        })
+        .collect();
+    let mut changed_meshes: Vec<usize> = out
+        .nodes
+        .iter()
+        .filter(|n| n.skin.is_some_and(|s| changed_skins.contains(&s)))
+        .filter_map(|n| n.mesh)
+        .collect();
+    changed_meshes.sort_unstable();
+    changed_meshes.dedup();
+    Ok(TwistRig {
+        scene: out,
+        removed_nodes,
+        first_new_node,
+        roll_joints: plan.roll_joints,
+        changed_skins,
+        changed_meshes,
+        baked,
+    })
+}
+
+#[cfg(test)]
+mod tests;

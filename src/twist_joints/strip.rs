@@ -1,0 +1,134 @@
+//! Taking out a previous run's roll joints, so running twist-joints on its own output
+//! replaces them instead of adding more.
+
+use super::TwistError;
+use crate::influences::Influences;
+use crate::scene::{ConstraintKind, Scene};
+
+/// Whether node `n` of `scene` is one of the nodes twist-joints adds, by its name (`X_twist_NN`,
+/// `X_twist_parent_NN`, `X_twist_aim`, `X_twist_frame`) and, for the weighted ones, its roll
+/// constraint; meshless.
+pub(super) fn is_roll_joint(scene: &Scene, n: usize) -> bool {
+    let node = &scene.nodes[n];
+    let Some((_, tail)) = node.name.rsplit_once("_twist_") else {
+        return false;
+    };
+    let numbered = |t: &str| t.len() == 2 && t.bytes().all(|b| b.is_ascii_digit());
+    let rolls = || {
+        scene
+            .constraints
+            .iter()
+            .any(|c| c.destination == n && matches!(c.kind, ConstraintKind::Roll { .. }))
+    };
+    let kind_ok = match tail {
+        "aim" | "frame" => true,
+        t => numbered(t.strip_prefix("parent_").unwrap_or(t)) && rolls(),
+    };
+    kind_ok && node.mesh.is_none()
+}
+
+/// `scene` without its trailing roll joints (their weight given back to their parents),
+/// and how many were taken out.
+pub(super) fn strip_roll_joints(scene: &Scene) -> Result<(Scene, usize), TwistError> {
+    let count = scene.nodes.len();
+    let first = (0..count)
+        .rev()
+        .take_while(|&n| is_roll_joint(scene, n))
+        .last()
+        .unwrap_or(count);
+    if let Some(stray) = (0..first).find(|&n| is_roll_joint(scene, n)) {
+        return Err(TwistError::Strip(format!(
+            "{} looks like a roll joint of an earlier run, but it is not among the file's last \
+             nodes, where dqview puts them; remove it by hand or start from the original file",
+            scene.nodes[stray].name
+        )));
+    }
+    let mut out = scene.clone();
+    if first == count {
+        return Ok((out, 0));
+    }
+    for s in 0..out.skins.len() {
+        fold_skin(&mut out, s, first)?;
+    }
+    for node in &mut out.nodes {
+        node.children.retain(|&c| c < first);
+    }
+    out.nodes.truncate(first);
+    out.constraints
+        .retain(|c| c.destination < first && c.source < first);
+    for animation in &mut out.animations {
+        animation.channels.retain(|c| c.node < first);
+    }
+    Ok((out, count - first))
+}
+
+/// Removes nodes `first..` from skin `s`, their weight moved to their parents.
+fn fold_skin(scene: &mut Scene, s: usize, first: usize) -> Result<(), TwistError> {
+    let skin = &scene.skins[s];
+    if skin.joints.iter().all(|&n| n < first) {
+        return Ok(());
+    }
+    let kept: Vec<usize> = (0..skin.joints.len())
+        .filter(|&j| skin.joints[j] < first)
+        .collect();
+    let new_index = |node: usize| kept.iter().position(|&j| skin.joints[j] == node);
+    let mut remap = Vec::with_capacity(skin.joints.len());
+    for &node in &skin.joints {
+        // A parent-family joint gives its weight back to its parent (P); a joint-family one,
+        // hung under helper nodes, to the joint its roll reads (K).
+        let parent = scene.nodes[node].parent.filter(|p| skin.joints.contains(p));
+        let source = scene
+            .constraints
+            .iter()
+            .find(|c| c.destination == node)
+            .map(|c| c.source);
+        let target = if node < first {
+            node
+        } else {
+            parent.or(source).unwrap_or(node)
+        };
+        let index = new_index(target).ok_or_else(|| {
+            TwistError::Strip(format!(
+                "roll joint {} has a parent that is not a joint of skin {s}",
+                scene.nodes[node].name
+            ))
+        })?;
+        remap.push(u16::try_from(index).unwrap_or(u16::MAX));
+    }
+    let joints: Vec<usize> = kept.iter().map(|&j| skin.joints[j]).collect();
+    let inverse_bind = kept
+        .iter()
+        .map(|&j| {
+            skin.inverse_bind
+                .get(j)
+                .copied()
+                .unwrap_or(glam::Mat4::IDENTITY)
+        })
+        .collect();
+    let skinned: Vec<usize> = scene
+        .nodes
+        .iter()
+        .filter(|n| n.skin == Some(s))
+        .filter_map(|n| n.mesh)
+        .collect();
+    for m in skinned {
+        for prim in &mut scene.meshes[m].primitives {
+            let Some(inf) = prim.influences.as_ref() else {
+                continue;
+            };
+            let rows: Vec<Vec<(u16, f32)>> = inf
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|i| (remap[usize::from(i.joint)], i.weight))
+                        .collect()
+                })
+                .collect();
+            prim.influences = Some(Influences::from_rows(rows));
+        }
+    }
+    let skin = &mut scene.skins[s];
+    skin.joints = joints;
+    skin.inverse_bind = inverse_bind;
+    Ok(())
+}
