@@ -54,6 +54,8 @@ struct Stations {
     joint: u16,
     /// P's skin index.
     parent: u16,
+    /// Skin indices of K and the joints below it: the weights that turn with K's twist.
+    follows_joint: Vec<u16>,
     /// (share, skin index) for K's weight, ascending, K itself last.
     joint_stations: Vec<(f32, u16)>,
     /// (share, skin index) for P's weight, ascending, P itself first.
@@ -72,6 +74,10 @@ impl Stations {
         };
         let joint = index(junction.joint)?;
         let parent = index(junction.parent)?;
+        let follows_joint = (0..skin.joints.len())
+            .filter(|&j| is_at_or_below(scene, skin.joints[j], junction.joint))
+            .filter_map(|j| u16::try_from(j).ok())
+            .collect();
         let map = |list: &[(f32, usize)], itself: u16| -> Option<Vec<(f32, u16)>> {
             list.iter()
                 .map(|&(share, at)| {
@@ -87,6 +93,7 @@ impl Stations {
         Some(Self {
             joint,
             parent,
+            follows_joint,
             joint_stations: map(&junction.joint_stations, joint)?,
             parent_stations: map(&junction.parent_stations, parent)?,
         })
@@ -103,14 +110,26 @@ impl Stations {
                 .sum::<f32>()
         };
         let (w_joint, w_parent) = (weight_on(row, self.joint), weight_on(row, self.parent));
-        if w_joint <= 0.0 || w_parent <= 0.0 {
+        let following: f32 = row
+            .iter()
+            .filter(|(i, _)| self.follows_joint.contains(i))
+            .map(|(_, w)| w)
+            .sum();
+        let total: f32 = row.iter().map(|(_, w)| w).sum();
+        if w_parent <= 0.0 || following <= 0.0 || total <= 0.0 {
             return;
         }
-        let share = w_joint / (w_parent + w_joint);
+        // The share of the vertex that turns with K (K and the joints below it), as CoR and
+        // DQS turn it; K's own weight and P's both go there.
+        let share = (following / total).clamp(0.0, 1.0);
         row.retain(|(i, _)| *i != self.joint && *i != self.parent);
         let mut parts = [
             split(&self.parent_stations, share, w_parent),
-            split(&self.joint_stations, share, w_joint),
+            if w_joint > 0.0 {
+                split(&self.joint_stations, share, w_joint)
+            } else {
+                Vec::new()
+            },
         ];
         let budget = max.saturating_sub(row.len()).max(2);
         let mut lighter = if w_parent <= w_joint { [0, 1] } else { [1, 0] }.into_iter();
@@ -120,6 +139,23 @@ impl Stations {
         }
         row.extend(parts.into_iter().flatten());
     }
+}
+
+/// Whether `node` is `top` or below it.
+fn is_at_or_below(scene: &Scene, node: usize, top: usize) -> bool {
+    let mut at = Some(node);
+    let mut steps = 0;
+    while let Some(n) = at {
+        if n == top {
+            return true;
+        }
+        steps += 1;
+        if steps > scene.nodes.len() {
+            return false;
+        }
+        at = scene.nodes.get(n).and_then(|x| x.parent);
+    }
+    false
 }
 
 /// A split part put whole on its heavier station.
