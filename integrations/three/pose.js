@@ -2,7 +2,9 @@
 // sampled at S (clamped to the clip, as src/anim/sample.rs clamps to the keys), then each
 // twist as src/anim/overrides.rs `JointOverrides::apply` and `BoneFrame::of` define it:
 // local rotation <- rotation * axis_angle(bone axis, DEG), the bone axis being the rest
-// translation of the joint's first child joint (else its first child, else local +Y).
+// translation of the joint's first child joint (else its first child, else local +Y). Then,
+// when given a VRMNodeConstraintManager (render.mjs --constraints), the model's
+// VRMC_node_constraint constraints are evaluated on that pose.
 import { AnimationMixer, LoopOnce, Quaternion, Vector3 } from "three";
 
 import { jointEntries, resolveClip, resolvePoseNode } from "./names.js";
@@ -63,10 +65,12 @@ function clipIndex(json, clip, time) {
 
 /**
  * Poses `gltf` (from GLTFLoader): clip `clip` (name or index) at `time` seconds, then the
- * `twists` (["JOINT=DEG", ...], summed per joint), then updates every world matrix. Throws on
- * an unknown clip or joint with dqview's wording. Returns the clip index used (or null).
+ * `twists` (["JOINT=DEG", ...], summed per joint), then the `constraints` (a
+ * VRMNodeConstraintManager from three-vrm's loader plugin, or null), then updates every world
+ * matrix. Throws on an unknown clip or joint with dqview's wording. Returns the clip index
+ * used (or null).
  */
-export function poseGltf(gltf, { clip = null, time = null, twists = [] } = {}) {
+export function poseGltf(gltf, { clip = null, time = null, twists = [], constraints = null } = {}) {
     const json = gltf.parser.json;
     const index = clipIndex(json, clip, time);
     const angles = new Map();
@@ -97,6 +101,12 @@ export function poseGltf(gltf, { clip = null, time = null, twists = [] } = {}) {
         if (object === undefined) throw new Error(`--twist: node ${node} is not in the loaded scene`);
         const delta = new Quaternion().setFromAxisAngle(twistAxis(json, node), (deg * Math.PI) / 180);
         object.quaternion.multiply(delta).normalize();
+    }
+    if (constraints !== null) {
+        // Aim constraints read world positions; roll and rotation ones the local rotations
+        // just set. The manager orders them by their dependencies.
+        gltf.scene.updateMatrixWorld(true);
+        constraints.update();
     }
     gltf.scene.updateMatrixWorld(true);
     return index;

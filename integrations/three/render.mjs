@@ -1,10 +1,15 @@
 #!/usr/bin/env node
-// Renders a glTF model with three.js and dqview's exported skinning in headless Chromium
-// (WebGL2 on SwiftShader), posed and framed as `dqview render` was, and writes a PNG.
+// Renders a glTF model with three.js in headless Chromium (WebGL2 on SwiftShader), skinned with
+// dqview's exported shader (lbs, dqs, hybrid) or three.js's own SkinnedMesh skinning (stock),
+// posed and framed as `dqview render` was, and writes a PNG.
 //
-//   node render.mjs MODEL --method lbs|dqs|hybrid [--clip NAME --time S] [--twist JOINT=DEG]...
-//        --camera CAMERA.json [--size WxH] [--view mask|shaded] --out FILE.png
+//   node render.mjs MODEL --method lbs|dqs|hybrid|stock [--clip NAME --time S] [--twist JOINT=DEG]...
+//        [--constraints] --camera CAMERA.json [--size WxH] [--view mask|shaded] --out FILE.png
 //        [--timeout S] [--browser PATH]
+//
+// MODEL is a .glb, .gltf or .vrm (a binary glTF). --constraints evaluates the model's
+// VRMC_node_constraint constraints (three-vrm's loader plugin) after the pose; without it they
+// are ignored, as a stock engine ignores them.
 //
 // CAMERA.json is what `dqview render --camera-out` writes. Exit status 2 for bad flags, 1 for
 // any other failure, each with one line on stderr.
@@ -14,12 +19,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { launchBrowser } from "./cdp.mjs";
+import { isModelFile, parseArgs, USAGE, UsageError, wroteLine } from "./render-options.js";
 import { serveFolders } from "./serve.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const USAGE =
-    "usage: node render.mjs MODEL --method lbs|dqs|hybrid [--clip NAME --time S] [--twist JOINT=DEG]... " +
-    "--camera CAMERA.json [--size WxH] [--view mask|shaded] --out FILE.png [--timeout S] [--browser PATH]";
 
 /** The Chromium flags: headless, WebGL2 through ANGLE on SwiftShader (no GPU needed). */
 const CHROMIUM_FLAGS = [
@@ -32,6 +35,9 @@ const CHROMIUM_FLAGS = [
     "--disable-background-networking",
     "--mute-audio",
 ];
+
+/** three-vrm's VRMC_node_constraint loader plugin, for --constraints. */
+const CONSTRAINT_PACKAGE = "@pixiv/three-vrm-node-constraint";
 
 const MATRICES = ["view_from_world", "world_from_view", "clip_from_view_gl"];
 
@@ -47,67 +53,6 @@ function cameraProblem(json) {
         if (!Number.isFinite(json[key]) || json[key] <= 0) return `${key} is not a positive number`;
     }
     return null;
-}
-
-/** A usage error: exit status 2. */
-class UsageError extends Error {}
-
-/** The flags of `argv` as {model, method, clip, time, twists, camera, size, view, out, timeout, browser}. */
-function parseArgs(argv) {
-    const options = { twists: [], view: "mask", timeout: 60, browser: process.env.DQVIEW_CHROMIUM || "chromium" };
-    const positional = [];
-    const takes = new Set([
-        "--method",
-        "--clip",
-        "--time",
-        "--twist",
-        "--camera",
-        "--size",
-        "--view",
-        "--out",
-        "--timeout",
-        "--browser",
-    ]);
-    for (let i = 0; i < argv.length; i++) {
-        const arg = argv[i];
-        if (arg === "--help" || arg === "-h") {
-            console.log(USAGE);
-            process.exit(0);
-        }
-        if (!arg.startsWith("--")) {
-            positional.push(arg);
-            continue;
-        }
-        const at = arg.indexOf("=");
-        const [flag, inline] = at < 0 ? [arg, undefined] : [arg.slice(0, at), arg.slice(at + 1)];
-        if (!takes.has(flag)) throw new UsageError(`unknown flag ${flag}`);
-        const value = inline ?? argv[++i];
-        if (value === undefined) throw new UsageError(`${flag} needs a value`);
-        if (flag === "--twist") options.twists.push(value);
-        else options[flag.slice(2)] = value;
-    }
-    if (positional.length !== 1)
-        throw new UsageError(positional.length === 0 ? "no MODEL given" : `one MODEL, got ${positional.join(" ")}`);
-    options.model = positional[0];
-    if (!["lbs", "dqs", "hybrid"].includes(options.method)) {
-        throw new UsageError(
-            options.method === undefined
-                ? "--method is required"
-                : `unknown method \`${options.method}\` (valid: lbs, dqs, hybrid)`,
-        );
-    }
-    if (!["mask", "shaded"].includes(options.view))
-        throw new UsageError(`unknown view \`${options.view}\` (valid: mask, shaded)`);
-    if (options.time !== undefined) {
-        options.time = Number(options.time);
-        if (!Number.isFinite(options.time)) throw new UsageError("--time must be a finite number of seconds");
-    }
-    options.timeout = Number(options.timeout);
-    if (!(options.timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
-    if (options.camera === undefined)
-        throw new UsageError("--camera CAMERA.json is required (`dqview render --camera-out` writes it)");
-    if (options.out === undefined) throw new UsageError("--out FILE.png is required");
-    return options;
 }
 
 /** The camera file, checked, and the image size: --size, else the camera's own. */
@@ -173,7 +118,7 @@ function deadline(seconds, messages) {
     return { promise, cancel: () => clearTimeout(timer) };
 }
 
-/** Runs the page for `job` in a fresh browser; resolves to the PNG bytes. */
+/** Runs the page for `job` in a fresh browser; resolves to {png: the PNG bytes, constraints: how many it evaluated}. */
 async function renderInBrowser(options, job, origin) {
     const profile = mkdtempSync(path.join(tmpdir(), "dqview-three-"));
     const flags = [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`];
@@ -193,7 +138,8 @@ async function renderInBrowser(options, job, origin) {
         const result = await Promise.race([done, limit.promise]);
         for (const m of messages) console.error(`render.mjs: page: ${m}`);
         if (result.error) throw new Error(result.error);
-        return Buffer.from(result.png.replace(/^data:image\/png;base64,/, ""), "base64");
+        const png = Buffer.from(result.png.replace(/^data:image\/png;base64,/, ""), "base64");
+        return { png, constraints: result.constraints };
     } finally {
         limit?.cancel();
         if (cdp) await cdp.close();
@@ -203,12 +149,19 @@ async function renderInBrowser(options, job, origin) {
 
 /** Checks the files, serves them, renders and writes the PNG. */
 async function main(argv) {
-    const options = parseArgs(argv);
+    const options = parseArgs(argv, process.env);
+    if (options.help) {
+        console.log(USAGE);
+        return;
+    }
     const model = path.resolve(options.model);
     if (!existsSync(model) || !statSync(model).isFile()) throw new Error(`${options.model}: no such file`);
-    if (!/\.(glb|gltf)$/i.test(model)) throw new Error(`${options.model}: not a .glb or .gltf file`);
+    if (!isModelFile(model)) throw new Error(`${options.model}: not a .glb, .gltf or .vrm file`);
     if (!existsSync(path.join(HERE, "node_modules/three/package.json"))) {
         throw new Error(`three.js is not installed: run \`npm ci\` in ${HERE}`);
+    }
+    if (options.constraints && !existsSync(path.join(HERE, "node_modules", CONSTRAINT_PACKAGE, "package.json"))) {
+        throw new Error(`--constraints: ${CONSTRAINT_PACKAGE} is not installed: run \`npm ci\` in ${HERE}`);
     }
     const { camera, width, height } = readCamera(options.camera, options.size);
     const outDir = path.dirname(path.resolve(options.out));
@@ -223,14 +176,15 @@ async function main(argv) {
             clip: options.clip ?? null,
             time: options.time ?? null,
             twists: options.twists,
+            constraints: options.constraints,
             camera,
             width,
             height,
             view: options.view,
         };
-        const png = await renderInBrowser(options, job, server.origin);
+        const { png, constraints } = await renderInBrowser(options, job, server.origin);
         writeFileSync(options.out, png);
-        console.log(`wrote ${options.out} (${width}x${height}, ${options.method}, view ${options.view})`);
+        console.log(wroteLine(options, width, height, options.constraints ? constraints : null));
     } finally {
         await server.close();
     }

@@ -13,6 +13,8 @@ const TYPES = {
     ".glsl": "text/plain; charset=utf-8",
     ".glb": "model/gltf-binary",
     ".gltf": "model/gltf+json",
+    // VRM is binary glTF.
+    ".vrm": "model/gltf-binary",
     ".bin": "application/octet-stream",
     ".png": "image/png",
     ".jpg": "image/jpeg",

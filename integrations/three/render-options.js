@@ -1,0 +1,99 @@
+// render.mjs's command line, parsed and checked without touching files, the browser or three.js
+// (unit-tested in test/options.test.mjs).
+
+/** The methods: dqview's three (its exported shader) and `stock`, three.js's own SkinnedMesh skinning. */
+export const RENDER_METHODS = ["lbs", "dqs", "hybrid", "stock"];
+
+export const USAGE =
+    "usage: node render.mjs MODEL --method lbs|dqs|hybrid|stock [--clip NAME --time S] [--twist JOINT=DEG]... " +
+    "[--constraints] --camera CAMERA.json [--size WxH] [--view mask|shaded] --out FILE.png [--timeout S] " +
+    "[--browser PATH]";
+
+/** A usage error: exit status 2. */
+export class UsageError extends Error {}
+
+/** Flags that take a value (`--flag VALUE` or `--flag=VALUE`). */
+const TAKES_VALUE = new Set([
+    "--method",
+    "--clip",
+    "--time",
+    "--twist",
+    "--camera",
+    "--size",
+    "--view",
+    "--out",
+    "--timeout",
+    "--browser",
+]);
+/** Flags that take none. */
+const SWITCHES = new Set(["--constraints"]);
+
+/** Whether `file` names a model render.mjs loads: glTF, binary glTF, or VRM (a binary glTF). */
+export function isModelFile(file) {
+    return /\.(glb|gltf|vrm)$/i.test(file);
+}
+
+/**
+ * The flags of `argv` as {model, method, clip, time, twists, constraints, camera, size, view,
+ * out, timeout, browser}, or {help: true} for --help; `env` gives `DQVIEW_CHROMIUM`, the
+ * default browser. Throws a UsageError for a bad command line.
+ */
+export function parseArgs(argv, env = {}) {
+    const options = {
+        twists: [],
+        constraints: false,
+        view: "mask",
+        timeout: 60,
+        browser: env.DQVIEW_CHROMIUM || "chromium",
+    };
+    const positional = [];
+    for (let i = 0; i < argv.length; i++) {
+        const arg = argv[i];
+        if (arg === "--help" || arg === "-h") return { help: true };
+        if (!arg.startsWith("--")) {
+            positional.push(arg);
+            continue;
+        }
+        const at = arg.indexOf("=");
+        const [flag, inline] = at < 0 ? [arg, undefined] : [arg.slice(0, at), arg.slice(at + 1)];
+        if (SWITCHES.has(flag)) {
+            if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
+            options[flag.slice(2)] = true;
+            continue;
+        }
+        if (!TAKES_VALUE.has(flag)) throw new UsageError(`unknown flag ${flag}`);
+        const value = inline ?? argv[++i];
+        if (value === undefined) throw new UsageError(`${flag} needs a value`);
+        if (flag === "--twist") options.twists.push(value);
+        else options[flag.slice(2)] = value;
+    }
+    if (positional.length !== 1)
+        throw new UsageError(positional.length === 0 ? "no MODEL given" : `one MODEL, got ${positional.join(" ")}`);
+    options.model = positional[0];
+    if (!RENDER_METHODS.includes(options.method)) {
+        throw new UsageError(
+            options.method === undefined
+                ? "--method is required"
+                : `unknown method \`${options.method}\` (valid: ${RENDER_METHODS.join(", ")})`,
+        );
+    }
+    if (!["mask", "shaded"].includes(options.view))
+        throw new UsageError(`unknown view \`${options.view}\` (valid: mask, shaded)`);
+    if (options.time !== undefined) {
+        options.time = Number(options.time);
+        if (!Number.isFinite(options.time)) throw new UsageError("--time must be a finite number of seconds");
+    }
+    options.timeout = Number(options.timeout);
+    if (!(options.timeout > 0)) throw new UsageError("--timeout must be a positive number of seconds");
+    if (options.camera === undefined)
+        throw new UsageError("--camera CAMERA.json is required (`dqview render --camera-out` writes it)");
+    if (options.out === undefined) throw new UsageError("--out FILE.png is required");
+    return options;
+}
+
+/** What render.mjs prints when it wrote the image; `constraints`: how many it evaluated, null without --constraints. */
+export function wroteLine(options, width, height, constraints) {
+    const evaluated =
+        constraints === null ? "" : `, ${constraints} node constraint${constraints === 1 ? "" : "s"} evaluated`;
+    return `wrote ${options.out} (${width}x${height}, ${options.method}, view ${options.view}${evaluated})`;
+}
