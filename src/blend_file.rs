@@ -111,11 +111,12 @@ impl OutKind {
             .to_ascii_lowercase();
         let kind = match ext.as_str() {
             "json" => Self::Json,
-            "glb" => Self::Glb,
+            // A .vrm is a GLB with VRM's extensions, which amending keeps.
+            "glb" | "vrm" => Self::Glb,
             "gltf" => Self::Gltf,
             "usda" => Self::Usda,
             _ => bail!(
-                "--out must end in .glb, .gltf or .json (.usda for a USD input), got {}",
+                "--out must end in .glb, .vrm, .gltf or .json (.usda for a USD input), got {}",
                 out.display()
             ),
         };

@@ -8,7 +8,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use dqview::anim::{JointAngles, JointOverrides, Pose};
+use dqview::anim::{JointOverrides, Pose};
 use dqview::scene::Scene;
 use dqview::skin::{Betas, PosedPrimitive, SkinningMode, rest_bounds, skin_scene};
 
@@ -69,16 +69,10 @@ fn diagonal(scene: &Scene) -> f32 {
 }
 
 fn twist(scene: &Scene, joint: &str, deg: f32) -> JointOverrides {
-    let node = dqview::scene::names::joint(scene, joint).expect("joint");
-    let mut o = JointOverrides::new();
-    o.set(
-        node,
-        JointAngles {
-            twist_deg: deg,
-            ..JointAngles::default()
-        },
-    );
-    o
+    JointOverrides::twist(
+        dqview::scene::names::joint(scene, joint).expect("joint"),
+        deg,
+    )
 }
 
 fn node(scene: &Scene, name: &str) -> usize {

@@ -29,14 +29,7 @@ pub fn find_node(scene: &Scene, name_or_index: &str) -> Option<usize> {
 #[cfg(test)]
 pub(crate) fn twisted_pose(scene: &Scene, joint: &str, twist_deg: f32) -> Pose {
     let node = find_node(scene, joint).expect("the joint is in the scene");
-    let mut overrides = JointOverrides::new();
-    overrides.set(
-        node,
-        JointAngles {
-            twist_deg,
-            ..JointAngles::default()
-        },
-    );
+    let overrides = JointOverrides::twist(node, twist_deg);
     let mut pose = Pose::rest(scene);
     pose.sample(scene, None, 0.0, &overrides);
     pose

@@ -42,6 +42,20 @@ impl JointOverrides {
         Self::default()
     }
 
+    /// Overrides that twist node `node` by `twist_deg` and do nothing else.
+    #[must_use]
+    pub fn twist(node: usize, twist_deg: f32) -> Self {
+        let mut out = Self::new();
+        out.set(
+            node,
+            JointAngles {
+                twist_deg,
+                ..JointAngles::default()
+            },
+        );
+        out
+    }
+
     /// Sets the angles of node `node`, removing the entry when all are zero.
     pub fn set(&mut self, node: usize, angles: JointAngles) {
         if angles.is_zero() {

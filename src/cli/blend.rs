@@ -24,7 +24,7 @@ const MAX_SMOOTH: usize = 10_000;
 /// Options of `dqview blend`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct BlendArgs {
-    /// A .gltf/.glb/.fbx path or builtin:NAME.
+    /// A .gltf/.glb/.vrm, .fbx or USD path, or builtin:NAME.
     #[arg(value_name = "MODEL")]
     pub model: String,
     /// Output: .glb or .gltf (the input amended; FBX and built-in rigs: a .glb of the whole rig),

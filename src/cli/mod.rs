@@ -108,7 +108,7 @@ pub struct ViewerArgs {
 pub enum Command {
     /// Print what a model contains: meshes, skins, joints, influences, clips, bounds.
     Inspect {
-        /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
+        /// A .gltf/.glb/.vrm, .fbx or USD path, or builtin:NAME (default builtin:twist).
         #[arg(value_name = "MODEL")]
         model: Option<String>,
         /// Print one JSON object instead of text.
@@ -120,7 +120,7 @@ pub enum Command {
     },
     /// Write the posed mesh in world space as OBJ or GLB (CPU reference, or the GPU with --gpu).
     Export {
-        /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
+        /// A .gltf/.glb/.vrm, .fbx or USD path, or builtin:NAME (default builtin:twist).
         #[arg(value_name = "MODEL")]
         model: Option<String>,
         /// Output file (.obj or .glb).
@@ -141,7 +141,7 @@ pub enum Command {
     Render(Box<RenderArgs>),
     /// Measure what each skinning mode does to the rig's volume over a clip (or one pose).
     Analyze {
-        /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
+        /// A .gltf/.glb/.vrm, .fbx or USD path, or builtin:NAME (default builtin:twist).
         #[arg(value_name = "MODEL")]
         model: Option<String>,
         /// Samples over the clip, both ends included (not with --time: one moment).
@@ -164,7 +164,7 @@ pub enum Command {
     },
     /// Measure LBS, DQS and hybrid on the GPU and CPU, interleaved in one process (medians).
     Bench {
-        /// A .gltf/.glb path or builtin:NAME; without it a rig of --vertices vertices is generated.
+        /// A .gltf/.glb/.vrm, .fbx or USD path, or builtin:NAME; without it a rig of --vertices vertices is generated.
         #[arg(value_name = "MODEL")]
         model: Option<String>,
         /// Vertices of the generated rig.
@@ -220,7 +220,7 @@ pub enum Command {
 /// `render`'s options: model, output, size, look, camera, motion, pose and load flags.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
-    /// A .gltf/.glb path or builtin:NAME (default builtin:twist).
+    /// A .gltf/.glb/.vrm, .fbx or USD path, or builtin:NAME (default builtin:twist).
     #[arg(value_name = "MODEL")]
     pub model: Option<String>,
     /// Output file: .png (a still, or APNG with --frames) or .gif.

@@ -22,7 +22,7 @@ const DEFAULT_SIZE: &str = "1200x360";
 /// Options of `dqview report`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ReportArgs {
-    /// A .gltf/.glb/.fbx path or builtin:NAME (default builtin:twist).
+    /// A .gltf/.glb/.vrm, .fbx or USD path, or builtin:NAME (default builtin:twist).
     #[arg(value_name = "MODEL")]
     pub model: Option<String>,
     /// Output file (.html).

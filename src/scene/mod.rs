@@ -77,6 +77,22 @@ pub struct Scene {
     pub sanitized: usize,
 }
 
+impl Scene {
+    /// Every skin's joint nodes, ascending, each once (only indices of existing nodes).
+    #[must_use]
+    pub fn joint_nodes(&self) -> Vec<usize> {
+        let mut joints: Vec<usize> = self
+            .skins
+            .iter()
+            .flat_map(|s| s.joints.iter().copied())
+            .filter(|&n| n < self.nodes.len())
+            .collect();
+        joints.sort_unstable();
+        joints.dedup();
+        joints
+    }
+}
+
 /// One node of the hierarchy.
 #[derive(Clone, Debug, Default)]
 pub struct Node {

@@ -86,14 +86,7 @@ fn mostly_twisting(scene: &Scene, clip: usize) -> Vec<bool> {
     };
     let duration = clip_duration_s(anim);
     // Only joints can be flagged: the other nodes (a file may have millions) are not measured.
-    let mut joints: Vec<usize> = scene
-        .skins
-        .iter()
-        .flat_map(|s| s.joints.iter().copied())
-        .collect();
-    joints.sort_unstable();
-    joints.dedup();
-    joints.retain(|&n| n < scene.nodes.len());
+    let joints = scene.joint_nodes();
     let rest: Vec<Quat> = joints
         .iter()
         .map(|&n| rotation_of(scene.nodes[n].transform))

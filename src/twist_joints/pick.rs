@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::measure::MeasurePose;
 use crate::analysis::{Measure, RestReference, lbs_loses_more};
-use crate::anim::{JointAngles, JointOverrides, Pose, first_child_joint};
+use crate::anim::{JointOverrides, Pose, first_child_joint};
 use crate::check::{CheckOptions, Rule, check_scene_with};
 use crate::scene::Scene;
 use crate::skin::{Betas, SceneCenters, SkinningMode, skin_scene, skin_scene_cor};
@@ -27,18 +27,10 @@ pub struct PickedJoint {
 /// The rest pose with `joint` twisted by `twist_deg`.
 #[must_use]
 pub fn twist_pose(joint: usize, twist_deg: f32) -> MeasurePose {
-    let mut overrides = JointOverrides::new();
-    overrides.set(
-        joint,
-        JointAngles {
-            twist_deg,
-            ..JointAngles::default()
-        },
-    );
     MeasurePose {
         clip: None,
         time_s: 0.0,
-        overrides,
+        overrides: JointOverrides::twist(joint, twist_deg),
     }
 }
 
@@ -99,14 +91,8 @@ pub fn pick_joints(
 /// The joints a twist sweep tries: weighted joints with a child joint whose region is
 /// measured by volume.
 fn sweep_candidates(scene: &Scene, reference: &RestReference) -> Vec<usize> {
-    let mut joints: Vec<usize> = scene
-        .skins
-        .iter()
-        .flat_map(|s| s.joints.iter().copied())
-        .collect();
-    joints.sort_unstable();
-    joints.dedup();
-    joints
+    scene
+        .joint_nodes()
         .into_iter()
         .filter(|&j| first_child_joint(scene, j).is_some())
         .filter(|&j| {

@@ -3,7 +3,7 @@
 use glam::Mat4;
 
 use super::*;
-use crate::anim::{JointAngles, JointOverrides, Pose};
+use crate::anim::{JointOverrides, Pose};
 use crate::scene::names;
 
 fn adventurer() -> Option<Scene> {
@@ -30,16 +30,8 @@ fn max_diff(a: Mat4, b: Mat4) -> f32 {
 
 /// The rest pose of `scene` with `joint` twisted by `deg`.
 fn twisted(scene: &Scene, joint: usize, deg: f32) -> Pose {
-    let mut overrides = JointOverrides::new();
-    overrides.set(
-        joint,
-        JointAngles {
-            twist_deg: deg,
-            ..JointAngles::default()
-        },
-    );
     let mut pose = Pose::rest(scene);
-    pose.sample(scene, None, 0.0, &overrides);
+    pose.sample(scene, None, 0.0, &JointOverrides::twist(joint, deg));
     pose
 }
 
@@ -82,78 +74,5 @@ fn a_pure_twist_is_shared_out_as_the_rule_says() {
         // At rest each equals the joint whose weight it takes.
         let from = if parent_side { p } else { k };
         assert!(max_diff(skinning(out, &rest, find(name)), skinning(out, &rest, from)) < 1e-6);
-    }
-}
-
-#[test]
-#[ignore]
-fn debug_upper_arm_distances() {
-    use crate::skin::{
-        Betas, CorOptions, CorProgress, SceneCenters, SkinningMode, skin_scene, skin_scene_cor,
-    };
-    let scene = adventurer().unwrap();
-    let k = names::joint(&scene, &std::env::var("DBG_JOINT").unwrap()).unwrap();
-    let options = TwistOptions {
-        max_influences: 4,
-        clips: Vec::new(),
-    };
-    let rig = add_twist_joints(&scene, &[TwistRequest { joint: k, count: 2 }], &options).unwrap();
-    let out = &rig.scene;
-    let pose = super::pick::twist_pose(k, 170.0);
-    let mut pin = Pose::rest(&scene);
-    pin.sample(&scene, None, 0.0, &pose.overrides);
-    let mut pout = Pose::rest(out);
-    pout.sample(out, None, 0.0, &pose.overrides);
-    let centers =
-        SceneCenters::compute(&scene, &CorOptions::default(), &CorProgress::new()).unwrap();
-    let before = skin_scene(&scene, &pin, SkinningMode::Lbs, Betas::Uniform(0.0));
-    let after = skin_scene(out, &pout, SkinningMode::Lbs, Betas::Uniform(0.0));
-    let cor = skin_scene_cor(&scene, &pin, &centers);
-    let reference = crate::analysis::RestReference::at_rest(&scene);
-    let region = reference.region(k).unwrap();
-    let skin = &scene.skins[0];
-    let p = scene.nodes[k].parent.unwrap();
-    let (jk, jp) = (
-        skin.joints.iter().position(|&n| n == k).unwrap(),
-        skin.joints.iter().position(|&n| n == p).unwrap(),
-    );
-    let mut rows = Vec::new();
-    for (prim, verts) in region.vertices_by_primitive() {
-        let inf = scene.meshes[before[prim].mesh].primitives[before[prim].primitive]
-            .influences
-            .as_ref()
-            .unwrap();
-        for v in verts {
-            let v = v as usize;
-            let db = before[prim].vertices.positions[v].distance(cor[prim].vertices.positions[v]);
-            let da = after[prim].vertices.positions[v].distance(cor[prim].vertices.positions[v]);
-            let w = |j: usize| {
-                inf.of(v)
-                    .iter()
-                    .filter(|i| usize::from(i.joint) == j)
-                    .map(|i| i.weight)
-                    .sum::<f32>()
-            };
-            let names: Vec<String> = inf
-                .of(v)
-                .iter()
-                .map(|i| {
-                    format!(
-                        "{}:{:.2}",
-                        scene.nodes[skin.joints[usize::from(i.joint)]].name,
-                        i.weight
-                    )
-                })
-                .collect();
-            eprintln!("W {} {:.4}->{:.4}", names.join(" "), db, da);
-            rows.push((da - db, db, da, w(jp), w(jk), inf.of(v).len()));
-        }
-    }
-    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
-    for r in rows.iter().take(15) {
-        eprintln!("{r:?}");
-    }
-    for r in rows.iter().rev().take(5) {
-        eprintln!("{r:?}");
     }
 }

@@ -98,17 +98,7 @@ pub fn amend_dqs_blend(
     target: AmendTarget<'_>,
     values: &[BlendValues<'_>],
 ) -> Result<Amended, SceneError> {
-    let (mut glb_parts, json_bytes) = split_container(input, target)?;
-    let json_bytes = json_bytes
-        .strip_prefix(b"\xEF\xBB\xBF")
-        .unwrap_or(&json_bytes);
-    let text = std::str::from_utf8(json_bytes)
-        .map_err(|_| amend_err("the file's JSON is not UTF-8"))?
-        // GLB JSON chunks are padded with spaces (some writers use NULs).
-        .trim_end_matches([' ', '\0']);
-    // `view` is only read; `root` keeps every member's text for writing.
-    let view = parse_json(text.as_bytes())?;
-    let mut root = RawObject::parse(text, "the file's JSON")?;
+    let (mut glb_parts, view, mut root) = open(input, target)?;
     let file_primitives = file_primitive_indices_of(&view)?;
     let blob = build_blob(&view, &file_primitives, values)?;
     let mut out = Amended {
@@ -125,19 +115,44 @@ pub fn amend_dqs_blend(
     if !blob.entries.is_empty() {
         add_blob(&view, &mut root, &mut glb_parts, target, &blob, &mut out)?;
     }
-    out.file = match glb_parts {
+    out.file = file_bytes(glb_parts, &root)?;
+    Ok(out)
+}
+
+/// The container (for a `.glb`), the JSON as a value to read and as raw members to write
+/// back, after checking the container against `target`.
+fn open(
+    input: &[u8],
+    target: AmendTarget<'_>,
+) -> Result<(Option<Glb>, Value, RawObject), SceneError> {
+    let (glb_parts, json_bytes) = split_container(input, target)?;
+    let json_bytes = json_bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(&json_bytes);
+    let text = std::str::from_utf8(json_bytes)
+        .map_err(|_| amend_err("the file's JSON is not UTF-8"))?
+        // GLB JSON chunks are padded with spaces (some writers use NULs).
+        .trim_end_matches([' ', '\0']);
+    // `view` is only read; `root` keeps every member's text for writing.
+    let view = parse_json(text.as_bytes())?;
+    let root = RawObject::parse(text, "the file's JSON")?;
+    Ok((glb_parts, view, root))
+}
+
+/// The amended file: the GLB with its new JSON chunk, or the JSON text.
+fn file_bytes(glb_parts: Option<Glb>, root: &RawObject) -> Result<Vec<u8>, SceneError> {
+    match glb_parts {
         Some(mut parts) => {
-            parts.json = serde_json::to_vec(&root).map_err(|e| amend_err(format!("JSON: {e}")))?;
-            parts.to_bytes()?
+            parts.json = serde_json::to_vec(root).map_err(|e| amend_err(format!("JSON: {e}")))?;
+            parts.to_bytes()
         }
         None => {
             let mut text =
-                serde_json::to_vec_pretty(&root).map_err(|e| amend_err(format!("JSON: {e}")))?;
+                serde_json::to_vec_pretty(root).map_err(|e| amend_err(format!("JSON: {e}")))?;
             text.push(b'\n');
-            text
+            Ok(text)
         }
-    };
-    Ok(out)
+    }
 }
 
 /// Appends the bytes of `blob` (to the BIN chunk, a data URI or a new `.bin`) and a view,

@@ -87,16 +87,7 @@ pub fn amend_rig(
     target: AmendTarget<'_>,
     edit: &RigEdit<'_>,
 ) -> Result<Amended, SceneError> {
-    let (mut glb_parts, json_bytes) = super::split_container(input, target)?;
-    let text = std::str::from_utf8(
-        json_bytes
-            .strip_prefix(b"\xEF\xBB\xBF")
-            .unwrap_or(&json_bytes),
-    )
-    .map_err(|_| amend_err("the file's JSON is not UTF-8"))?
-    .trim_end_matches([' ', '\0']);
-    let view = super::parse_json(text.as_bytes())?;
-    let mut root = RawObject::parse(text, "the file's JSON")?;
+    let (mut glb_parts, view, mut root) = super::open(input, target)?;
     let mut data = NewData::new(&view);
     edit_nodes(&view, &mut root, edit)?;
     for skin in edit.skins {
@@ -134,18 +125,7 @@ pub fn amend_rig(
         overwritten: Vec::new(),
     };
     data.append(&view, &mut root, &mut glb_parts, target, &mut out)?;
-    out.file = match glb_parts {
-        Some(mut parts) => {
-            parts.json = serde_json::to_vec(&root).map_err(|e| amend_err(format!("JSON: {e}")))?;
-            parts.to_bytes()?
-        }
-        None => {
-            let mut text =
-                serde_json::to_vec_pretty(&root).map_err(|e| amend_err(format!("JSON: {e}")))?;
-            text.push(b'\n');
-            text
-        }
-    };
+    out.file = super::file_bytes(glb_parts, &root)?;
     Ok(out)
 }
 
