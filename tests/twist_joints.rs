@@ -318,3 +318,51 @@ fn bad_requests_are_one_line_errors() {
         assert!(!out.exists(), "{} was written", out.display());
     }
 }
+
+#[test]
+fn in_the_clips_the_arms_and_their_parents_move_towards_cor() {
+    use dqview::skin::{CorOptions, CorProgress, SceneCenters, skin_scene_cor};
+    let Some(chars) = support::characters_dir("twist_joints") else {
+        return;
+    };
+    let input = chars.join("Adventurer.gltf");
+    let dir = support::scratch_dir("twist_joints_clips");
+    let args = [
+        "--joint",
+        "UpperArm.L",
+        "--joint",
+        "LowerArm.L",
+        "--joint",
+        "UpperArm.R",
+        "--joint",
+        "LowerArm.R",
+    ];
+    let out = twist_joints(&input, "adv.gltf", &args, &dir);
+    let (a, b) = (load(&input), load(&out));
+    let reference = dqview::analysis::RestReference::at_rest(&a);
+    let centers =
+        SceneCenters::compute(&a, &CorOptions::default(), &CorProgress::new()).expect("centers");
+    let none = JointOverrides::new();
+    // `check`'s worst moments of these regions (the shoulders are the junctions' parents).
+    for (joint, clip, time_s) in [
+        ("UpperArm.L", "Death", 0.552),
+        ("UpperArm.R", "Death", 0.552),
+        ("Shoulder.R", "Death", 0.552),
+        ("Shoulder.R", "Punch_Right", 0.826),
+        ("Shoulder.L", "Punch_Left", 0.862),
+    ] {
+        let region = reference
+            .region(dqview::scene::names::joint(&a, joint).expect("joint"))
+            .expect("region");
+        let c = Some(dqview::scene::names::clip(&a, clip).expect("clip"));
+        let mut pose = Pose::rest(&a);
+        pose.sample(&a, c, time_s, &none);
+        let cor = region.ratio(&skin_scene_cor(&a, &pose, &centers));
+        let before = region.ratio(&posed(&a, c, time_s, &none));
+        let after = region.ratio(&posed(&b, c, time_s, &none));
+        assert!(
+            (after - cor).abs() < (before - cor).abs(),
+            "{joint} in {clip} at {time_s} s: LBS {before:.3} -> {after:.3}, CoR {cor:.3}"
+        );
+    }
+}

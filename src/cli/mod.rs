@@ -196,7 +196,7 @@ pub enum Command {
     /// clips and/or joint sweeps, and write them into the file as `_DQS_BLEND` (or as JSON).
     Blend(BlendArgs),
     /// Add twist (roll) joints where LBS collapses, so the fix plays in any LBS engine: their
-    /// weights, VRMC_node_constraint rolls and baked clip channels, written into the file.
+    /// weights, VRMC_node_constraint constraints and baked clip channels, written into the file.
     TwistJoints(TwistJointsArgs),
     /// Write one self-contained HTML report of a rig: volume per mode over each clip, the worst
     /// joint regions with renders, DQS flips, influences, a fitted blend map, advice.

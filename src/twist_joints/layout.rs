@@ -13,7 +13,7 @@ use crate::scene::{ConstraintKind, Node, NodeConstraint, NodeTransform, Scene, T
 pub enum Family {
     /// `K_twist_NN`: follows K's swing with a share of K's twist; takes K's weight.
     Joint,
-    /// `K_twist_parent_NN`: follows P with a share of K's twist; takes P's weight.
+    /// `K_twist_parent_NN`: follows P and a share of K's rotation from rest; takes P's weight.
     Parent,
     /// `K_twist_aim`: follows K's swing without its twist (aims at K's child); no weight.
     Aim,
@@ -158,7 +158,7 @@ fn add_junction(
         joint_stations: Vec::new(),
         parent_stations: vec![(0.0, ITSELF)],
     };
-    // Both families stand at shares k / (N + 1) of K's twist: P's weight blends P (0) up to
+    // Both families stand at shares k / (N + 1) of K's turn: P's weight blends P (0) up to
     // the last, K's the first up to K (1), so no two neighbours are more than 1 / (N + 1) apart.
     let share_of = |i: usize| i as f32 / (n + 1) as f32;
     for i in 1..=n {
@@ -171,8 +171,11 @@ fn add_junction(
             parent,
             share,
             Some(parent),
-            roll(k),
-            bone_frame,
+            Some((k, ConstraintKind::Rotation)),
+            Trs {
+                rotation: rest.rotation,
+                ..bone_frame
+            },
         )?;
         junction.parent_stations.push((share, at));
     }

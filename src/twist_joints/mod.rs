@@ -4,18 +4,22 @@
 //! both blends two matrices a large angle apart. CoR and DQS turn such a vertex by K's share
 //! of the blend (about `share x twist`); twist joints make LBS do the same. For each junction
 //! (K, P), with N twist joints a family:
-//! - `K_twist_parent_NN`, children of P at K's head on K's bone axis, each turning by
-//!   `n / N` of K's twist (a `VRMC_node_constraint` roll read from K);
-//! - `K_twist_NN`, which follow K's swing and turn by `(n - 1) / N` of its twist, so they
+//! - `K_twist_parent_NN`, children of P at K's head, each turning by `n / (N + 1)` of K's
+//!   rotation from rest (a `VRMC_node_constraint` rotation read from K): for a twist, a share
+//!   of the twist; for a swing, a share of it too, so P's side of the blend follows a bend part
+//!   way (a roll about K's rest axis, hung under P, turns the shoulder about the wrong axis once
+//!   K swings far: the Adventurer's Punch_Right shoulder lost volume with it);
+//! - `K_twist_NN`, which follow K's swing and turn by `n / (N + 1)` of its twist, so they
 //!   undo the rest: they hang under `K_twist_aim` (aims at K's child: K's swing without its
 //!   twist) and `K_twist_frame` (a fixed turn that lets the roll read K's twist as the
 //!   specification's formula reads it, for any bone orientation);
 //! - in the blend, P's weight moves onto the parent family and K's onto the joint family, each
-//!   at K's share of the blend, so both parts of a vertex turn by about that share.
+//!   at the share of the vertex that follows K, so both parts of a vertex turn by about that
+//!   share, as CoR and DQS turn it.
 //!
-//! Every added node follows its parent exactly until K twists, so bends are unchanged; at
-//! rest each weighted one's skinning matrix equals the joint whose weight it took, so the rest
-//! mesh is unchanged. Clips are baked into rotation channels for players without constraints.
+//! Every added node equals its parent (or P's family: P) until K turns, and at rest each
+//! weighted one's skinning matrix equals the joint whose weight it took, so the rest mesh is
+//! unchanged. Clips are baked into rotation channels for players without constraints.
 //! (The specification's roll weights are in [0, 1] and a roll is read in the source's parent
 //! frame, so "K's twist undone towards P" on K's own children has no direct form: hence the
 //! aim and frame nodes.)

@@ -7,7 +7,7 @@ use crate::scene::{ConstraintKind, Scene};
 
 /// Whether node `n` of `scene` is one of the nodes twist-joints adds, by its name (`X_twist_NN`,
 /// `X_twist_parent_NN`, `X_twist_aim`, `X_twist_frame`) and, for the weighted ones, its roll
-/// constraint; meshless.
+/// or rotation constraint; meshless.
 pub(super) fn is_roll_joint(scene: &Scene, n: usize) -> bool {
     let node = &scene.nodes[n];
     let Some((_, tail)) = node.name.rsplit_once("_twist_") else {
@@ -15,10 +15,13 @@ pub(super) fn is_roll_joint(scene: &Scene, n: usize) -> bool {
     };
     let numbered = |t: &str| t.len() == 2 && t.bytes().all(|b| b.is_ascii_digit());
     let rolls = || {
-        scene
-            .constraints
-            .iter()
-            .any(|c| c.destination == n && matches!(c.kind, ConstraintKind::Roll { .. }))
+        scene.constraints.iter().any(|c| {
+            c.destination == n
+                && matches!(
+                    c.kind,
+                    ConstraintKind::Roll { .. } | ConstraintKind::Rotation
+                )
+        })
     };
     let kind_ok = match tail {
         "aim" | "frame" => true,
