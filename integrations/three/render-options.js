@@ -6,8 +6,8 @@ export const RENDER_METHODS = ["lbs", "dqs", "hybrid", "stock"];
 
 export const USAGE =
     "usage: node render.mjs MODEL --method lbs|dqs|hybrid|stock [--clip NAME --time S] [--twist JOINT=DEG]... " +
-    "[--constraints] --camera CAMERA.json [--size WxH] [--view mask|shaded] --out FILE.png [--timeout S] " +
-    "[--browser PATH]";
+    "[--bend JOINT=DEG]... [--constraints] --camera CAMERA.json [--size WxH] [--view mask|shaded] --out FILE.png " +
+    "[--timeout S] [--browser PATH]";
 
 /** A usage error: exit status 2. */
 export class UsageError extends Error {}
@@ -18,6 +18,7 @@ const TAKES_VALUE = new Set([
     "--clip",
     "--time",
     "--twist",
+    "--bend",
     "--camera",
     "--size",
     "--view",
@@ -34,13 +35,14 @@ export function isModelFile(file) {
 }
 
 /**
- * The flags of `argv` as {model, method, clip, time, twists, constraints, camera, size, view,
- * out, timeout, browser}, or {help: true} for --help; `env` gives `DQVIEW_CHROMIUM`, the
+ * The flags of `argv` as {model, method, clip, time, twists, bends, constraints, camera, size,
+ * view, out, timeout, browser}, or {help: true} for --help; `env` gives `DQVIEW_CHROMIUM`, the
  * default browser. Throws a UsageError for a bad command line.
  */
 export function parseArgs(argv, env = {}) {
     const options = {
         twists: [],
+        bends: [],
         constraints: false,
         view: "mask",
         timeout: 60,
@@ -65,6 +67,7 @@ export function parseArgs(argv, env = {}) {
         const value = inline ?? argv[++i];
         if (value === undefined) throw new UsageError(`${flag} needs a value`);
         if (flag === "--twist") options.twists.push(value);
+        else if (flag === "--bend") options.bends.push(value);
         else options[flag.slice(2)] = value;
     }
     if (positional.length !== 1)

@@ -29,8 +29,8 @@ function prepareThreeMeshes(root, view, { skinned }) {
 }
 
 /**
- * Renders `job` ({model, method, clip, time, twists, constraints, camera, width, height,
- * view}) as dqview renders (4x multisampled, sRGB-resolved); the PNG as a data URL and the
+ * Renders `job` ({model, method, clip, time, twists, bends, constraints, camera, width,
+ * height, view}) as dqview renders (4x multisampled, sRGB-resolved); the PNG as a data URL and the
  * number of node constraints evaluated.
  */
 async function render(job) {
@@ -41,7 +41,7 @@ async function render(job) {
         throw new Error(`cannot load ${job.modelName}: ${e?.message ?? e}`);
     });
     const constraints = job.constraints ? constraintManager(gltf) : null;
-    poseGltf(gltf, { clip: job.clip, time: job.time, twists: job.twists, constraints });
+    poseGltf(gltf, { clip: job.clip, time: job.time, twists: job.twists, bends: job.bends, constraints });
     // Stock: three's SkinnedMesh skinning (its LBS, bone texture and all), as any three.js app.
     if (!stock) applyDqviewSkinning(gltf.scene, shader, { view: job.view });
     prepareThreeMeshes(gltf.scene, job.view, { skinned: stock });

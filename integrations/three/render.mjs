@@ -4,8 +4,8 @@
 // posed and framed as `dqview render` was, and writes a PNG.
 //
 //   node render.mjs MODEL --method lbs|dqs|hybrid|stock [--clip NAME --time S] [--twist JOINT=DEG]...
-//        [--constraints] --camera CAMERA.json [--size WxH] [--view mask|shaded] --out FILE.png
-//        [--timeout S] [--browser PATH]
+//        [--bend JOINT=DEG]... [--constraints] --camera CAMERA.json [--size WxH] [--view mask|shaded]
+//        --out FILE.png [--timeout S] [--browser PATH]
 //
 // MODEL is a .glb, .gltf or .vrm (a binary glTF). --constraints evaluates the model's
 // VRMC_node_constraint constraints (three-vrm's loader plugin) after the pose; without it they
@@ -176,6 +176,7 @@ async function main(argv) {
             clip: options.clip ?? null,
             time: options.time ?? null,
             twists: options.twists,
+            bends: options.bends,
             constraints: options.constraints,
             camera,
             width,

@@ -16,6 +16,13 @@ use crate::twist_joints::{
     TwistRequest, TwistRig, add_twist_joints, measure_region, pick_joints, twist_pose,
 };
 
+/// Prints a line to stdout; a closed pipe (`| head`) is not worth a panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// Set by the Ctrl+C handler; nothing is written once it is set.
 static CANCEL: AtomicBool = AtomicBool::new(false);
 
@@ -98,10 +105,10 @@ pub fn run(args: &TwistJointsArgs) -> Result<()> {
         &CANCEL,
     )?;
     for note in &report.notes {
-        println!("note: {note}");
+        say!("note: {note}");
     }
     for file in &report.files {
-        println!("wrote {}", file.display());
+        say!("wrote {}", file.display());
     }
     Ok(())
 }
@@ -144,7 +151,7 @@ fn chosen_joints(
     Ok(picked
         .into_iter()
         .map(|p| {
-            println!("picked {}: {}", scene.nodes[p.joint].name, p.reason);
+            say!("picked {}: {}", scene.nodes[p.joint].name, p.reason);
             (
                 TwistRequest {
                     joint: p.joint,
@@ -178,7 +185,7 @@ fn bone_junctions(
 /// One line per junction: its twist joints; then the bake.
 fn print_rig(scene: &Scene, rig: &TwistRig) {
     if rig.removed_nodes > 0 {
-        println!(
+        say!(
             "replaced {} nodes of an earlier twist-joints run",
             rig.removed_nodes
         );
@@ -197,18 +204,18 @@ fn print_rig(scene: &Scene, rig: &TwistRig) {
         let p = scene.nodes[k]
             .parent
             .map_or("", |p| scene.nodes[p].name.as_str());
-        println!(
-            "{}: {} twist joints following it ({}) and {} following {p} ({}), in steps of 1/{} of its twist",
+        say!(
+            "{}: {} twist joints following it ({}) and {} following {p} ({}), in steps of 1/{} of its turn",
             scene.nodes[k].name,
             own.len(),
             own.join(", "),
             parent.len(),
             parent.join(", "),
-            own.len()
+            own.len() + 1
         );
     }
     let keys: usize = rig.baked.iter().map(|(_, k)| k).sum();
-    println!(
+    say!(
         "baked {} of {} clips ({keys} key times; a clip that moves none of these joints needs none)",
         rig.baked.len(),
         scene.animations.len()
@@ -226,15 +233,16 @@ fn print_figures(
     diagonal: f32,
 ) {
     let Some(region) = reference.region(joint) else {
-        println!(
+        say!(
             "{}: no region to measure (no triangle has it as the heaviest influence)",
             scene.nodes[joint].name
         );
         return;
     };
-    println!(
+    say!(
         "{} region ({} vertices)      volume ratio to rest: LBS before  after   DQS    CoR | mean distance from CoR / diagonal: LBS before  after   DQS",
-        scene.nodes[joint].name, region.vertices
+        scene.nodes[joint].name,
+        region.vertices
     );
     let mut poses: Vec<(String, MeasurePose)> = Vec::new();
     if let Some(p) = pick.filter(|p| p.worst.clip.is_some()) {
@@ -259,7 +267,7 @@ fn print_figures(
 
 /// One row of figures.
 fn print_row(label: &str, f: &RegionFigures) {
-    println!(
+    say!(
         "  {label:<28} {:>7.3} {:>7.3} {:>6.3} {:>6.3}  ({:>4.0}% of the way to CoR) | {:>9.5} {:>8.5} {:>8.5}",
         f.lbs_before,
         f.lbs_after,

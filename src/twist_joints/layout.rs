@@ -261,7 +261,11 @@ pub(super) fn add_nodes(scene: &mut Scene, plan: &Plan) {
     let rest = Pose::rest(scene);
     for skin in &mut scene.skins {
         for rj in &plan.roll_joints {
-            let Some(from_node) = rj.takes_from else {
+            // The helper nodes are joints too, without weight: importers that read a bone's
+            // bind pose from the inverse bind matrices (Blender's) then bind the twist joints
+            // under them right.
+            let helper = matches!(rj.family, Family::Aim | Family::Frame);
+            let Some(from_node) = rj.takes_from.or(helper.then_some(rj.joint)) else {
                 continue;
             };
             let Some(from) = skin.joints.iter().position(|&n| n == from_node) else {

@@ -65,6 +65,19 @@ pub(super) fn strip_roll_joints(scene: &Scene) -> Result<(Scene, usize), TwistEr
     Ok((out, count - first))
 }
 
+/// The nearest ancestor of `node` below index `first` that is one of `joints`.
+fn kept_joint_above(scene: &Scene, joints: &[usize], node: usize, first: usize) -> Option<usize> {
+    let mut at = scene.nodes.get(node)?.parent;
+    for _ in 0..scene.nodes.len() {
+        let n = at?;
+        if n < first && joints.contains(&n) {
+            return Some(n);
+        }
+        at = scene.nodes[n].parent;
+    }
+    None
+}
+
 /// Removes nodes `first..` from skin `s`, their weight moved to their parents.
 fn fold_skin(scene: &mut Scene, s: usize, first: usize) -> Result<(), TwistError> {
     let skin = &scene.skins[s];
@@ -79,7 +92,9 @@ fn fold_skin(scene: &mut Scene, s: usize, first: usize) -> Result<(), TwistError
     for &node in &skin.joints {
         // A parent-family joint gives its weight back to its parent (P); a joint-family one,
         // hung under helper nodes, to the joint its roll reads (K).
-        let parent = scene.nodes[node].parent.filter(|p| skin.joints.contains(p));
+        let parent = scene.nodes[node]
+            .parent
+            .filter(|&p| p < first && skin.joints.contains(&p));
         let source = scene
             .constraints
             .iter()
@@ -88,7 +103,11 @@ fn fold_skin(scene: &mut Scene, s: usize, first: usize) -> Result<(), TwistError
         let target = if node < first {
             node
         } else {
-            parent.or(source).unwrap_or(node)
+            // The helper nodes carry no weight: any kept ancestor that is a joint will do.
+            parent
+                .or(source)
+                .or_else(|| kept_joint_above(scene, &skin.joints, node, first))
+                .unwrap_or(node)
         };
         let index = new_index(target).ok_or_else(|| {
             TwistError::Strip(format!(

@@ -41,6 +41,15 @@ test("stock takes the pose flags as the other methods do", () => {
     assert.equal(options.view, "mask");
 });
 
+test("--bend is repeatable, as --twist is, and kept apart from it", () => {
+    const argv = ["m.gltf", "--method", "stock", "--bend", "UpperArm.L=40", "--twist", "A=10", "--bend=B=-5"];
+    const options = parseArgs([...argv, ...REQUIRED]);
+    assert.deepEqual(options.bends, ["UpperArm.L=40", "B=-5"]);
+    assert.deepEqual(options.twists, ["A=10"]);
+    assert.deepEqual(parseArgs(["m.glb", "--method", "lbs", ...REQUIRED]).bends, []);
+    assert.equal(usageError(["m.glb", "--method", "stock", ...REQUIRED, "--bend"]), "--bend needs a value");
+});
+
 test("--constraints is a switch, for every method", () => {
     for (const method of RENDER_METHODS) {
         const options = parseArgs(["m.vrm", "--constraints", "--method", method, ...REQUIRED]);
