@@ -137,15 +137,9 @@ fn blended(characters: &Path, character: &Character, dir: &Path) -> PathBuf {
 #[test]
 fn three_js_masks_match_dqview_on_both_characters() {
     let test = "three_js_masks_match_dqview_on_both_characters";
-    let Some(chromium) = support::three::browser(test) else {
+    let Some((chromium, characters)) = support::three::browser_case(test) else {
         return;
     };
-    let Some(characters) = support::characters_dir(test) else {
-        return;
-    };
-    if support::gpu(test).is_none() {
-        return;
-    }
     let scratch = support::scratch_dir("three_render_masks");
     let mut failures = Vec::new();
     for character in &CHARACTERS {

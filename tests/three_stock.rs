@@ -85,15 +85,9 @@ fn posing_with_node_constraints_passes_its_unit_tests() {
 #[test]
 fn stock_three_js_matches_dqview_lbs_on_the_adventurer() {
     let test = "stock_three_js_matches_dqview_lbs_on_the_adventurer";
-    let Some(chromium) = support::three::browser(test) else {
+    let Some((chromium, characters)) = support::three::browser_case(test) else {
         return;
     };
-    let Some(characters) = support::characters_dir(test) else {
-        return;
-    };
-    if support::gpu(test).is_none() {
-        return;
-    }
     let model = characters.join("Adventurer.gltf");
     let scratch = support::scratch_dir("three_stock_adventurer");
     let mut failures = Vec::new();
@@ -154,15 +148,9 @@ const CONSTRAINED: [Constrained; 2] = [
 #[test]
 fn stock_three_js_evaluates_node_constraints_only_with_the_flag() {
     let test = "stock_three_js_evaluates_node_constraints_only_with_the_flag";
-    let Some(chromium) = support::three::browser(test) else {
+    let Some((chromium, characters)) = support::three::browser_case(test) else {
         return;
     };
-    let Some(characters) = support::characters_dir(test) else {
-        return;
-    };
-    if support::gpu(test).is_none() {
-        return;
-    }
     let scratch = support::scratch_dir("three_stock_constraints");
     let mut failures = Vec::new();
     for case in &CONSTRAINED {

@@ -210,15 +210,9 @@ fn posing_with_bends_passes_its_unit_tests() {
 #[test]
 fn stock_three_js_plays_the_baked_clip_as_dqview_poses_it() {
     let test = "stock_three_js_plays_the_baked_clip_as_dqview_poses_it";
-    let Some(chromium) = support::three::browser(test) else {
+    let Some((chromium, characters)) = support::three::browser_case(test) else {
         return;
     };
-    let Some(characters) = support::characters_dir(test) else {
-        return;
-    };
-    if support::gpu(test).is_none() {
-        return;
-    }
     let scratch = support::scratch_dir("twist_joints_engines_clip");
     let (input, output) = twist_rig(&characters, &scratch);
     let dir = scratch.join("masks");
@@ -246,15 +240,9 @@ fn stock_three_js_plays_the_baked_clip_as_dqview_poses_it() {
 #[test]
 fn three_vrm_constraints_pose_the_twist_joints_as_dqview_does() {
     let test = "three_vrm_constraints_pose_the_twist_joints_as_dqview_does";
-    let Some(chromium) = support::three::browser(test) else {
+    let Some((chromium, characters)) = support::three::browser_case(test) else {
         return;
     };
-    let Some(characters) = support::characters_dir(test) else {
-        return;
-    };
-    if support::gpu(test).is_none() {
-        return;
-    }
     let scratch = support::scratch_dir("twist_joints_engines_constraints");
     let (input, output) = twist_rig(&characters, &scratch);
     let dir = scratch.join("masks");

@@ -208,6 +208,15 @@ pub fn three_mask(
     stdout
 }
 
+/// What a browser test needs: Chromium (for three.js), the characters folder and a GPU
+/// adapter for dqview; `None` after a skip message (or a failure, per `DQVIEW_REQUIRE_*`).
+pub fn browser_case(test: &str) -> Option<(PathBuf, PathBuf)> {
+    let chromium = browser(test)?;
+    let characters = super::characters_dir(test)?;
+    super::gpu(test)?;
+    Some((chromium, characters))
+}
+
 /// dqview's LBS mask of a pose, three.js's stock mask of it in the same framing, compared.
 #[derive(Debug)]
 pub struct StockComparison {
