@@ -302,7 +302,7 @@ fn bad_input_is_a_clear_error_and_writes_nothing() {
         ),
         (
             vec!["builtin:arm", "--sweep", twist, "--out", "x.obj"],
-            "must end in .glb, .gltf or .json",
+            "must end in .glb, .vrm, .gltf or .json",
         ),
         (
             vec!["builtin:arm", "--sweep", twist, "--out", "x.gltf"],
