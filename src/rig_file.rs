@@ -22,29 +22,7 @@ pub fn write_twist_rig(
     max_influences: usize,
     cancel: &AtomicBool,
 ) -> Result<WriteReport> {
-    let input_kind = InputKind::of(model);
-    let ext = out
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let binary = match (ext.as_str(), input_kind) {
-        ("glb" | "vrm", InputKind::Glb) => true,
-        ("gltf", InputKind::Gltf) => false,
-        ("glb" | "vrm", InputKind::Gltf) => bail!(
-            "the input is a .gltf: twist-joints amends it in place, so --out must end in .gltf"
-        ),
-        ("gltf", InputKind::Glb) => bail!(
-            "the input is binary (.glb/.vrm): twist-joints amends it in place, so --out must end in .glb or .vrm"
-        ),
-        ("glb" | "gltf" | "vrm", _) => {
-            bail!("twist-joints amends glTF files (.gltf, .glb, .vrm); {model} is not one")
-        }
-        _ => bail!(
-            "--out must end in .glb, .gltf or .vrm, got {}",
-            out.display()
-        ),
-    };
+    let binary = output_is_binary(model, out)?;
     let input = std::fs::read(model).with_context(|| format!("cannot read {model}"))?;
     let stem = out
         .file_stem()
@@ -80,6 +58,35 @@ pub fn write_twist_rig(
     )?;
     staged.push(Staged::write(out, &amended.file)?);
     commit(staged, cancel, notes)
+}
+
+/// Whether `out` is a binary glTF (`.glb`, `.vrm`) for the input `model`, or an error when
+/// twist-joints cannot write it (the amend keeps the input's container): checked before any work.
+pub fn output_is_binary(model: &str, out: &Path) -> Result<bool> {
+    let input_kind = InputKind::of(model);
+    let ext = out
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let binary = match (ext.as_str(), input_kind) {
+        ("glb" | "vrm", InputKind::Glb) => true,
+        ("gltf", InputKind::Gltf) => false,
+        ("glb" | "vrm", InputKind::Gltf) => bail!(
+            "the input is a .gltf: twist-joints amends it in place, so --out must end in .gltf"
+        ),
+        ("gltf", InputKind::Glb) => bail!(
+            "the input is binary (.glb/.vrm): twist-joints amends it in place, so --out must end in .glb or .vrm"
+        ),
+        ("glb" | "gltf" | "vrm", _) => {
+            bail!("twist-joints amends glTF files (.gltf, .glb, .vrm); {model} is not one")
+        }
+        _ => bail!(
+            "--out must end in .glb, .gltf or .vrm, got {}",
+            out.display()
+        ),
+    };
+    Ok(binary)
 }
 
 /// The amended file's bytes for `rig`.

@@ -67,6 +67,7 @@ pub fn run(args: &TwistJointsArgs) -> Result<()> {
             "--bulge-compensation has no effect on twist-joints (it measures against CoR); drop it"
         );
     }
+    crate::rig_file::output_is_binary(&args.model, &args.out)?;
     let scene = super::load(&args.model, &args.load)?;
     let clips = match args.clip.as_deref() {
         None | Some("all") => (0..scene.animations.len()).collect(),
