@@ -19,6 +19,7 @@ mod container;
 mod raw;
 mod reuse;
 mod rig;
+mod rig_data;
 
 use serde_json::{Value, json};
 
@@ -88,6 +89,19 @@ pub struct Amended {
     pub overwritten: Vec<(usize, usize)>,
 }
 
+impl Amended {
+    /// Nothing written yet for the file whose JSON is `view` (its external files listed).
+    fn of(view: &Value) -> Self {
+        Self {
+            file: Vec::new(),
+            bin: None,
+            external_files: external_files(view),
+            replaced: Vec::new(),
+            overwritten: Vec::new(),
+        }
+    }
+}
+
 /// Adds a `_DQS_BLEND` attribute to each primitive of `values` in the glTF or GLB file `input`.
 ///
 /// Fails with [`SceneError::Amend`] when the container and `target` differ, the
@@ -101,13 +115,7 @@ pub fn amend_dqs_blend(
     let (mut glb_parts, view, mut root) = open(input, target)?;
     let file_primitives = file_primitive_indices_of(&view)?;
     let blob = build_blob(&view, &file_primitives, values)?;
-    let mut out = Amended {
-        file: Vec::new(),
-        bin: None,
-        external_files: external_files(&view),
-        replaced: Vec::new(),
-        overwritten: Vec::new(),
-    };
+    let mut out = Amended::of(&view);
     let blob = match glb_parts.as_mut() {
         Some(glb) => reuse::overwrite_in_glb(&view, &mut root, glb, blob, &mut out)?,
         None => reuse::rewrite_own_bin(&view, &mut root, blob, &mut out)?,
