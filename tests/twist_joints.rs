@@ -366,3 +366,35 @@ fn in_the_clips_the_arms_and_their_parents_move_towards_cor() {
         );
     }
 }
+
+#[test]
+fn analyze_and_report_take_the_output_like_any_file() {
+    let Some(chars) = support::characters_dir("twist_joints_report") else {
+        return;
+    };
+    let dir = support::scratch_dir("twist_joints_report");
+    let out = twist_joints(
+        &chars.join("Adventurer.gltf"),
+        "adv.gltf",
+        &["--joint", "LowerArm.L"],
+        &dir,
+    );
+    let path = out.to_str().expect("utf-8");
+    let o = support::dqview_in(&["analyze", path, "--clip", "0"], &dir.join("cache"));
+    assert!(o.status.success(), "{}", support::stderr_of(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("LowerArm.L_twist"), "its regions are measured: {said}");
+    let html = dir.join("adv.html");
+    let o = support::dqview_in(
+        &["report", path, "--out", html.to_str().expect("utf-8")],
+        &dir.join("cache"),
+    );
+    assert!(o.status.success(), "{}", support::stderr_of(&o));
+    let html = std::fs::read_to_string(&html).expect("the report");
+    if std::env::var("DQVIEW_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+        // The rig's aim and frame nodes weight no vertex: a flip on one must not cost the
+        // report its pictures (it framed the first flip joint, and failed on them).
+        assert!(!html.contains("GPU renders left out"), "renders left out");
+        assert!(html.contains("Twist of "), "the flip sweep picture");
+    }
+}

@@ -2,6 +2,7 @@
 //! model's folder and name as the default, and File > Recent for files opened or saved.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::viewer::Running;
@@ -36,6 +37,49 @@ pub fn blend_map_name(model: &str) -> String {
         InputKind::Glb | InputKind::Fbx | InputKind::Builtin => "glb",
     };
     format!("{stem}_blend.{ext}")
+}
+
+/// The name "Save twist rig" offers: `NAME_twist` with the model's own extension (the rig
+/// amends the file in place, so it keeps its container).
+#[must_use]
+pub fn twist_rig_name(model: &str) -> String {
+    let (_, stem) = model_folder_and_stem(model);
+    let ext = Path::new(model)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map_or_else(|| "glb".to_owned(), str::to_ascii_lowercase);
+    format!("{stem}_twist.{ext}")
+}
+
+/// Writes `rig` (built from the file `model`) to `out`; says what it wrote.
+///
+/// # Errors
+/// The reason, in one line, when the model is no glTF file or `out` cannot be written.
+pub fn save_twist_rig(
+    model: &str,
+    rig: &crate::twist_joints::TwistRig,
+    max_influences: usize,
+    out: &Path,
+) -> Result<String, String> {
+    let never = AtomicBool::new(false);
+    let report = crate::rig_file::write_twist_rig(model, out, rig, max_influences, &never)
+        .map_err(|e| {
+            format!(
+                "cannot save the twist rig: {}",
+                crate::report::error_message(&e)
+            )
+        })?;
+    let names: Vec<String> = report
+        .files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect();
+    let mut text = format!("wrote {}", names.join(", "));
+    for note in report.notes {
+        text.push_str("; ");
+        text.push_str(&note);
+    }
+    Ok(text)
 }
 
 /// Writes the model with `map` as its `_DQS_BLEND` to `out`; says what it wrote.
@@ -76,6 +120,7 @@ impl Running {
         let open = std::mem::take(&mut requests.open_dialog);
         let image = std::mem::take(&mut requests.save_image);
         let blend = std::mem::take(&mut self.state.paint.requests.save);
+        let twist = std::mem::take(&mut self.state.twist.requests.save);
         let (folder, stem) = model_folder_and_stem(&self.model.scene.source);
         if self.state.file_dialog.is_none() {
             let purpose = if open {
@@ -88,6 +133,8 @@ impl Running {
             } else if blend {
                 let name = blend_map_name(&self.model.scene.source);
                 Some((DialogPurpose::SaveBlendMap, name))
+            } else if twist {
+                self.twist_save_dialog()
             } else {
                 None
             };
@@ -103,7 +150,25 @@ impl Running {
         if let Some(model) = self.state.requests.open_recent.take() {
             self.open_path(Path::new(&model));
         }
-        open || image || blend || picked || recent
+        open || image || blend || twist || picked || recent
+    }
+
+    /// The Save twist rig dialog's purpose and name, or why there is nothing to save (in the section).
+    fn twist_save_dialog(&mut self) -> Option<(DialogPurpose, String)> {
+        let model = &self.model.scene.source;
+        if !matches!(InputKind::of(model), InputKind::Glb | InputKind::Gltf) {
+            self.state.twist.message = Some(format!(
+                "Save twist rig amends glTF files (.gltf, .glb, .vrm); {model} is not one: \
+                 export it to .glb first (dqview export)"
+            ));
+            return None;
+        }
+        if self.model.twist.current(&self.state.twist).is_none() {
+            self.state.twist.message =
+                Some("no twist rig built yet: show the LBS + twist joints pane".into());
+            return None;
+        }
+        Some((DialogPurpose::SaveTwistRig, twist_rig_name(model)))
     }
 
     /// Opens, saves the next frame to, or writes the blend map to `path`.
@@ -123,6 +188,18 @@ impl Running {
                     }
                     Err(message) => self.state.paint.message = Some(message),
                 }
+            }
+            DialogPurpose::SaveTwistRig => {
+                let Some((rig, max)) = self.model.twist.current(&self.state.twist) else {
+                    self.state.twist.message = Some("no twist rig built yet".into());
+                    return;
+                };
+                let (rig, model) = (Arc::clone(rig), self.model.scene.source.clone());
+                let said = save_twist_rig(&model, &rig, max, path);
+                if said.is_ok() {
+                    self.remember_recent(&path.display().to_string());
+                }
+                self.state.twist.message = Some(said.unwrap_or_else(|e| e));
             }
         }
     }

@@ -97,6 +97,14 @@ impl Running {
             &self.gpu.ctx,
             |ctx, centers| model.gpu.set_cor_centers(ctx, renderer, centers),
         );
+        let wants_twist = s.view == crate::ui::ViewMode::Split && s.panes[crate::ui::TWIST_PANE];
+        model.twist.poll(
+            &model.scene,
+            wants_twist,
+            wait,
+            &mut self.state.twist,
+            (&self.gpu.ctx, renderer),
+        );
         // Before the UI, so a scripted run's screenshot frame shows the series it waited for.
         self.inspector
             .set_cor_centers(self.model.cor.centers().cloned());
@@ -139,10 +147,17 @@ impl Running {
                 p.time_s,
                 &self.state.joints.overrides,
             );
+            self.model.twist.pose_at(
+                &self.gpu.ctx,
+                p.clip,
+                p.time_s,
+                &self.state.joints.overrides,
+            );
         }
         self.follow_joint(&ui.views);
         if self.state.display.wireframe || self.state.skinning.view == ViewMode::Overlay {
             self.model.gpu.make_edges(&self.gpu.ctx, &self.model.scene);
+            self.model.twist.make_edges(&self.gpu.ctx);
         }
         self.state.morphs.update_weights(&self.model.pose);
         self.update_heat_range(ui, wait);

@@ -23,6 +23,7 @@ mod screenshot;
 mod session;
 mod surface;
 mod timing;
+mod twist_job;
 mod ui_script;
 mod viewer;
 

@@ -29,6 +29,8 @@ pub struct LoadedModel {
     pub paint: super::paint::Painter,
     /// The heatmap views' colour range, kept while the pose holds still.
     pub heat: super::heat::HeatRanges,
+    /// The "LBS + twist joints" pane's rig.
+    pub twist: super::twist_job::TwistPreview,
 }
 
 impl LoadedModel {
@@ -70,6 +72,7 @@ impl LoadedModel {
             cor: super::cor_job::CorJob::default(),
             paint: super::paint::Painter::default(),
             heat: super::heat::HeatRanges::default(),
+            twist: super::twist_job::TwistPreview::default(),
         })
     }
 

@@ -62,7 +62,13 @@ impl Running {
             .zip(uniforms)
             .map(|(v, (camera, params))| {
                 let r = v.rect;
-                ([r.min.x, r.min.y, r.max.x, r.max.y], v.mode, camera, params)
+                (
+                    [r.min.x, r.min.y, r.max.x, r.max.y],
+                    v.mode,
+                    v.twist,
+                    camera,
+                    params,
+                )
             })
             .collect();
         let d = &self.state.display;
@@ -79,7 +85,15 @@ impl Running {
                 self.state.skinning.view == ViewMode::Overlay,
             ],
             views,
-            revisions: [self.model.gpu.revision(), self.model.grid.revision()],
+            revisions: [
+                self.model.gpu.revision(),
+                self.model.grid.revision(),
+                self.model
+                    .twist
+                    .gpu()
+                    .map(|g| g.revision())
+                    .unwrap_or_default(),
+            ],
         }
     }
 
@@ -165,8 +179,13 @@ impl Running {
         let (width, height) = (self.gpu.config.width, self.gpu.config.height);
         let ppp = ui.screen.pixels_per_point;
         let g = &self.graphics;
-        let scene = &self.model.gpu;
+        let model = &self.model.gpu;
         for (v, pane) in ui.views.iter().zip(&g.panes) {
+            // The twist pane draws the preview rig once built (the input until then, as its label says).
+            let scene = match self.model.twist.gpu() {
+                Some(rig) if v.twist => rig,
+                _ => model,
+            };
             let x0 = ((v.rect.min.x * ppp).round().max(0.0) as u32).min(width);
             let y0 = ((v.rect.min.y * ppp).round().max(0.0) as u32).min(height);
             let x1 = ((v.rect.max.x * ppp).round().max(0.0) as u32).min(width);

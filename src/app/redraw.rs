@@ -78,6 +78,7 @@ impl Running {
         let playing = self.state.playback.playing && self.state.playback.clip.is_some();
         let jobs = self.model.cor.is_running()
             || self.model.paint.is_fitting()
+            || self.model.twist.is_building()
             || self.model.heat.is_running();
         let watch = self
             .faults

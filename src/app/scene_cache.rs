@@ -20,10 +20,10 @@ pub struct SceneKey {
     pub clear: [f64; 4],
     /// Grid, wireframe and overlay ghost on or off.
     pub switches: [bool; 3],
-    /// Each view's rectangle (points), mode, camera and debug-view parameters.
-    pub views: Vec<([f32; 4], SkinningMode, Camera, ViewParams)>,
-    /// The model's and the grid's GPU data revisions.
-    pub revisions: [Vec<u64>; 2],
+    /// Each view's rectangle (points), mode, twist rig or not, camera and debug-view parameters.
+    pub views: Vec<([f32; 4], SkinningMode, bool, Camera, ViewParams)>,
+    /// The model's, the grid's and the twist rig's GPU data revisions.
+    pub revisions: [Vec<u64>; 3],
 }
 
 /// A swapchain-sized copy of a picture and the key it was drawn with.

@@ -294,7 +294,7 @@ pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
     let cam = &state.camera;
     json!({
         "window": shown.window,
-        "views": shown.views.iter().map(|v| json!({"rect": rect(v.rect), "mode": v.mode.name()})).collect::<Vec<_>>(),
+        "views": shown.views.iter().map(|v| json!({"rect": rect(v.rect), "mode": v.mode.name(), "twist": v.twist})).collect::<Vec<_>>(),
         "playback": {"clip": state.playback.clip, "time_s": state.playback.time_s, "playing": state.playback.playing},
         "follow": state.follow.enabled,
         // The clip time the camera last moved with the followed region (the frame drawn last).
@@ -322,6 +322,12 @@ pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
             "redo_steps": state.paint.redo_steps,
             "radius_px": state.paint.radius_px,
             "message": state.paint.message,
+        },
+        "twist": {
+            "joints": state.twist.joints.iter().map(|r| json!({"joint": r.name, "count": r.count})).collect::<Vec<_>>(),
+            "max_influences": state.twist.max_influences,
+            "build": format!("{:?}", state.twist.build),
+            "message": state.twist.message,
         },
         "overrides": state.joints.overrides.angles.iter().map(|(&n, a)| json!({"joint": name(n), "twist_deg": a.twist_deg, "bend_deg": a.bend_deg, "roll_deg": a.roll_deg})).collect::<Vec<_>>(),
     })

@@ -156,7 +156,9 @@ fn focused(
     poses.iter().map(|p| painter.paint(p, &camera)).collect()
 }
 
-/// The first flip joint twisted just before and just past its nearest flip, one image above the other.
+/// The first flip joint whose region can be framed, twisted just before and just past its
+/// nearest flip, one image above the other (a joint that weights no vertex itself, such as a
+/// twist rig's aim node, cannot be framed and is passed over).
 fn sweep_picture(
     painter: &mut Painter<'_>,
     scene: &Scene,
@@ -164,40 +166,42 @@ fn sweep_picture(
     options: &ReportOptions,
     narrowest: f32,
 ) -> Result<Option<(Vec<u8>, String)>> {
-    let Some(flip) = report.flips.iter().find(|f| f.nearest_deg().is_finite()) else {
-        return Ok(None);
-    };
-    let at = match (flip.above_deg, flip.below_deg) {
-        (Some(a), Some(b)) if b.abs() < a => b,
-        (Some(a), _) => a,
-        (None, Some(b)) => b,
-        (None, None) => return Ok(None),
-    };
-    let step = SWEEP_MARGIN_DEG * at.signum();
-    let angles = [at - step, at + step];
-    let poses: Vec<Pose> = angles
-        .iter()
-        .map(|&deg| {
-            let mut overrides = options.overrides.clone();
-            let a = overrides.get(flip.joint);
-            overrides.set(
-                flip.joint,
-                JointAngles {
-                    twist_deg: deg,
-                    ..a
-                },
-            );
-            let mut pose = Pose::rest(scene);
-            pose.sample(scene, None, 0.0, &overrides);
-            pose
-        })
-        .collect();
-    let images = focused(painter, scene, &poses, flip.joint, narrowest)?;
-    let caption = format!(
-        "Twist of {} on the rest pose at {:.0} degrees (top) and {:.0} degrees (bottom), either side of the DQS flip at {at:.1} degrees; panes LBS | DQS | hybrid | CoR.",
-        flip.name, angles[0], angles[1]
-    );
-    Ok(Some((png_bytes(&stack(&images))?, caption)))
+    for flip in report.flips.iter().filter(|f| f.nearest_deg().is_finite()) {
+        let at = match (flip.above_deg, flip.below_deg) {
+            (Some(a), Some(b)) if b.abs() < a => b,
+            (Some(a), _) => a,
+            (None, Some(b)) => b,
+            (None, None) => continue,
+        };
+        let step = SWEEP_MARGIN_DEG * at.signum();
+        let angles = [at - step, at + step];
+        let poses: Vec<Pose> = angles
+            .iter()
+            .map(|&deg| {
+                let mut overrides = options.overrides.clone();
+                let a = overrides.get(flip.joint);
+                overrides.set(
+                    flip.joint,
+                    JointAngles {
+                        twist_deg: deg,
+                        ..a
+                    },
+                );
+                let mut pose = Pose::rest(scene);
+                pose.sample(scene, None, 0.0, &overrides);
+                pose
+            })
+            .collect();
+        let Ok(images) = focused(painter, scene, &poses, flip.joint, narrowest) else {
+            continue;
+        };
+        let caption = format!(
+            "Twist of {} on the rest pose at {:.0} degrees (top) and {:.0} degrees (bottom), either side of the DQS flip at {at:.1} degrees; panes LBS | DQS | hybrid | CoR.",
+            flip.name, angles[0], angles[1]
+        );
+        return Ok(Some((png_bytes(&stack(&images))?, caption)));
+    }
+    Ok(None)
 }
 
 /// Images of one width stacked top to bottom.

@@ -13,7 +13,8 @@ use crate::scene::{Scene, names};
 use crate::skin::SceneCenters;
 use crate::twist_joints::{
     DEFAULT_COUNT, Family, MeasurePose, PickedJoint, RegionFigures, SWEEP_TWIST_DEG, TwistOptions,
-    TwistRequest, TwistRig, add_twist_joints, measure_region, pick_joints, twist_pose,
+    TwistRequest, TwistRig, add_twist_joints, bone_requests, measure_region, pick_joints,
+    twist_pose,
 };
 
 /// Prints a line to stdout; a closed pipe (`| head`) is not worth a panic.
@@ -140,7 +141,12 @@ fn chosen_joints(
                 Ok((names::joint(scene, name.trim())?, count))
             })
             .collect::<Result<Vec<_>>>()
-            .map(|joints| bone_junctions(scene, &joints));
+            .map(|joints| {
+                bone_requests(scene, &joints)
+                    .into_iter()
+                    .map(|r| (r, None))
+                    .collect()
+            });
     }
     eprintln!("analysing the clips and a {SWEEP_TWIST_DEG:.0} degree twist of each joint ...");
     let picked = pick_joints(scene, reference, centers, PICK_BUDGET);
@@ -162,25 +168,6 @@ fn chosen_joints(
             )
         })
         .collect())
-}
-
-/// The junctions at both ends of each named joint's bone (the joint's own and its child's,
-/// where that has a parent in the skin and a child of its own), each once.
-fn bone_junctions(
-    scene: &Scene,
-    joints: &[(usize, usize)],
-) -> Vec<(TwistRequest, Option<PickedJoint>)> {
-    let mut out: Vec<(TwistRequest, Option<PickedJoint>)> = Vec::new();
-    for &(joint, count) in joints {
-        let child = crate::anim::first_child_joint(scene, joint)
-            .filter(|&c| crate::anim::first_child_joint(scene, c).is_some());
-        for k in std::iter::once(joint).chain(child) {
-            if !out.iter().any(|(r, _)| r.joint == k) {
-                out.push((TwistRequest { joint: k, count }, None));
-            }
-        }
-    }
-    out
 }
 
 /// One line per junction: its twist joints; then the bake.

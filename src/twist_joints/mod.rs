@@ -108,6 +108,23 @@ pub struct TwistRig {
     pub baked: Vec<(usize, usize)>,
 }
 
+/// The junctions at both ends of each chosen joint's bone, as `--joint JOINT=N` means them:
+/// the joint's own and its first child's (where that child has a child of its own), each once.
+#[must_use]
+pub fn bone_requests(scene: &Scene, joints: &[(usize, usize)]) -> Vec<TwistRequest> {
+    let mut out: Vec<TwistRequest> = Vec::new();
+    for &(joint, count) in joints {
+        let child = crate::anim::first_child_joint(scene, joint)
+            .filter(|&c| crate::anim::first_child_joint(scene, c).is_some());
+        for k in std::iter::once(joint).chain(child) {
+            if !out.iter().any(|r| r.joint == k) {
+                out.push(TwistRequest { joint: k, count });
+            }
+        }
+    }
+    out
+}
+
 /// Adds roll joints for `requests` to `scene` (after taking out a previous run's).
 pub fn add_twist_joints(
     scene: &Scene,

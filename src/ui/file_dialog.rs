@@ -15,6 +15,8 @@ pub enum DialogPurpose {
     SaveBlendMap,
     /// Where "Save image" writes the window as a PNG.
     SaveImage,
+    /// Where "Save twist rig" writes the model with the previewed roll joints.
+    SaveTwistRig,
 }
 
 impl DialogPurpose {
@@ -25,6 +27,7 @@ impl DialogPurpose {
             Self::OpenModel => "Open a model",
             Self::SaveBlendMap => "Save blend map",
             Self::SaveImage => "Save image",
+            Self::SaveTwistRig => "Save twist rig",
         }
     }
 
@@ -41,6 +44,7 @@ impl DialogPurpose {
             Self::OpenModel => &crate::model::MODEL_EXTENSIONS,
             Self::SaveBlendMap => &["glb", "gltf", "usda"],
             Self::SaveImage => &["png"],
+            Self::SaveTwistRig => &["glb", "gltf", "vrm"],
         }
     }
 }

@@ -23,6 +23,7 @@ mod playback;
 mod plot;
 mod plot_legend;
 pub mod probe;
+mod twist;
 mod viewport;
 
 pub use cor::{CorState, cor_ui};
@@ -48,6 +49,9 @@ pub use paint::{PaintOp, PaintRequests, PaintState, paint_ui};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
 pub use plot::{InspectState, flipped_runs, jump_to, mode_color, plot_ui};
 pub use plot_legend::{IDENTICAL_TOLERANCE, LegendEntry, identical, legend_entries};
+pub use twist::{
+    DEFAULT_TWIST_COUNT, TwistBuild, TwistJointRow, TwistRequests, TwistState, twist_ui,
+};
 pub use viewport::{SkeletonPose, Status, ViewRect, view_rects, viewport_ui};
 
 use crate::render::DebugView;
@@ -113,7 +117,8 @@ pub struct SkinningSettings {
     pub shading: DebugView,
     /// Copies of the model drawn (1 to [`MAX_CROWD`]); above 1 through the compute crowd path.
     pub crowd: u32,
-    /// Split view: which modes get a pane, in [`SkinningMode::ALL`] order (LBS, DQS, hybrid, CoR).
+    /// Split view: which modes get a pane, in [`SkinningMode::ALL`] order (LBS, DQS, hybrid,
+    /// CoR), then "LBS + twist joints" ([`TWIST_PANE`]).
     pub panes: [bool; MAX_PANES],
     /// DQS bulge compensation in [0, 1] (0: plain DQS), posed on the CPU.
     pub bulge_compensation: f32,
@@ -121,13 +126,18 @@ pub struct SkinningSettings {
     pub heat_range: HeatRangeMode,
 }
 
-/// Most panes of the split view: one per skinning mode.
-pub const MAX_PANES: usize = SkinningMode::ALL.len();
+/// Most panes of the split view: one per skinning mode, and "LBS + twist joints".
+pub const MAX_PANES: usize = SkinningMode::ALL.len() + 1;
+/// The split view's "LBS + twist joints" pane: the model with the Twist joints section's
+/// roll joints, skinned by LBS.
+pub const TWIST_PANE: usize = SkinningMode::ALL.len();
 
 /// Panes of `split`: LBS | DQS.
-pub const SPLIT_PANES: [bool; MAX_PANES] = [true, true, false, false];
+pub const SPLIT_PANES: [bool; MAX_PANES] = [true, true, false, false, false];
 /// Panes of `split3`: LBS | DQS | CoR.
-pub const SPLIT3_PANES: [bool; MAX_PANES] = [true, true, false, true];
+pub const SPLIT3_PANES: [bool; MAX_PANES] = [true, true, false, true, false];
+/// Panes of `split4`: every skinning mode.
+pub const SPLIT4_PANES: [bool; MAX_PANES] = [true, true, true, true, false];
 
 /// Parses a `--view` name: single, split, split3 (LBS | DQS | CoR), split4 (every mode) or
 /// overlay, with its panes.
@@ -137,7 +147,7 @@ pub fn parse_view(name: &str) -> Option<(ViewMode, [bool; MAX_PANES])> {
         return Some((ViewMode::Split, SPLIT3_PANES));
     }
     if name.eq_ignore_ascii_case("split4") {
-        return Some((ViewMode::Split, [true; MAX_PANES]));
+        return Some((ViewMode::Split, SPLIT4_PANES));
     }
     ViewMode::from_name(name).map(|v| (v, SPLIT_PANES))
 }
@@ -246,6 +256,8 @@ pub struct ViewerState {
     pub paint: PaintState,
     /// The heatmap view's quantity and range on screen (set by the app each frame).
     pub heat_shown: Option<(crate::analysis::HeatQuantity, crate::analysis::HeatRange)>,
+    /// The Twist joints section and its preview rig.
+    pub twist: TwistState,
 }
 
 /// The left panel: file, skinning, display, animation, joints and model facts.
@@ -308,6 +320,9 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
             .default_open(state.paint.enabled)
             .open(open)
             .show(ui, |ui| paint_ui(ui, &mut state.paint));
+        egui::CollapsingHeader::new("Twist joints")
+            .default_open(true)
+            .show(ui, |ui| twist_section(ui, state));
         egui::CollapsingHeader::new("Animation")
             .default_open(true)
             .show(ui, |ui| playback_ui(ui, &mut state.playback, &state.clips));
@@ -426,6 +441,8 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
             for (mode, on) in SkinningMode::ALL.into_iter().zip(&mut s.panes) {
                 ui.checkbox(on, mode.short_label());
             }
+            ui.checkbox(&mut s.panes[TWIST_PANE], "LBS+twist")
+                .on_hover_text("LBS of the model with the Twist joints section's roll joints");
         })
         .response
         .on_hover_text("split view: the modes shown side by side (at least two)");
@@ -443,11 +460,41 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
     }
     crowd_ui(ui, &mut s.crowd);
     ui.horizontal(|ui| {
-        ui.checkbox(&mut d.plot, "plot");
-        ui.checkbox(&mut d.skeleton, "skeleton");
-        ui.checkbox(&mut d.grid, "grid");
-        ui.checkbox(&mut d.wireframe, "wireframe");
+        for (on, name) in [
+            (&mut d.plot, "plot"),
+            (&mut d.skeleton, "skeleton"),
+            (&mut d.grid, "grid"),
+            (&mut d.wireframe, "wireframe"),
+        ] {
+            let r = ui.checkbox(on, name);
+            probe::record(ui, name, r.rect);
+        }
     });
+}
+
+/// The Twist joints section, with its requests that only change the panel's state: add the
+/// selected joint, show the pane (split view, beside LBS).
+fn twist_section(ui: &mut egui::Ui, state: &mut ViewerState) {
+    let selected = state.joints.selected.and_then(|node| {
+        let tree = state.trees.get(state.joints.skin)?;
+        tree.rows.iter().find(|r| r.node == node)
+    });
+    twist_ui(ui, &mut state.twist, selected.map(|r| r.name.as_str()));
+    if std::mem::take(&mut state.twist.requests.add_selected)
+        && let Some(row) = selected
+    {
+        let (node, name) = (row.node, row.name.clone());
+        state.twist.add(node, &name);
+    }
+    if std::mem::take(&mut state.twist.requests.show_pane) {
+        let s = &mut state.skinning;
+        if s.view != ViewMode::Split {
+            s.view = ViewMode::Split;
+            s.panes = [false; MAX_PANES];
+        }
+        s.panes[0] = true;
+        s.panes[TWIST_PANE] = true;
+    }
 }
 
 /// Applies the viewer's keyboard shortcuts unless a widget has keyboard focus.

@@ -18,29 +18,37 @@ pub struct ViewRect {
     pub rect: Rect,
     /// The skinning mode of the solid mesh.
     pub mode: SkinningMode,
+    /// Whether the view draws the twist-joints preview rig (in `mode`, LBS) instead of the model.
+    pub twist: bool,
     /// A caption painted in the view (split view only).
     pub label: Option<&'static str>,
 }
 
-/// The views of `viewport` for `skinning`: one, or a column per chosen mode in split view.
-#[must_use]
+/// Caption of the "LBS + twist joints" pane.
+pub const TWIST_PANE_TITLE: &str = "LBS + twist joints";
+
+/// The views of `viewport` for `skinning`: one, or a column per chosen pane in split view.
 pub fn view_rects(viewport: Rect, skinning: &SkinningSettings) -> Vec<ViewRect> {
     match skinning.view {
         ViewMode::Split => {
-            let mut modes: Vec<SkinningMode> = SkinningMode::ALL
+            // (mode, twist rig) per pane, in the panel's order.
+            let mut panes: Vec<(SkinningMode, bool)> = SkinningMode::ALL
                 .into_iter()
                 .zip(skinning.panes)
-                .filter_map(|(m, on)| on.then_some(m))
+                .filter_map(|(m, on)| on.then_some((m, false)))
                 .collect();
-            // A split needs two panes: fewer chosen falls back to LBS | DQS.
-            if modes.len() < 2 {
-                modes = vec![SkinningMode::Lbs, SkinningMode::Dqs];
+            if skinning.panes[super::TWIST_PANE] {
+                panes.push((SkinningMode::Lbs, true));
             }
-            let width = viewport.width() / modes.len() as f32;
-            modes
+            // A split needs two panes: fewer chosen falls back to LBS | DQS.
+            if panes.len() < 2 {
+                panes = vec![(SkinningMode::Lbs, false), (SkinningMode::Dqs, false)];
+            }
+            let width = viewport.width() / panes.len() as f32;
+            panes
                 .iter()
                 .enumerate()
-                .map(|(i, &mode)| {
+                .map(|(i, &(mode, twist))| {
                     let x0 = viewport.min.x + width * i as f32;
                     ViewRect {
                         rect: Rect::from_min_max(
@@ -48,7 +56,12 @@ pub fn view_rects(viewport: Rect, skinning: &SkinningSettings) -> Vec<ViewRect> 
                             egui::pos2(x0 + width, viewport.max.y),
                         ),
                         mode,
-                        label: Some(mode.title()),
+                        twist,
+                        label: Some(if twist {
+                            TWIST_PANE_TITLE
+                        } else {
+                            mode.title()
+                        }),
                     }
                 })
                 .collect()
@@ -56,6 +69,7 @@ pub fn view_rects(viewport: Rect, skinning: &SkinningSettings) -> Vec<ViewRect> 
         ViewMode::Single | ViewMode::Overlay => vec![ViewRect {
             rect: viewport,
             mode: skinning.mode,
+            twist: false,
             label: None,
         }],
     }
@@ -152,9 +166,13 @@ pub fn viewport_ui(
                 &project,
             );
         }
-        let note = (view.mode == SkinningMode::Hybrid)
-            .then(|| super::hybrid_label_note(&state.skinning))
-            .flatten();
+        let note = if view.twist {
+            state.twist.pane_note().map(str::to_owned)
+        } else {
+            (view.mode == SkinningMode::Hybrid)
+                .then(|| super::hybrid_label_note(&state.skinning))
+                .flatten()
+        };
         let label = match (view.label, note) {
             (Some(label), Some(note)) => Some(format!("{label} · {note}")),
             (None, Some(note)) => Some(format!("{} · {note}", SkinningMode::Hybrid.title())),
@@ -387,10 +405,35 @@ mod tests {
         // One pane chosen is not a split: LBS | DQS.
         let lonely = SkinningSettings {
             view: ViewMode::Split,
-            panes: [false, false, true, false],
+            panes: [false, false, true, false, false],
             ..SkinningSettings::default()
         };
         let modes: Vec<_> = view_rects(rect, &lonely).iter().map(|v| v.mode).collect();
         assert_eq!(modes, [SkinningMode::Lbs, SkinningMode::Dqs]);
+    }
+
+    #[test]
+    fn the_twist_pane_comes_last_as_lbs_of_the_preview_rig() {
+        let rect = Rect::from_min_size(Pos2::new(0.0, 0.0), EVec2::new(900.0, 600.0));
+        let settings = SkinningSettings {
+            view: ViewMode::Split,
+            panes: [true, true, false, false, true],
+            ..SkinningSettings::default()
+        };
+        let views = view_rects(rect, &settings);
+        let kinds: Vec<_> = views.iter().map(|v| (v.mode, v.twist)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (SkinningMode::Lbs, false),
+                (SkinningMode::Dqs, false),
+                (SkinningMode::Lbs, true)
+            ]
+        );
+        assert_eq!(views[2].label, Some(TWIST_PANE_TITLE));
+        assert_eq!(views[2].rect.left(), 600.0);
+        // split4 stays the four skinning modes.
+        let (_, panes) = crate::ui::parse_view("split4").expect("split4 parses");
+        assert!(!panes[crate::ui::TWIST_PANE]);
     }
 }

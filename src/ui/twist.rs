@@ -1,0 +1,216 @@
+//! The Twist joints section of the panel: the joints to fix and their counts, the
+//! "LBS + twist joints" pane, and Save; `app` builds the rig and reports back here.
+
+use super::probe;
+
+/// Roll joints per family a newly added joint gets (`dqview twist-joints --count`'s default).
+pub const DEFAULT_TWIST_COUNT: usize = crate::twist_joints::DEFAULT_COUNT;
+
+/// One joint to fix, as `--joint JOINT=N` takes it: both ends of its bone get roll joints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TwistJointRow {
+    /// Node index of the joint.
+    pub node: usize,
+    /// Node name, as shown.
+    pub name: String,
+    /// Roll joints per family (1 to [`crate::twist_joints::MAX_COUNT`]).
+    pub count: usize,
+}
+
+/// Where the preview rig stands (written by `app`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum TwistBuild {
+    /// No joints chosen, or the pane is not shown.
+    #[default]
+    Idle,
+    /// The rig is being built on a background thread.
+    Building,
+    /// The pane shows this rig.
+    Ready {
+        /// Roll joints added (nodes), as written.
+        roll_joints: usize,
+        /// Junctions fixed.
+        junctions: usize,
+        /// Clips baked, of the model's clips.
+        baked_clips: usize,
+    },
+    /// Why the rig could not be built.
+    Failed(String),
+}
+
+/// One-shot requests of the section.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TwistRequests {
+    /// Add the selected joint to the list.
+    pub add_selected: bool,
+    /// Show the "LBS + twist joints" pane (split view beside LBS).
+    pub show_pane: bool,
+    /// Write the previewed rig through the save dialog.
+    pub save: bool,
+}
+
+/// The Twist joints section's state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TwistState {
+    /// The joints to fix, in the order added.
+    pub joints: Vec<TwistJointRow>,
+    /// Most influences per vertex written: 4 (JOINTS_0) or 8 (JOINTS_0 and JOINTS_1).
+    pub max_influences: usize,
+    /// The preview rig's state.
+    pub build: TwistBuild,
+    /// The last save's outcome.
+    pub message: Option<String>,
+    /// Requests `app` carries out.
+    pub requests: TwistRequests,
+}
+
+impl Default for TwistState {
+    fn default() -> Self {
+        Self {
+            joints: Vec::new(),
+            max_influences: 4,
+            build: TwistBuild::Idle,
+            message: None,
+            requests: TwistRequests::default(),
+        }
+    }
+}
+
+impl TwistState {
+    /// The joints as (node, count) pairs, as `twist_joints::bone_requests` takes them.
+    #[must_use]
+    pub fn chosen(&self) -> Vec<(usize, usize)> {
+        self.joints.iter().map(|r| (r.node, r.count)).collect()
+    }
+
+    /// Adds `node` (named `name`) with the default count, unless it is listed already.
+    pub fn add(&mut self, node: usize, name: &str) {
+        if !self.joints.iter().any(|r| r.node == node) {
+            self.joints.push(TwistJointRow {
+                node,
+                name: name.to_owned(),
+                count: DEFAULT_TWIST_COUNT,
+            });
+        }
+    }
+
+    /// The note beside the pane's label: what the pane shows while no rig is ready.
+    #[must_use]
+    pub fn pane_note(&self) -> Option<&'static str> {
+        match self.build {
+            TwistBuild::Ready { .. } => None,
+            TwistBuild::Building => Some("building…"),
+            TwistBuild::Failed(_) => Some("failed (showing the input)"),
+            TwistBuild::Idle if self.joints.is_empty() => Some("no joints chosen (the input)"),
+            TwistBuild::Idle => Some("the input"),
+        }
+    }
+}
+
+/// A button that scripts can probe; true when clicked.
+fn probed_button(ui: &mut egui::Ui, enabled: bool, label: &str, hover: &str) -> bool {
+    let r = ui.add_enabled(enabled, egui::Button::new(label));
+    probe::record(ui, label, r.rect);
+    r.on_hover_text(hover).clicked()
+}
+
+/// Shows the section: the joint list with counts, max influences, the pane and Save buttons.
+pub fn twist_ui(ui: &mut egui::Ui, t: &mut TwistState, selected: Option<&str>) {
+    let hover = "roll joints along the selected joint's bone (both ends), as \
+                 `dqview twist-joints --joint JOINT` adds them";
+    let add_label = match selected {
+        Some(name) => format!("add {name}"),
+        None => "add the selected joint".to_owned(),
+    };
+    let add = ui.add_enabled(selected.is_some(), egui::Button::new(add_label));
+    probe::record(ui, "twist add selected", add.rect);
+    t.requests.add_selected |= add.on_hover_text(hover).clicked();
+    let mut remove = None;
+    for (i, row) in t.joints.iter_mut().enumerate() {
+        ui.horizontal(|ui| {
+            ui.label(&row.name);
+            let count = ui.add(
+                egui::DragValue::new(&mut row.count)
+                    .range(1..=crate::twist_joints::MAX_COUNT)
+                    .suffix(" per family"),
+            );
+            probe::record(ui, &format!("twist count {}", row.name), count.rect);
+            if ui
+                .small_button("×")
+                .on_hover_text("drop this joint")
+                .clicked()
+            {
+                remove = Some(i);
+            }
+        });
+    }
+    if let Some(i) = remove {
+        t.joints.remove(i);
+    }
+    ui.horizontal(|ui| {
+        ui.label("max influences");
+        ui.selectable_value(&mut t.max_influences, 4, "4")
+            .on_hover_text("JOINTS_0 only: what stock three.js and Unity's default read");
+        ui.selectable_value(&mut t.max_influences, 8, "8")
+            .on_hover_text("JOINTS_0 and JOINTS_1");
+    });
+    let ready = matches!(t.build, TwistBuild::Ready { .. });
+    ui.horizontal(|ui| {
+        t.requests.show_pane |= probed_button(
+            ui,
+            !t.joints.is_empty(),
+            "twist preview",
+            "split view with an \"LBS + twist joints\" pane beside LBS",
+        );
+        t.requests.save |= probed_button(
+            ui,
+            ready,
+            "Save twist rig",
+            "write the model with these roll joints, weights, baked clips and \
+             VRMC_node_constraint rules (a .glb/.vrm for a binary file, a .gltf for a JSON one)",
+        );
+    });
+    match &t.build {
+        TwistBuild::Idle => {}
+        TwistBuild::Building => {
+            ui.small("building the rig…");
+        }
+        TwistBuild::Ready {
+            roll_joints,
+            junctions,
+            baked_clips,
+        } => {
+            ui.small(format!(
+                "{roll_joints} nodes added at {junctions} junctions; {baked_clips} clips baked"
+            ));
+        }
+        TwistBuild::Failed(e) => {
+            ui.colored_label(egui::Color32::from_rgb(255, 110, 100), e);
+        }
+    }
+    if let Some(m) = &t.message {
+        ui.small(m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joints_are_listed_once_with_the_default_count() {
+        let mut t = TwistState::default();
+        t.add(7, "LowerArm.L");
+        t.add(7, "LowerArm.L");
+        t.add(3, "UpperArm.L");
+        assert_eq!(t.chosen(), vec![(7, 2), (3, 2)]);
+        assert_eq!(t.pane_note(), Some("the input"));
+        t.build = TwistBuild::Ready {
+            roll_joints: 8,
+            junctions: 2,
+            baked_clips: 0,
+        };
+        assert_eq!(t.pane_note(), None);
+        assert_eq!(TwistState::default().max_influences, 4);
+    }
+}
