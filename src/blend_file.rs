@@ -518,11 +518,18 @@ fn usd_layer(scene: &Scene, source: &MapSource<'_>, betas: &SceneBetas) -> Resul
         let (Some(mesh), Some(b)) = (scene.meshes.get(m), prims.first()) else {
             continue;
         };
+        // One beta per point: the USD loader puts vertices split for face-varying values after the points.
+        let points = mesh
+            .primitives
+            .first()
+            .and_then(|p| p.control_points.as_ref())
+            .and_then(|c| c.iter().max())
+            .map_or(b.len(), |&last| (last as usize + 1).min(b.len()));
         if !b.is_empty() {
             // The USD loader names each mesh by its prim path.
             meshes.push(UsdMeshBlend {
                 prim_path: &mesh.name,
-                betas: b,
+                betas: &b[..points],
             });
         }
     }

@@ -44,6 +44,7 @@ fn kitchen_sink() -> Scene {
         skinning_method: None,
         control_points: None,
         indices: vec![0, 1, 2, 2, 1, 3],
+        topology: dqview::scene::Topology::Triangles,
         influences: Some(influences),
         material: Some(1),
         morph_targets: vec![

@@ -383,7 +383,10 @@ fn analyze_and_report_take_the_output_like_any_file() {
     let o = support::dqview_in(&["analyze", path, "--clip", "0"], &dir.join("cache"));
     assert!(o.status.success(), "{}", support::stderr_of(&o));
     let said = String::from_utf8_lossy(&o.stdout);
-    assert!(said.contains("LowerArm.L_twist"), "its regions are measured: {said}");
+    assert!(
+        said.contains("LowerArm.L_twist"),
+        "its regions are measured: {said}"
+    );
     let html = dir.join("adv.html");
     let o = support::dqview_in(
         &["report", path, "--out", html.to_str().expect("utf-8")],

@@ -45,9 +45,9 @@ fn worst(
             .find(|p| scene.meshes[p.mesh].name == *mesh)
             .unwrap_or_else(|| panic!("{}: dqview has no mesh {mesh}", case.obj));
         assert_eq!(ours.skinned, *skinned, "{}: {mesh} skinned", case.obj);
-        assert_eq!(
-            ours.vertices.positions.len(),
-            *count,
+        // Vertices split for face-varying normals or coordinates follow the points.
+        assert!(
+            ours.vertices.positions.len() >= *count,
             "{}: {mesh} points",
             case.obj
         );

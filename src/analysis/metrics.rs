@@ -218,5 +218,5 @@ fn source<'s>(scene: &'s Scene, p: &PosedPrimitive) -> Option<&'s crate::scene::
 
 /// The triangle indices of a posed primitive.
 fn indices<'s>(scene: &'s Scene, p: &PosedPrimitive) -> &'s [u32] {
-    source(scene, p).map_or(&[], |s| &s.indices)
+    source(scene, p).map_or(&[], |s| s.triangles())
 }

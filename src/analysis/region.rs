@@ -221,7 +221,7 @@ pub fn joint_regions(scene: &Scene, rest: &[PosedPrimitive]) -> Vec<JointRegion>
         let Some(skin) = scene.skins.get(skin) else {
             continue;
         };
-        for tri in src.indices.chunks_exact(3) {
+        for tri in src.triangles().chunks_exact(3) {
             let Some(joint) = influences
                 .of(tri[0] as usize)
                 .first()

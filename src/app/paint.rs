@@ -212,7 +212,7 @@ impl Painter {
                     continue;
                 };
                 let neighbours = self.neighbours.entry(key).or_insert_with(|| {
-                    Neighbours::of_triangles(&prim.indices, prim.positions.len())
+                    Neighbours::of_triangles(prim.triangles(), prim.positions.len())
                 });
                 let mirror = state.paint.mirror_x.then(|| {
                     let (partners, unmatched) = self.mirrors.entry(key).or_insert_with(|| {

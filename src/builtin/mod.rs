@@ -117,6 +117,7 @@ fn assemble(spec: RigSpec<'_>) -> Scene {
         uvs: Some(tube.uvs),
         colors: None,
         indices: tube.indices,
+        topology: crate::scene::Topology::Triangles,
         influences: Some(influences),
         material: Some(0),
         morph_targets: Vec::new(),

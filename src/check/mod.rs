@@ -56,11 +56,14 @@ pub enum Rule {
     CheckIncomplete,
     /// The file has no skinned mesh: the skinning rules do not apply (info).
     NotSkinned,
+    /// The file uses something dqview does not read or shows plainly (info): an optional
+    /// extension, a texture format, a prim kind; one finding per note of the loader.
+    NotRead,
 }
 
 impl Rule {
     /// Every rule, in report order.
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 13] = [
         Self::LoadError,
         Self::InternalError,
         Self::WeightsNotNormalized,
@@ -73,6 +76,7 @@ impl Rule {
         Self::IgnoredNodeTransform,
         Self::CheckIncomplete,
         Self::NotSkinned,
+        Self::NotRead,
     ];
 
     /// The stable name, as in the JSON (`load_error`, `weights_not_normalized`, ...).
@@ -91,6 +95,7 @@ impl Rule {
             Self::IgnoredNodeTransform => "ignored_node_transform",
             Self::CheckIncomplete => "check_incomplete",
             Self::NotSkinned => "not_skinned",
+            Self::NotRead => "not_read",
         }
     }
 
@@ -109,7 +114,7 @@ impl Rule {
             | Self::LbsCollapse
             | Self::IgnoredNodeTransform
             | Self::CheckIncomplete => Severity::Warning,
-            Self::NotSkinned => Severity::Info,
+            Self::NotSkinned | Self::NotRead => Severity::Info,
         }
     }
 }
@@ -349,6 +354,12 @@ pub fn check_scene_with(
 ) -> SceneCheck {
     let mut findings = weights::check(scene, options);
     findings.extend(not_skinned(scene));
+    findings.extend(
+        scene
+            .notes
+            .iter()
+            .map(|n| Finding::new(Rule::NotRead, n.clone())),
+    );
     findings.extend(joints::ignored_node_transforms(scene));
     let (clip_findings, regions_not_by_volume) = clips::check(scene, options, centers, deadline);
     findings.extend(clip_findings);

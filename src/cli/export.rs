@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use super::PoseArgs;
 use crate::anim::Pose;
 use crate::render::{GpuContext, GpuSkinning, RenderSettings, Renderer, SkinRun, skin_scene_gpu};
-use crate::scene::{Mesh, Node, Primitive, Scene, write_glb};
+use crate::scene::{Mesh, Node, Primitive, Scene, Topology, write_glb};
 use crate::skin::{
     Betas, PosedPrimitive, SkinningMode, skin_scene, skin_scene_cor, skin_scene_dqs_compensated,
     skin_scene_hybrid,
@@ -106,7 +106,8 @@ pub fn run(
     Ok(())
 }
 
-/// OBJ text: one `o node<N>_mesh<M>_prim<P>` group per primitive, `v`, `vn`, then `f v//vn` faces.
+/// OBJ text: one `o node<N>_mesh<M>_prim<P>` group per primitive, `v`, `vn`, then `f v//vn`
+/// faces (`l a b` line and `p a` point elements for USD curves and points).
 #[must_use]
 pub fn to_obj(scene: &Scene, posed: &[PosedPrimitive]) -> String {
     let mut s = String::from("# dqview export\n");
@@ -120,20 +121,35 @@ pub fn to_obj(scene: &Scene, posed: &[PosedPrimitive]) -> String {
             let _ = writeln!(s, "vn {} {} {}", n.x, n.y, n.z);
         }
         let has_normals = p.vertices.normals.len() == p.vertices.positions.len();
-        for tri in source_primitive(scene, p)
-            .map_or(&[][..], |pr| &pr.indices[..])
-            .chunks_exact(3)
-        {
-            let [a, b, c] = [tri[0], tri[1], tri[2]].map(|i| i as usize + base);
-            if has_normals {
-                let _ = writeln!(s, "f {a}//{a} {b}//{b} {c}//{c}");
-            } else {
-                let _ = writeln!(s, "f {a} {b} {c}");
-            }
+        let (indices, topology) = source_primitive(scene, p)
+            .map_or((&[][..], Topology::Triangles), |pr| {
+                (&pr.indices[..], pr.topology)
+            });
+        for element in indices.chunks_exact(topology.arity()) {
+            let ids = element.iter().map(|&i| i as usize + base);
+            let _ = match topology {
+                Topology::Triangles if has_normals => {
+                    let [a, b, c] = [element[0], element[1], element[2]].map(|i| i as usize + base);
+                    writeln!(s, "f {a}//{a} {b}//{b} {c}//{c}")
+                }
+                Topology::Triangles => obj_element(&mut s, "f", ids),
+                Topology::Lines => obj_element(&mut s, "l", ids),
+                Topology::Points => obj_element(&mut s, "p", ids),
+            };
         }
         base += p.vertices.positions.len();
     }
     s
+}
+
+/// One OBJ element line: `tag` and its 1-based vertex numbers.
+fn obj_element(s: &mut String, tag: &str, ids: impl Iterator<Item = usize>) -> std::fmt::Result {
+    s.push_str(tag);
+    for i in ids {
+        write!(s, " {i}")?;
+    }
+    s.push('\n');
+    Ok(())
 }
 
 /// A static scene of the posed meshes: one root node per primitive, materials and textures kept.
@@ -160,6 +176,7 @@ pub fn posed_scene(scene: &Scene, posed: &[PosedPrimitive]) -> Scene {
                 .then(|| p.vertices.tangents.clone()),
                 uvs: src.uvs.clone(),
                 indices: src.indices.clone(),
+                topology: src.topology,
                 material: src.material,
                 ..Primitive::default()
             }],

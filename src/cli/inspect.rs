@@ -25,7 +25,7 @@ pub fn run(model: &str, as_json: bool, load: &super::LoadArgs) -> Result<()> {
 pub fn facts(scene: &Scene) -> Value {
     let primitives: Vec<_> = scene.meshes.iter().flat_map(|m| &m.primitives).collect();
     let vertices: usize = primitives.iter().map(|p| p.positions.len()).sum();
-    let triangles: usize = primitives.iter().map(|p| p.indices.len() / 3).sum();
+    let triangles: usize = primitives.iter().map(|p| p.triangles().len() / 3).sum();
     let influences: Vec<_> = primitives
         .iter()
         .filter_map(|p| p.influences.as_ref())
@@ -120,6 +120,8 @@ pub fn facts(scene: &Scene) -> Value {
         "bbox": bbox,
         "sanitized": scene.sanitized,
         "warnings": scene.warnings,
+        "notes": scene.notes,
+        "compression": scene.compression,
     })
 }
 
@@ -337,6 +339,12 @@ fn text(scene: &Scene, f: &Value) -> String {
     }
     for w in &scene.warnings {
         let _ = writeln!(s, "warning     {w}");
+    }
+    for c in &scene.compression {
+        let _ = writeln!(s, "compressed  {c}");
+    }
+    for n in &scene.notes {
+        let _ = writeln!(s, "note        {n}");
     }
     s
 }

@@ -7,7 +7,8 @@ use crate::scene::Scene;
 /// Primitives listed one per line in the text report; `--json` has them all.
 const MAX_LISTED: usize = 32;
 
-/// One entry per primitive: mesh, index, vertex count, whether it has vertex colours, material.
+/// One entry per primitive: mesh, index, vertex count, topology (`triangles`, or a USD curve's
+/// `lines` and `points`) and its element count, whether it has vertex colours, material.
 #[must_use]
 pub fn primitive_facts(scene: &Scene) -> Vec<Value> {
     scene
@@ -21,6 +22,8 @@ pub fn primitive_facts(scene: &Scene) -> Vec<Value> {
                     "mesh_name": mesh.name,
                     "primitive": p,
                     "vertices": prim.positions.len(),
+                    "topology": prim.topology.name(),
+                    "elements": prim.indices.len() / prim.topology.arity(),
                     "vertex_colors": prim.colors.is_some(),
                     "material": prim.material,
                 })
@@ -69,9 +72,15 @@ pub fn text_lines(s: &mut String, f: &Value) {
         } else {
             "no vertex colours"
         };
+        // Triangles are said by the totals; a USD curve's or point set's kind is said here.
+        let shape = match p["topology"].as_str() {
+            Some("lines") => format!(" ({} line segments)", p["elements"]),
+            Some("points") => String::from(" (points)"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             s,
-            "  mesh {} \"{}\" primitive {}: {} vertices, {colours}, {material}",
+            "  mesh {} \"{}\" primitive {}: {} vertices{shape}, {colours}, {material}",
             p["mesh"],
             p["mesh_name"].as_str().unwrap_or(""),
             p["primitive"],

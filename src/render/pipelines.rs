@@ -30,6 +30,10 @@ pub enum DrawKind {
     Wire,
     /// Edges drawn over everything (the overlay ghost).
     WireOnTop,
+    /// Lit segments of a line primitive (USD curves), depth-tested and written like triangles.
+    Lines,
+    /// Lit points of a point primitive (USD `Points`), one pixel each.
+    Points,
 }
 
 /// One render pipeline of the family.
@@ -169,7 +173,15 @@ impl RenderPipelines {
             (lines, depth, s.blend_target(), "fs_wire")
         } else {
             let blend = key.kind == DrawKind::Blended;
-            let primitive = RenderSettings::mesh_primitive();
+            let topology = match key.kind {
+                DrawKind::Lines => wgpu::PrimitiveTopology::LineList,
+                DrawKind::Points => wgpu::PrimitiveTopology::PointList,
+                _ => wgpu::PrimitiveTopology::TriangleList,
+            };
+            let primitive = wgpu::PrimitiveState {
+                topology,
+                ..RenderSettings::mesh_primitive()
+            };
             (
                 primitive,
                 RenderSettings::depth_for(blend),

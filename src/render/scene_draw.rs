@@ -10,6 +10,7 @@ use super::material::in_draw_order;
 use super::pipelines::{DrawKind, PipelineKey};
 use super::scene_gpu::{DrawItem, SceneGpu};
 use super::{FrameBinding, GpuContext, RenderError, Renderer};
+use crate::scene::Topology;
 use crate::skin::{Betas, SkinnedVertices, SkinningMode};
 
 /// Vertices (times instances) compute passes have been recorded to skin in this process.
@@ -139,7 +140,8 @@ impl SceneGpu {
     }
 
     /// [`SceneGpu::draw`] for slice `k` of `n` of every primitive's triangles (whole
-    /// triangles, in index order), so one large draw can be split over several passes.
+    /// triangles, in index order; segments and points for lines and points), so one large
+    /// draw can be split over several passes.
     pub fn draw_slice(
         &self,
         pass: &mut wgpu::RenderPass<'_>,
@@ -155,17 +157,18 @@ impl SceneGpu {
             renderer.default_material(),
         );
         for (item, material) in order {
-            let kind = if frame.debug_view() {
-                DrawKind::Debug
-            } else if material.blend {
-                DrawKind::Blended
-            } else {
-                DrawKind::Shaded
+            let kind = match item.topology {
+                Topology::Lines => DrawKind::Lines,
+                Topology::Points => DrawKind::Points,
+                Topology::Triangles if frame.debug_view() => DrawKind::Debug,
+                Topology::Triangles if material.blend => DrawKind::Blended,
+                Topology::Triangles => DrawKind::Shaded,
             };
             let (indices, count) = item.geometry.triangles();
-            let triangles = u64::from(count / 3);
+            let arity = item.topology.arity() as u32;
+            let elements = u64::from(count / arity);
             let n = n.max(1) as u64;
-            let at = |k: u64| (triangles * k.min(n) / n) as u32 * 3;
+            let at = |k: u64| (elements * k.min(n) / n) as u32 * arity;
             self.draw_item(
                 pass,
                 renderer,

@@ -15,7 +15,7 @@ use super::material::GpuMaterialBinding;
 use super::palette_store::{PaletteStore, SlotSpec};
 use super::{GpuContext, RenderError, Renderer};
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
-use crate::scene::Scene;
+use crate::scene::{Scene, Topology};
 use crate::skin::{JointPalette, SkinSkeleton, SkinningMode, rest_bounds};
 
 /// How a scene is uploaded: instances, skinning path, tangents for readback.
@@ -62,6 +62,8 @@ pub(super) struct DrawItem {
     pub geometry: GpuGeometry,
     /// Index into `SceneGpu::materials`, `None` for the renderer's default.
     pub material: Option<usize>,
+    /// How the geometry's indices join its vertices (lines and points draw as such).
+    pub topology: Topology,
     /// Group 2 of `cs_skin` (compute path, skinned items only).
     pub compute_group: Option<wgpu::BindGroup>,
 }
@@ -160,12 +162,20 @@ impl SceneGpu {
                     morph_targets: &prim.morph_targets,
                     indices: &prim.indices,
                 };
+                let mut geometry = GpuGeometry::new(ctx, layouts, &source)?;
+                // A curve's wireframe is its segments; points have no edges.
+                match prim.topology {
+                    Topology::Triangles => {}
+                    Topology::Lines => geometry.set_edges(ctx, &prim.indices),
+                    Topology::Points => geometry.set_edges(ctx, &[]),
+                }
                 items.push(DrawItem {
                     source: (mesh_index, prim_index),
                     node: node_index,
                     slot,
-                    geometry: GpuGeometry::new(ctx, layouts, &source)?,
+                    geometry,
                     material: prim.material,
+                    topology: prim.topology,
                     compute_group: None,
                 });
             }
@@ -207,6 +217,7 @@ impl SceneGpu {
             slot: 0,
             geometry,
             material: None,
+            topology: Topology::Triangles,
             compute_group: None,
         };
         let parts = (

@@ -73,7 +73,7 @@ impl SceneGpu {
                 .meshes
                 .get(item.source.0)
                 .and_then(|m| m.primitives.get(item.source.1))
-                .map_or(&[][..], |p| &p.indices[..]);
+                .map_or(&[][..], |p| p.triangles());
             item.geometry.make_edges(ctx, indices);
         }
     }

@@ -39,6 +39,11 @@ pub enum SceneError {
         /// Why the limit is there.
         reason: &'static str,
     },
+    /// The file requires a glTF extension dqview does not read.
+    #[error(
+        "the file requires the glTF extension {0}, which dqview does not read (glTF 2.0: a loader must refuse such a file)"
+    )]
+    RequiredExtension(String),
     /// The gltf crate refused the file (not glTF, bad JSON, bad GLB header, ...).
     #[error("not a valid glTF file: {0}")]
     Gltf(#[from] gltf::Error),

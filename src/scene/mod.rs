@@ -68,8 +68,14 @@ pub struct Scene {
     pub constraints: Vec<NodeConstraint>,
     /// VRM humanoid bones (`hips`, `leftLowerArm`, ...), in VRM's order; empty when the file has no humanoid map.
     pub humanoid: Vec<HumanoidBone>,
-    /// Things that were odd but loadable (sanitised numbers, unsupported extensions, ...).
+    /// Things that were odd but loadable (sanitised numbers, repaired references, ...).
     pub warnings: Vec<String>,
+    /// For the record: what the file uses that dqview ignores or shows plainly (an optional
+    /// extension not read, a texture format shown by its factor).
+    pub notes: Vec<String>,
+    /// Per mesh with compressed geometry, what it used, e.g. `mesh 0 "Body": draco` (glTF's
+    /// Draco, meshopt and quantization; read in full).
+    pub compression: Vec<String>,
     /// How many values the loader sanitised: non-finite node transforms, inverse bind
     /// matrices, key times and values, positions, normals, tangents, UVs, vertex colours,
     /// morph weights, colour factors and alpha cutoffs it replaced, plus negative or non-finite skin weights it
@@ -175,13 +181,13 @@ impl Trs {
 pub struct Mesh {
     /// The mesh's name, or `mesh N`.
     pub name: String,
-    /// Triangle primitives (other topologies are dropped with a warning).
+    /// Primitives: triangles (glTF's other modes are dropped with a warning), or USD curves and points.
     pub primitives: Vec<Primitive>,
     /// Default morph target weights, one per target (nodes may override them).
     pub morph_weights: Vec<f32>,
 }
 
-/// A triangle list with its vertex attributes, in the mesh's bind space.
+/// A triangle list (or a USD curve or point set) with its vertex attributes, in the mesh's bind space.
 #[derive(Clone, Debug, Default)]
 pub struct Primitive {
     /// Vertex positions.
@@ -194,8 +200,12 @@ pub struct Primitive {
     pub uvs: Option<Vec<Vec2>>,
     /// Linear RGBA vertex colours (glTF `COLOR_0`; RGB ones get alpha 1), multiplied into the base colour.
     pub colors: Option<Vec<Vec4>>,
-    /// Triangle list indices (generated 0..n when the file has none).
+    /// Indices in `topology`: a triangle list (generated 0..n when the file has none), line
+    /// pairs or points.
     pub indices: Vec<u32>,
+    /// How `indices` join the vertices: triangles (every glTF and FBX primitive), or the
+    /// segments and points of USD `BasisCurves` and `Points`.
+    pub topology: Topology,
     /// Per-vertex hybrid beta from the custom attribute `_DQS_BLEND` (0 LBS .. 1 DQS), when present.
     pub dqs_blend: Option<Vec<f32>>,
     /// The skinning method the file stored for this mesh (FBX); `None` for glTF.
@@ -208,6 +218,52 @@ pub struct Primitive {
     pub material: Option<usize>,
     /// Morph targets (blend shapes), applied in bind space before skinning.
     pub morph_targets: Vec<MorphTarget>,
+}
+
+/// How a primitive's `indices` join its vertices.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Topology {
+    /// A triangle list: three indices a triangle.
+    #[default]
+    Triangles,
+    /// A line list: two indices a segment (USD `BasisCurves`, through their points).
+    Lines,
+    /// A point list: one index a point (USD `Points`).
+    Points,
+}
+
+impl Topology {
+    /// The name `inspect` prints: `triangles`, `lines` or `points`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Triangles => "triangles",
+            Self::Lines => "lines",
+            Self::Points => "points",
+        }
+    }
+
+    /// Indices per element: 3, 2 or 1.
+    #[must_use]
+    pub fn arity(self) -> usize {
+        match self {
+            Self::Triangles => 3,
+            Self::Lines => 2,
+            Self::Points => 1,
+        }
+    }
+}
+
+impl Primitive {
+    /// The triangle list: `indices` for a triangle primitive, empty for lines and points (so
+    /// area, volume, neighbours and CoR pass them over).
+    #[must_use]
+    pub fn triangles(&self) -> &[u32] {
+        match self.topology {
+            Topology::Triangles => &self.indices,
+            Topology::Lines | Topology::Points => &[],
+        }
+    }
 }
 
 /// One morph target: displacements added to the bind-pose vertices, scaled by the target's weight.

@@ -324,7 +324,7 @@ pub fn fit_blend(
                 smooth_betas(
                     &mut betas,
                     &prim.positions,
-                    &prim.indices,
+                    prim.triangles(),
                     options.smooth_iterations,
                     weld,
                 );

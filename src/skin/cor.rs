@@ -138,7 +138,7 @@ impl SceneCenters {
             };
             cor_centers(
                 &prim.positions,
-                &prim.indices,
+                prim.triangles(),
                 influences,
                 options,
                 progress,
@@ -161,7 +161,7 @@ impl SceneCenters {
             };
             let (centers, source) = super::cor_centers_cached(
                 &prim.positions,
-                &prim.indices,
+                prim.triangles(),
                 influences,
                 options,
                 progress,

@@ -35,7 +35,7 @@ impl ModelFacts {
         };
         for p in primitives {
             facts.vertices += p.positions.len();
-            facts.triangles += p.indices.len() / 3;
+            facts.triangles += p.triangles().len() / 3;
             let max = p.influences.as_ref().map_or(0, |i| i.max_influences());
             facts.max_influences = facts.max_influences.max(max);
         }

@@ -8,12 +8,15 @@ mod cli;
 mod data;
 pub mod fbx_shapes;
 mod gltf_build;
+pub mod gltf_transform;
 mod gpu;
 pub mod hierarchy;
 mod nearest;
 mod posing;
 mod scenes;
 pub mod three;
+mod usd_pxr;
+pub mod usd_stages;
 mod x_server;
 mod xvfb;
 
@@ -33,6 +36,8 @@ pub use nearest::*;
 pub use posing::*;
 #[allow(unused_imports)]
 pub use scenes::*;
+#[allow(unused_imports)]
+pub use usd_pxr::*;
 #[allow(unused_imports)]
 pub use x_server::*;
 #[allow(unused_imports)]

@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::bin::{ARRAY_BUFFER, Bin, ELEMENT_ARRAY_BUFFER, Kind, UNSIGNED_INT, UNSIGNED_SHORT};
 use super::{check_index, floats_json, write_err};
-use crate::scene::{Mesh, MorphTarget, Primitive, SceneError};
+use crate::scene::{Mesh, MorphTarget, Primitive, SceneError, Topology};
 
 /// One mesh's JSON, or `None` when it has no primitive glTF can hold.
 pub(super) fn mesh_json(
@@ -169,6 +169,15 @@ fn primitive_json(
     let mut obj = Map::new();
     obj.insert("attributes".into(), Value::Object(attributes));
     obj.insert("indices".into(), json!(indices));
+    // glTF's modes: 0 points, 1 lines (4, triangles, is the default).
+    let mode = match prim.topology {
+        Topology::Triangles => None,
+        Topology::Lines => Some(1),
+        Topology::Points => Some(0),
+    };
+    if let Some(mode) = mode {
+        obj.insert("mode".into(), json!(mode));
+    }
     if let Some(m) = prim.material {
         check_index(m, material_count, || what("material"))?;
         obj.insert("material".into(), json!(m));

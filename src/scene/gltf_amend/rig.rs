@@ -408,12 +408,35 @@ impl AttributeEdit {
         let prim_raw = &mut prims[self.primitive];
         let mut prim = RawObject::parse(prim_raw.get(), "a primitive")?;
         prim.set("attributes", self.attributes.to_raw()?);
+        drop_draco_influences(&mut prim)?;
         *prim_raw = prim.to_raw()?;
         mesh_obj.set("primitives", to_raw(&prims)?);
         *mesh_raw = mesh_obj.to_raw()?;
         root.set("meshes", to_raw(&meshes)?);
         Ok(())
     }
+}
+
+/// Drops JOINTS_n/WEIGHTS_n from a Draco primitive's compressed attributes: the new
+/// uncompressed accessors replace them (in the decoded vertex order), and a Draco loader
+/// must not take the old ones from the stream instead.
+fn drop_draco_influences(prim: &mut RawObject) -> Result<(), SceneError> {
+    const DRACO: &str = "KHR_draco_mesh_compression";
+    let Some(raw) = prim.get("extensions") else {
+        return Ok(());
+    };
+    let mut extensions: Value = serde_json::from_str(raw.get())
+        .map_err(|e| amend_err(format!("a primitive's extensions: {e}")))?;
+    let Some(attributes) = extensions
+        .get_mut(DRACO)
+        .and_then(|d| d.get_mut("attributes"))
+        .and_then(Value::as_object_mut)
+    else {
+        return Ok(());
+    };
+    attributes.retain(|name, _| !name.starts_with("JOINTS_") && !name.starts_with("WEIGHTS_"));
+    prim.set("extensions", to_raw(&extensions)?);
+    Ok(())
 }
 
 /// Removes dropped nodes' channels (and samplers no channel uses) and adds the new channels.

@@ -139,6 +139,8 @@ pub(super) struct Valid<'a> {
     pub elem_size: usize,
     /// Whether integer components map to [0, 1] or [-1, 1].
     pub normalized: bool,
+    /// Its elements decoded from a Draco stream (packed), for an accessor without a buffer view.
+    pub decoded: Option<&'a [u8]>,
     /// gltf's handle, for its readers.
     pub inner: gltf::Accessor<'a>,
 }
@@ -186,11 +188,21 @@ impl<'a> Data<'a> {
             return Err(invalid("count is 0".to_owned()));
         }
         let elem_size = data_type.size() * dims.multiplicity();
+        let decoded = self.draco.get(&index).map(Vec::as_slice);
         match json.buffer_view {
             Some(view) => {
                 let offset = json.byte_offset.map_or(0, |o| o.0);
                 self.span(index, "elements", view.value(), offset, count, elem_size)?;
             }
+            // The Draco decoder packed `count` elements in this layout; checked all the same.
+            None if decoded
+                .is_some_and(|d| d.len() as u128 != u128::from(count) * elem_size as u128) =>
+            {
+                return Err(invalid(format!(
+                    "its Draco-decoded data does not hold {count} elements of {elem_size} bytes"
+                )));
+            }
+            None if decoded.is_some() => {}
             None if count > MAX_UNBACKED_ELEMENTS => {
                 return Err(invalid(format!(
                     "has no buffer view but {count} elements (at most {MAX_UNBACKED_ELEMENTS} are zero-filled)"
@@ -214,6 +226,7 @@ impl<'a> Data<'a> {
             data_type,
             elem_size,
             normalized: json.normalized,
+            decoded: decoded.filter(|_| json.buffer_view.is_none()),
             inner,
         })
     }

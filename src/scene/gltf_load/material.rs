@@ -93,6 +93,25 @@ fn alpha_mode(
     }
 }
 
+/// The image index an `extensions.NAME.source` of `texture` names, if any.
+fn extension_source(texture: &gltf::json::Texture, name: &str) -> Option<usize> {
+    let source = texture
+        .extensions
+        .as_ref()?
+        .others
+        .get(name)?
+        .get("source")?;
+    usize::try_from(source.as_u64()?).ok()
+}
+
+/// The image a texture shows: its `EXT_texture_webp` source (WebP is decoded) over the core
+/// `source` (a fallback PNG or JPEG), else the core one; `None` when it has neither.
+fn image_source(texture: &gltf::json::Texture) -> Option<usize> {
+    // gltf-json's stand-in for an absent `source`, which glTF allows (an extension may supply one).
+    let core = Some(texture.source.value()).filter(|&s| s != u32::MAX as usize);
+    extension_source(texture, "EXT_texture_webp").or(core)
+}
+
 /// Resolves material `i`'s base colour texture to a slot in the texture list, decoding its image if new.
 fn base_color_texture(
     data: &Data<'_>,
@@ -112,14 +131,17 @@ fn base_color_texture(
             index: t,
             count: json.textures.len(),
         })?;
-    let image = texture.source.value();
-    // gltf-json's stand-in for an absent `source`, which glTF allows (an extension may supply one).
-    if image == u32::MAX as usize {
+    let Some(image) = image_source(texture) else {
+        let why = if extension_source(texture, "KHR_texture_basisu").is_some() {
+            "its only image is KTX2 (KHR_texture_basisu), which dqview does not decode"
+        } else {
+            "it has no image source dqview reads"
+        };
         warnings.push(format!(
-            "texture {t} has no core image source (extension-only, e.g. EXT_texture_webp); material {i} has no base colour texture"
+            "texture {t}: {why}; material {i} shows its base colour factor"
         ));
         return Ok(None);
-    }
+    };
     if image >= json.images.len() {
         return Err(SceneError::IndexOutOfRange {
             referrer: format!("texture {t} (source)"),

@@ -9,7 +9,7 @@ use super::accessor::{self, Format, Valid};
 use super::colors::load_colors;
 use super::morph::load_targets;
 use super::normals::{repair_normals, smooth_normals};
-use super::source::Data;
+use super::source::{Compression, DRACO_EXTENSION, Data, meshopt_extension};
 use super::topology::triangle_list;
 use super::uv_transform::{UvSource, apply_transform};
 use crate::influences::Influences;
@@ -36,6 +36,16 @@ pub(super) fn load_meshes(
     for (m, mesh) in data.json.meshes.iter().enumerate() {
         let mut primitives = Vec::with_capacity(mesh.primitives.len());
         let mut uses = Vec::new();
+        let compression = mesh
+            .primitives
+            .iter()
+            .fold(Compression::default(), |c, prim| {
+                c.union(compression_of(data, prim))
+            });
+        if compression != Compression::default() {
+            let name = mesh.name.clone().unwrap_or_else(|| format!("mesh {m}"));
+            data.compression.borrow_mut().push((m, name, compression));
+        }
         for (p, prim) in mesh.primitives.iter().enumerate() {
             if let Some((primitive, prim_uses)) = load_primitive(data, m, p, prim, warnings)? {
                 primitives.push(primitive);
@@ -78,6 +88,47 @@ pub(super) fn load_meshes(
         joint_uses.push(uses);
     }
     Ok((meshes, joint_uses))
+}
+
+/// How a primitive's geometry is stored: Draco, meshopt views, integer (quantised) attributes.
+fn compression_of(data: &Data<'_>, prim: &JsonPrimitive) -> Compression {
+    let json = data.json;
+    let accessor = |i: usize| json.accessors.get(i);
+    let meshopt_view = |i: usize| {
+        accessor(i)
+            .and_then(|a| a.buffer_view)
+            .and_then(|v| json.buffer_views.get(v.value()))
+            .and_then(|v| v.extensions.as_ref())
+            .is_some_and(|e| meshopt_extension(&e.others).is_some())
+    };
+    let used = prim
+        .attributes
+        .values()
+        .map(|i| i.value())
+        .chain(prim.indices.map(|i| i.value()));
+    let quantized = prim.attributes.iter().any(|(semantic, i)| {
+        let geometry = matches!(
+            semantic,
+            Checked::Valid(
+                Semantic::Positions
+                    | Semantic::Normals
+                    | Semantic::Tangents
+                    | Semantic::TexCoords(_)
+            )
+        );
+        let integer = accessor(i.value()).is_some_and(|a| {
+            !matches!(&a.component_type, Checked::Valid(c) if c.0 == gltf::accessor::DataType::F32)
+        });
+        geometry && integer
+    });
+    Compression {
+        draco: prim
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.others.contains_key(DRACO_EXTENSION)),
+        meshopt: used.into_iter().any(meshopt_view),
+        quantized,
+    }
 }
 
 /// Target names from `extras.targetNames` (a convention of Blender's and three.js's exporters), or none.
@@ -269,6 +320,7 @@ fn load_primitive(
         colors,
         dqs_blend,
         indices,
+        topology: crate::scene::Topology::Triangles,
         influences,
         material,
         morph_targets,
@@ -475,4 +527,30 @@ fn load_influences(
         ));
     }
     Ok((Some(influences), uses))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::source::{self, Data};
+    use crate::scene::LoadOptions;
+
+    #[test]
+    fn integer_positions_are_noted_as_quantized() {
+        let json = format!(
+            r#"{{"asset":{{"version":"2.0"}},
+            "buffers":[{{"uri":"data:application/octet-stream;base64,{}","byteLength":24}}],
+            "bufferViews":[{{"buffer":0,"byteLength":24}}],
+            "accessors":[{{"bufferView":0,"componentType":5122,"normalized":true,"count":3,"type":"VEC3"}}],
+            "meshes":[{{"name":"tri","primitives":[{{"attributes":{{"POSITION":0}}}}]}},
+                      {{"primitives":[{{"attributes":{{}}}}]}}]}}"#,
+            "A".repeat(32)
+        );
+        let (gltf, _) = source::parse(json.as_bytes()).unwrap();
+        let options = LoadOptions::DEFAULT;
+        let buffers = source::load_buffers(&gltf.document, None, None, &options).unwrap();
+        let data = Data::new(&gltf.document, &buffers, None, &options);
+        let mut warnings = Vec::new();
+        super::load_meshes(&data, &mut warnings).unwrap();
+        assert_eq!(data.compression_notes(), [r#"mesh 0 "tri": quantized"#]);
+    }
 }

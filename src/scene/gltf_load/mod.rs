@@ -1,7 +1,7 @@
 //! glTF 2.0 loading: converts a `.gltf` or `.glb` file into a [`Scene`] once, at load time.
 //!
-//! The file is parsed without gltf's validation, so files that require
-//! extensions dqview ignores still load (with a warning). In exchange every
+//! The file is parsed without gltf's validation (a file that requires an extension dqview
+//! does not read is refused by [`extensions`], one line naming it). In exchange every
 //! reference, enum value and byte range is checked here before gltf resolves or
 //! reads it: bad files give a [`SceneError`] naming the object, never a panic
 //! or an allocation sized by an unchecked count.
@@ -15,6 +15,7 @@ mod accessor;
 mod animation;
 mod colors;
 mod constraint;
+mod extensions;
 mod material;
 mod mesh;
 mod morph;
@@ -42,9 +43,6 @@ use mesh::JointUse;
 use source::Data;
 
 use crate::scene::{LoadOptions, Mesh, Node, Scene, SceneError, Skin};
-
-/// Required extensions that are honoured, so need no warning.
-const SUPPORTED_EXTENSIONS: &[&str] = &["KHR_mesh_quantization", "KHR_texture_transform"];
 
 /// Loads a `.gltf` file (external buffers and images resolved next to it) or a `.glb` file.
 ///
@@ -89,18 +87,7 @@ pub fn load_gltf_slice_with(
     options: &LoadOptions,
 ) -> Result<Scene, SceneError> {
     let (gltf::Gltf { document, blob }, mut warnings) = source::parse(bytes)?;
-    let mut unsupported: Vec<&str> = document
-        .extensions_required()
-        .filter(|ext| !SUPPORTED_EXTENSIONS.contains(ext))
-        .collect();
-    // A file may list an extension twice; warn once.
-    unsupported.sort_unstable();
-    unsupported.dedup();
-    warnings.extend(
-        unsupported.iter().map(|ext| {
-            format!("extension {ext} is required by the file but not supported; ignored")
-        }),
-    );
+    let notes = extensions::check(document.extensions_required(), document.extensions_used())?;
     let buffers = source::load_buffers(&document, blob, base_dir, options)?;
     let data = Data::new(&document, &buffers, base_dir, options);
     let mut sanitized_nodes = 0;
@@ -108,6 +95,7 @@ pub fn load_gltf_slice_with(
     data.count_sanitized(sanitized_nodes);
     let roots = nodes::roots(data.json, &nodes, &mut warnings)?;
     let (meshes, joint_uses) = mesh::load_meshes(&data, &mut warnings)?;
+    let compression = data.compression_notes();
     let skins = skin::load_skins(&data, &mut warnings)?;
     check_skinned_meshes(&nodes, &meshes, &skins, &joint_uses, &mut warnings)?;
     let (materials, textures) = material::load_materials(&data, &mut warnings)?;
@@ -127,6 +115,8 @@ pub fn load_gltf_slice_with(
         constraints,
         humanoid,
         warnings,
+        notes,
+        compression,
         sanitized: data.sanitized.get(),
     };
     crate::scene::check_ranges(&scene)?;

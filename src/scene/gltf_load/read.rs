@@ -1,8 +1,10 @@
 //! Typed reads of checked accessors through gltf's readers and their conversions.
 //!
 //! Only [`Valid`] accessors are read, so gltf's slice arithmetic stays in bounds.
-//! An accessor without a buffer view reads as zeros (then sparse values, if any).
+//! An accessor without a buffer view reads as zeros (then sparse values, if any), or as
+//! its Draco-decoded elements.
 
+use gltf::accessor::util::ItemIter;
 use gltf::accessor::{DataType, Item, Iter};
 use gltf::animation::util::{MorphTargetWeights, Rotations};
 use gltf::mesh::util::{ReadIndices, ReadJoints, ReadWeights};
@@ -29,7 +31,12 @@ impl<'a> Data<'a> {
         self.charge((acc.count as u64).saturating_mul(std::mem::size_of::<O>() as u64))?;
         let buffers = self.buffers;
         let get = move |b: gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
-        let out = match Iter::<T>::new(acc.inner.clone(), get) {
+        let iter = match acc.decoded {
+            // Draco-decoded elements, packed (their length is checked against the count).
+            Some(bytes) => Some(Iter::Standard(ItemIter::new(bytes, acc.elem_size))),
+            None => Iter::<T>::new(acc.inner.clone(), get),
+        };
+        let out = match iter {
             Some(iter) => convert(iter),
             None => vec![zero; acc.count],
         };

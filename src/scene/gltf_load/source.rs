@@ -4,8 +4,16 @@
 //! 1.4.1) on a relative URI whose percent-escapes do not decode to UTF-8.
 //! Relative URIs are resolved here; `data:` and `file:` URIs go through
 //! `gltf::buffer::Data`, whose parser has no panicking path for them.
+//! Compressed data is decoded right after loading, once: [`meshopt`] views into their
+//! fallback buffer, [`draco`] primitives into their accessors' bytes.
 
-use std::cell::Cell;
+mod draco;
+mod meshopt;
+
+pub(super) use draco::DRACO_EXTENSION;
+pub(super) use meshopt::meshopt_extension;
+
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
 use gltf::json::Root;
@@ -16,6 +24,49 @@ use crate::scene::{LoadOptions, SceneError};
 /// Size of the GLB file header: magic, version, total length.
 const GLB_HEADER_BYTES: usize = 12;
 
+/// Every buffer's bytes (meshopt views decoded in place) and the Draco-decoded accessors.
+pub(super) struct Buffers {
+    /// Bytes of every buffer, in file order.
+    pub files: Vec<Vec<u8>>,
+    /// Bytes of accessors decoded from Draco streams, packed in each accessor's layout.
+    pub draco: draco::Decoded,
+}
+
+/// How a primitive's geometry was stored, for `inspect`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Compression {
+    /// `KHR_draco_mesh_compression`.
+    pub draco: bool,
+    /// `EXT_meshopt_compression` or `KHR_meshopt_compression` on a buffer view it reads.
+    pub meshopt: bool,
+    /// Integer positions, normals, tangents or texture coordinates (`KHR_mesh_quantization`).
+    pub quantized: bool,
+}
+
+impl Compression {
+    /// The kinds used, e.g. `meshopt, quantized`, or `None` for plain data.
+    pub fn describe(self) -> Option<String> {
+        let kinds: Vec<&str> = [
+            (self.draco, "draco"),
+            (self.meshopt, "meshopt"),
+            (self.quantized, "quantized"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+        (!kinds.is_empty()).then(|| kinds.join(", "))
+    }
+
+    /// Both sets of kinds.
+    pub fn union(self, other: Self) -> Self {
+        Self {
+            draco: self.draco || other.draco,
+            meshopt: self.meshopt || other.meshopt,
+            quantized: self.quantized || other.quantized,
+        }
+    }
+}
+
 /// The parsed document and its loaded buffers, with bounds-checked access.
 pub(super) struct Data<'a> {
     /// The document, for gltf's typed readers.
@@ -24,6 +75,10 @@ pub(super) struct Data<'a> {
     pub json: &'a Root,
     /// Bytes of every buffer, in file order.
     pub buffers: &'a [Vec<u8>],
+    /// Accessors decoded from Draco streams (they have no buffer view).
+    pub draco: &'a draco::Decoded,
+    /// Per mesh with compressed geometry: its index, name and compression (see [`Data::compression_notes`]).
+    pub compression: RefCell<Vec<(usize, String, Compression)>>,
     /// Folder that relative URIs are resolved against; `None` refuses them.
     pub base_dir: Option<&'a Path>,
     /// Bytes of vertex, index, skin and key data decoded so far.
@@ -77,11 +132,29 @@ fn check_glb_header(bytes: &[u8]) -> Result<usize, SceneError> {
     Ok(declared as usize)
 }
 
-/// Loads every buffer: the GLB BIN chunk, data URIs and files relative to `base_dir`.
+/// Loads every buffer (the GLB BIN chunk, data URIs and files relative to `base_dir`) and
+/// decodes the compressed data in them.
 ///
 /// Declared sizes are summed against [`LoadOptions::max_buffer_bytes`] before
-/// any buffer is read, and URIs are checked against the folder policy.
+/// any buffer is read, and URIs are checked against the folder policy. A meshopt
+/// fallback buffer without data starts as zeros, filled by the views decoded into it.
 pub(super) fn load_buffers(
+    doc: &gltf::Document,
+    blob: Option<Vec<u8>>,
+    base_dir: Option<&Path>,
+    options: &LoadOptions,
+) -> Result<Buffers, SceneError> {
+    let mut files = load_files(doc, blob, base_dir, options)?;
+    let json = doc.as_json();
+    meshopt::decode_views(json, &mut files)?;
+    let loaded: u64 = files.iter().map(|b| b.len() as u64).sum();
+    let room = options.max_buffer_bytes.saturating_sub(loaded);
+    let draco = draco::decode_primitives(json, &files, room)?;
+    Ok(Buffers { files, draco })
+}
+
+/// Loads every buffer's bytes, as stored (see [`load_buffers`]).
+fn load_files(
     doc: &gltf::Document,
     blob: Option<Vec<u8>>,
     base_dir: Option<&Path>,
@@ -106,6 +179,10 @@ pub(super) fn load_buffers(
         };
         let remaining = options.max_buffer_bytes.saturating_sub(loaded);
         let bytes = match uri {
+            // Every byte is decoded from compressed views: nothing to read (a GLB's BIN chunk is another buffer's).
+            _ if meshopt::only_compressed_views(doc.as_json(), index) => {
+                zeros(buffer.byte_length.0, options)?
+            }
             None => blob
                 .take()
                 .ok_or_else(|| load_error("the file has no (further) BIN chunk".to_owned()))?,
@@ -131,6 +208,12 @@ pub(super) fn load_buffers(
         out.push(bytes);
     }
     Ok(out)
+}
+
+/// `length` zero bytes for a meshopt fallback buffer (the sum of declared sizes is already checked).
+fn zeros(length: u64, options: &LoadOptions) -> Result<Vec<u8>, SceneError> {
+    let length = usize::try_from(length).map_err(|_| buffer_limit(length, options))?;
+    Ok(vec![0; length])
 }
 
 /// The error for buffers over [`LoadOptions::max_buffer_bytes`].
@@ -286,20 +369,31 @@ impl<'a> Data<'a> {
     /// Wraps a document and its loaded buffers.
     pub fn new(
         doc: &'a gltf::Document,
-        buffers: &'a [Vec<u8>],
+        buffers: &'a Buffers,
         base_dir: Option<&'a Path>,
         options: &'a LoadOptions,
     ) -> Self {
         Self {
             doc,
             json: doc.as_json(),
-            buffers,
+            buffers: &buffers.files,
+            draco: &buffers.draco,
+            compression: RefCell::new(Vec::new()),
             base_dir,
             decoded: Cell::new(0),
             vertices: Cell::new(0),
             options,
             sanitized: Cell::new(0),
         }
+    }
+
+    /// One line per mesh with compressed geometry, e.g. `mesh 0 "Body": draco`, for [`crate::scene::Scene::compression`].
+    pub fn compression_notes(&self) -> Vec<String> {
+        self.compression
+            .borrow()
+            .iter()
+            .filter_map(|(m, name, c)| Some(format!("mesh {m} {name:?}: {}", c.describe()?)))
+            .collect()
     }
 
     /// Counts `count` more sanitised values.
@@ -439,7 +533,10 @@ mod tests {
     fn decoding_is_budgeted() {
         let gltf =
             gltf::Gltf::from_slice_without_validation(br#"{"asset":{"version":"2.0"}}"#).unwrap();
-        let buffers = vec![vec![0u8; 8 << 20]];
+        let buffers = Buffers {
+            files: vec![vec![0u8; 8 << 20]],
+            draco: draco::Decoded::new(),
+        };
         let data = Data::new(&gltf.document, &buffers, None, &LoadOptions::DEFAULT);
         // 64 times 8 MiB of buffers.
         assert!(data.charge(500 << 20).is_ok());
@@ -447,7 +544,11 @@ mod tests {
         assert!(
             matches!(data.charge(1), Err(SceneError::DecodeBudget { limit }) if limit == 512 << 20)
         );
-        let no_buffers = Data::new(&gltf.document, &[], None, &LoadOptions::DEFAULT);
+        let empty = Buffers {
+            files: Vec::new(),
+            draco: draco::Decoded::new(),
+        };
+        let no_buffers = Data::new(&gltf.document, &empty, None, &LoadOptions::DEFAULT);
         assert!(no_buffers.charge(DECODE_FLOOR_BYTES).is_ok());
         assert!(no_buffers.charge(1).is_err());
     }

@@ -34,7 +34,7 @@ pub(super) fn load_image(data: &Data<'_>, image: usize, budget: u64) -> Result<T
     decode_rgba8(&bytes, data.options.max_texture_side, budget)
 }
 
-/// Decodes PNG or JPEG bytes (format found from the bytes) to RGBA8, refusing oversized images.
+/// Decodes PNG, JPEG, GIF or WebP bytes (format found from the bytes) to RGBA8, refusing oversized images.
 ///
 /// `max_side` is the largest width or height accepted, `budget` how many RGBA8
 /// bytes may still be decoded for this file: small compressed images can claim

@@ -13,6 +13,7 @@ use glam::{DMat4, Vec3};
 use openusd::sdf::Value;
 use openusd::usd::Stage;
 
+use super::inbetween::{self, SubShapes};
 use super::mesh::MeshBudget;
 use super::nodes::TimedChannel;
 use super::read;
@@ -77,13 +78,14 @@ pub(super) fn skel_root_chain(
     None
 }
 
-/// The skin binding of mesh `path`, or `None` when no skeleton binds it with influences.
+/// The skin binding of mesh `path` (`points` points, then vertices repeating the points
+/// `extra`), or `None` when no skeleton binds it with influences.
 pub(super) fn load_binding(
     stage: &Stage,
     path: &str,
     chain: Vec<String>,
     skeletons: &[SkelInfo],
-    points: usize,
+    (points, extra): (usize, &[u32]),
     warnings: &mut Vec<String>,
 ) -> Result<Option<(usize, Bound)>, SceneError> {
     let look = Lookup { stage, chain };
@@ -150,6 +152,10 @@ pub(super) fn load_binding(
             }
         }
         checked.push(out);
+    }
+    // The vertices after the points repeat their point's influences.
+    for &p in extra {
+        checked.push(checked[p as usize].clone());
     }
     let influences = Influences::from_rows(checked);
     let geom_bind = look
@@ -225,7 +231,8 @@ fn joint_order(path: &str, look: &Lookup<'_>, skel: &SkelInfo) -> Result<Vec<usi
 }
 
 /// The mesh's blend shapes (`skel:blendShapes` over `skel:blendShapeTargets`) as morph targets,
-/// and a weights channel from the skeleton's animation.
+/// each inbetween a target of its own (`NAME:INBETWEEN`, after its shape), and a weights channel
+/// from the skeleton's animation through the sub-shapes ([`inbetween`]).
 pub(super) fn load_blend_shapes(
     stage: &Stage,
     path: &str,
@@ -258,50 +265,64 @@ pub(super) fn load_blend_shapes(
         return Ok(None);
     };
     let n = prim.positions.len();
+    let mut shapes = Vec::with_capacity(names.len());
     for (name, target) in names.iter().zip(&targets) {
-        budget.bytes(n as u64 * 12, options)?;
-        let offsets = read::vec3s(read::value(stage, target, "offsets")?);
         let point_indices = read::ints(read::value(stage, target, "pointIndices")?);
-        let positions = scatter(path, target, &offsets, &point_indices, n)?;
+        let offsets = read::vec3s(read::value(stage, target, "offsets")?);
         let normal_offsets = read::vec3s(read::value(stage, target, "normalOffsets")?);
-        let normals = if normal_offsets.is_empty() {
-            Vec::new()
-        } else {
-            scatter(path, target, &normal_offsets, &point_indices, n)?
-        };
-        let names = stage
-            .prim(target.as_str())
-            .property_names()
-            .map_err(|e| read::usd_error(target, &e))?;
-        if names.iter().any(|p| p.as_str().starts_with("inbetweens:")) {
-            warnings.push(format!(
-                "BlendShape {target}: inbetween shapes are not applied (dqview blends each target linearly)"
-            ));
+        let primary = prim.morph_targets.len();
+        let mut inbetweens = Vec::new();
+        let shape = std::iter::once((name.clone(), offsets, normal_offsets, None));
+        let between = inbetween::read_inbetweens(stage, target, warnings)?
+            .into_iter()
+            .map(|b| {
+                (
+                    format!("{name}:{}", b.name),
+                    b.offsets,
+                    b.normal_offsets,
+                    Some(b.weight),
+                )
+            });
+        for (target_name, offsets, normal_offsets, weight) in shape.chain(between) {
+            budget.bytes(n as u64 * 12, options)?;
+            let positions = scatter(path, target, &offsets, &point_indices, n)?;
+            let normals = if normal_offsets.is_empty() {
+                Vec::new()
+            } else {
+                scatter(path, target, &normal_offsets, &point_indices, n)?
+            };
+            if let Some(w) = weight {
+                inbetweens.push((w, prim.morph_targets.len()));
+            }
+            prim.morph_targets.push(MorphTarget {
+                name: target_name,
+                positions,
+                normals,
+                tangents: Vec::new(),
+            });
         }
-        prim.morph_targets.push(MorphTarget {
-            name: name.clone(),
-            positions,
-            normals,
-            tangents: Vec::new(),
-        });
+        shapes.push(SubShapes::new(primary, inbetweens));
     }
-    mesh.morph_weights = vec![0.0; names.len()];
+    let count = prim.morph_targets.len();
+    mesh.morph_weights = vec![0.0; count];
     let Some(anim) = &skel.blend_shapes else {
         return Ok(None);
     };
+    // The animation's weight of each of the mesh's shapes, per key (0 for a shape it lacks).
     let slot: Vec<Option<usize>> = names
         .iter()
         .map(|n| anim.names.iter().position(|a| a == n))
         .collect();
-    let values = anim
+    let weights: Vec<Vec<f32>> = anim
         .weights
         .iter()
-        .flat_map(|w| slot.iter().map(move |s| s.map_or(0.0, |i| w[i])))
+        .map(|w| slot.iter().map(|s| s.map_or(0.0, |i| w[i])).collect())
         .collect();
+    let (codes, values) = inbetween::sub_shape_keys(&shapes, &anim.codes, &weights, count);
     Ok(Some(TimedChannel {
         node,
-        property: Property::MorphWeights(names.len()),
-        codes: anim.codes.clone(),
+        property: Property::MorphWeights(count),
+        codes,
         values,
     }))
 }

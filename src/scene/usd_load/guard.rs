@@ -5,7 +5,8 @@
 //!
 //! The crate reads a layer through `Resolver::open_asset` only, so checking there covers every
 //! layer a stage opens. Packaged layers are cut out of the checked package here, not by the ZIP
-//! crate, so the bytes checked are the bytes parsed.
+//! crate, so the bytes checked are the bytes parsed (a text layer's numbers respelled by
+//! [`normalize_numbers`], nothing else changed).
 
 use std::collections::HashMap;
 use std::io;
@@ -15,6 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use openusd::ar::{self, Asset, AssetInfo, DefaultResolver, ResolvedPath, Resolver};
 
 use super::crate_check::{check_layer_bytes, zip};
+use super::text_numbers::normalize_numbers;
 use crate::scene::file_read::{FileReadError, read_regular_file};
 
 /// An asset's bytes once checked, or why the check refused them.
@@ -154,7 +156,13 @@ impl Resolver for GuardedResolver {
             }
             _ => self.file(&path)?,
         };
-        Ok(Box::new(io::Cursor::new(Vec::clone(&bytes))))
+        // A text layer's Pixar-only number spellings (`.01`, `1.`) rewritten for the crate's lexer.
+        let bytes = if bytes.starts_with(b"#usda") {
+            normalize_numbers(&bytes).into_owned()
+        } else {
+            Vec::clone(&bytes)
+        };
+        Ok(Box::new(io::Cursor::new(bytes)))
     }
 
     fn get_extension<'a>(&self, asset_path: &'a str) -> &'a str {

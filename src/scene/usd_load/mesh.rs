@@ -1,12 +1,13 @@
-//! `Mesh` prims as dqview meshes: points kept one vertex per point (so the point order is
-//! the vertex order), polygons fanned into triangles, display colour as the material.
+//! `Mesh` prims as dqview meshes: one vertex per point (so the point order is the first
+//! vertices' order), more where face-varying normals or coordinates differ ([`primvars`]),
+//! polygons fanned into triangles, display colour as the material.
 
 use std::collections::HashMap;
 
 use glam::{Vec2, Vec3, Vec4};
 use openusd::usd::Stage;
 
-use super::read;
+use super::{primvars, read};
 use crate::scene::gltf_load::smooth_normals;
 use crate::scene::{LoadOptions, Material, Mesh, Primitive, SceneError, USD_DQS_BLEND_PRIMVAR};
 
@@ -57,52 +58,68 @@ impl MeshBudget {
     }
 }
 
-/// One mesh prim's geometry: a single primitive (GeomSubsets are not split out).
+/// One mesh prim's geometry: a single primitive (GeomSubsets are not split out), its
+/// positions one per point, and the point of each vertex after the points, which
+/// [`primvars::extend_points`] gives a position once the per-point binding is read.
 pub(super) fn load_mesh(
     stage: &Stage,
     path: &str,
     budget: &mut MeshBudget,
     options: &LoadOptions,
     warnings: &mut Vec<String>,
-) -> Result<Mesh, SceneError> {
+) -> Result<(Mesh, Vec<u32>), SceneError> {
     let positions = read::vec3s(read::value(stage, path, "points")?);
     budget.vertices(positions.len(), options)?;
     let counts = read::ints(read::value(stage, path, "faceVertexCounts")?);
     let corners = read::ints(read::value(stage, path, "faceVertexIndices")?);
     let left_handed =
         read::token(read::value(stage, path, "orientation")?).as_deref() == Some("leftHanded");
-    let indices = triangulate(path, &counts, &corners, positions.len(), left_handed)?;
-    let normals = vertex_primvar(stage, path, &["primvars:normals", "normals"], warnings)?
-        .map(|v| read::vec3s(Some(v)))
-        .filter(|n| n.len() == positions.len())
-        .map(|n| {
-            n.into_iter()
-                .map(|v| v.try_normalize().unwrap_or(Vec3::Y))
-                .collect()
-        })
-        .unwrap_or_else(|| smooth_normals(&positions, &indices));
-    let uvs = vertex_primvar(stage, path, &["primvars:st", "primvars:UVMap"], warnings)?
-        .map(|v| read::vec2s(Some(v)))
-        .filter(|uv| uv.len() == positions.len())
-        // USD's t runs up the image, glTF's v down it.
-        .map(|uv| uv.into_iter().map(|p| Vec2::new(p.x, 1.0 - p.y)).collect());
-    // A map `dqview blend` wrote in a layer over the file (one beta per point).
-    let dqs_blend = Some(read::floats(read::value(
-        stage,
-        path,
-        USD_DQS_BLEND_PRIMVAR,
-    )?))
-    .filter(|b| !b.is_empty());
-    if let Some(b) = &dqs_blend
-        && b.len() != positions.len()
-    {
+    let n = positions.len();
+    if n.saturating_add(corners.len()) > u32::MAX as usize {
         return Err(SceneError::Usd(format!(
-            "Mesh {path}: {USD_DQS_BLEND_PRIMVAR} has {} values for {} points",
-            b.len(),
-            positions.len()
+            "Mesh {path}: {n} points and {} corners, more than 2^32 vertices",
+            corners.len()
         )));
     }
-    Ok(Mesh {
+    let (corner_points, triangles) = triangulate(path, &counts, &corners, n, left_handed)?;
+    let faces = primvars::Faces {
+        counts: &counts,
+        corners: corners.len(),
+        points: n,
+    };
+    let normal_names = ["primvars:normals", "normals"];
+    let normals = primvars::resolve(stage, path, &normal_names, &faces, read::vec3s, warnings)?;
+    let uv_names = ["primvars:st", "primvars:UVMap"];
+    let uvs = primvars::resolve(stage, path, &uv_names, &faces, read::vec2s, warnings)?;
+    let split = primvars::split(&corner_points, n, normals, uvs);
+    budget.vertices(split.extra.len(), options)?;
+    let indices: Vec<u32> = triangles
+        .iter()
+        .map(|&c| split.vertex_of_corner[c as usize])
+        .collect();
+    let normals = match split.normals {
+        Some(normals) => normals
+            .into_iter()
+            .map(|v| v.try_normalize().unwrap_or(Vec3::Y))
+            .collect(),
+        None => {
+            // Smooth per point, so a vertex split for its coordinates keeps its point's normal.
+            let by_point: Vec<u32> = triangles
+                .iter()
+                .map(|&c| corner_points[c as usize])
+                .collect();
+            let mut smooth = smooth_normals(&positions, &by_point);
+            let repeated: Vec<Vec3> = split.extra.iter().map(|&p| smooth[p as usize]).collect();
+            smooth.extend(repeated);
+            smooth
+        }
+    };
+    // USD's t runs up the image, glTF's v down it.
+    let uvs = split
+        .uvs
+        .map(|uv| uv.into_iter().map(|p| Vec2::new(p.x, 1.0 - p.y)).collect());
+    let dqs_blend = dqs_blend(stage, path, n)?;
+    let mesh = Mesh {
         name: path.to_owned(),
         primitives: vec![Primitive {
             positions,
@@ -113,17 +130,39 @@ pub(super) fn load_mesh(
             ..Primitive::default()
         }],
         morph_weights: Vec::new(),
-    })
+    };
+    Ok((mesh, split.extra))
 }
 
-/// Polygons fanned into triangles, every index checked against the point count.
+/// The map `dqview blend` wrote in a layer over the file (one beta per point), when there is one.
+pub(super) fn dqs_blend(
+    stage: &Stage,
+    path: &str,
+    points: usize,
+) -> Result<Option<Vec<f32>>, SceneError> {
+    let betas = read::floats(read::value(stage, path, USD_DQS_BLEND_PRIMVAR)?);
+    if betas.is_empty() {
+        return Ok(None);
+    }
+    if betas.len() != points {
+        return Err(SceneError::Usd(format!(
+            "{path}: {USD_DQS_BLEND_PRIMVAR} has {} values for {points} points",
+            betas.len()
+        )));
+    }
+    Ok(Some(betas))
+}
+
+/// Polygons fanned into triangles: each corner's point (checked against the point count), and
+/// the triangles as corner numbers.
 fn triangulate(
     path: &str,
     counts: &[i32],
     corners: &[i32],
     points: usize,
     left_handed: bool,
-) -> Result<Vec<u32>, SceneError> {
+) -> Result<(Vec<u32>, Vec<u32>), SceneError> {
+    let mut corner_points = Vec::with_capacity(corners.len());
     let mut out = Vec::with_capacity(corners.len().saturating_mul(2));
     let mut start = 0usize;
     for &count in counts {
@@ -138,11 +177,9 @@ fn triangulate(
                 corners.len()
             ))
         })?;
-        start += n;
-        let mut ids = Vec::with_capacity(n);
         for &c in face {
             match usize::try_from(c) {
-                Ok(i) if i < points => ids.push(i as u32),
+                Ok(i) if i < points => corner_points.push(i as u32),
                 _ => {
                     return Err(SceneError::Usd(format!(
                         "Mesh {path}: faceVertexIndices entry {c} is not one of its {points} points"
@@ -150,42 +187,19 @@ fn triangulate(
                 }
             }
         }
+        // Corner numbers fit u32: the caller checked points + corners.
+        let first = start as u32;
         for k in 1..n.saturating_sub(1) {
-            let (a, b, c) = (ids[0], ids[k], ids[k + 1]);
+            let (a, b, c) = (first, first + k as u32, first + k as u32 + 1);
             if left_handed {
                 out.extend([a, c, b]);
             } else {
                 out.extend([a, b, c]);
             }
         }
+        start += n;
     }
-    Ok(out)
-}
-
-/// The first of `names` authored with vertex (or varying) interpolation; a face-varying one is
-/// noted in a warning, since dqview keeps one vertex per point.
-fn vertex_primvar(
-    stage: &Stage,
-    path: &str,
-    names: &[&str],
-    warnings: &mut Vec<String>,
-) -> Result<Option<openusd::sdf::Value>, SceneError> {
-    for name in names {
-        let Some(value) = read::value(stage, path, name)? else {
-            continue;
-        };
-        let interpolation =
-            read::token(read::metadata(stage, path, name, "interpolation")?).unwrap_or_default();
-        let indexed = read::value(stage, path, &format!("{name}:indices"))?.is_some();
-        if matches!(interpolation.as_str(), "vertex" | "varying" | "") && !indexed {
-            return Ok(Some(value));
-        }
-        warnings.push(format!(
-            "Mesh {path}: {name} is {}{interpolation}; dqview keeps one vertex per point, so it is not used",
-            if indexed { "indexed " } else { "" }
-        ));
-    }
-    Ok(None)
+    Ok((corner_points, out))
 }
 
 /// The mesh's colour: its bound UsdPreviewSurface's `diffuseColor`, else `primvars:displayColor`.

@@ -12,19 +12,25 @@
 //! [`Scene::source_info`]); nothing is converted.
 //!
 //! One job per file: [`read`] (values), [`nodes`] (prims and transforms), [`skel`]
-//! (skeletons and animation), [`mesh`] (geometry, colour), [`binding`] (skin bindings,
-//! blend shapes). Failures are a one-line [`SceneError::Usd`], never a panic. Every layer the
+//! (skeletons and animation), [`mesh`] (geometry, colour), [`curves`] (curves and points),
+//! [`binding`] (skin bindings, blend shapes), [`inbetween`], [`primvars`] (face-varying
+//! values), [`not_read`] (the notes). Failures are a one-line [`SceneError::Usd`], never a panic. Every layer the
 //! stage opens goes through [`guard`] first, which refuses bytes that would make the crate
 //! allocate more than they hold ([`crate_check`]).
 
 mod binding;
 mod crate_check;
+mod curves;
 mod guard;
+mod inbetween;
 mod mesh;
 mod nodes;
+mod not_read;
+mod primvars;
 mod read;
 mod sanitize;
 mod skel;
+mod text_numbers;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -144,12 +150,13 @@ fn convert(stage: &Stage, source: &str, options: &LoadOptions) -> Result<Scene, 
     scene.nodes = nodes.nodes;
     scene.roots = nodes.roots;
     scene.warnings = warnings;
+    scene.notes.extend(not_read::notes(stage)?);
     scene.sanitized = sanitize::sanitize(&mut scene);
     crate::scene::check_ranges(&scene)?;
     Ok(scene)
 }
 
-/// Every Mesh prim's geometry, colour, skin and blend shapes.
+/// Every Mesh, BasisCurves and Points prim's geometry, colour, skin and blend shapes.
 fn load_meshes(
     stage: &Stage,
     nodes: &mut nodes::StageNodes,
@@ -166,18 +173,27 @@ fn load_meshes(
         .map(|p| (p.path.clone(), p.type_name.clone()))
         .collect();
     let type_of = |p: &str| types.get(p).cloned();
-    let meshes: Vec<(usize, String)> = nodes
+    let meshes: Vec<(usize, String, String)> = nodes
         .prims
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.type_name == "Mesh")
-        .map(|(i, p)| (i, p.path.clone()))
+        .filter(|(_, p)| {
+            p.type_name == "Mesh" || curves::POINT_BASED.contains(&p.type_name.as_str())
+        })
+        .map(|(i, p)| (i, p.path.clone(), p.type_name.clone()))
         .collect();
-    for (node, path) in meshes {
-        let mut mesh = mesh::load_mesh(stage, &path, &mut budget, options, warnings)?;
+    for (node, path, type_name) in meshes {
+        let (mut mesh, extra) = if type_name == "Mesh" {
+            mesh::load_mesh(stage, &path, &mut budget, options, warnings)?
+        } else {
+            let limits = (&mut budget, options);
+            let mesh = curves::load_point_based(stage, &path, &type_name, limits)?;
+            (mesh, Vec::new())
+        };
         let material = mesh::mesh_material(stage, &path, &mut scene.materials, &mut by_color)?;
         let points = mesh.primitives.first().map_or(0, |p| p.positions.len());
         if let Some(chain) = binding::skel_root_chain(&path, &type_of) {
+            let points = (points, &extra[..]);
             let bound =
                 binding::load_binding(stage, &path, chain.clone(), skeletons, points, warnings)?;
             if let Some((skel, bound)) = bound {
@@ -204,6 +220,7 @@ fn load_meshes(
             ));
         }
         for prim in &mut mesh.primitives {
+            primvars::extend_points(prim, &extra);
             prim.material = material;
         }
         nodes.nodes[node].mesh = Some(scene.meshes.len());

@@ -79,20 +79,62 @@ fn integers_written_as_floats_are_read() {
     assert!(load(&f.gltf(one_mesh(json!({"POSITION": pos}), None))).is_err());
 }
 
+/// A 2x1 lossless WebP: red, then half-transparent blue.
+fn tiny_webp() -> Vec<u8> {
+    let pixels = [255u8, 0, 0, 255, 0, 0, 255, 128];
+    let mut out = Vec::new();
+    image::codecs::webp::WebPEncoder::new_lossless(&mut out)
+        .encode(&pixels, 2, 1, image::ExtendedColorType::Rgba8)
+        .expect("encode");
+    out
+}
+
 #[test]
-fn textures_without_a_core_source_are_a_warning() {
+fn webp_textures_decode_over_their_fallback_and_ktx2_shows_the_factor() {
+    let mut f = Fixture::default();
+    let webp = f.view(&tiny_webp());
     let root = json!({
-        "textures": [{"extensions": {"EXT_texture_webp": {"source": 0}}}],
-        "images": [{"uri": "a.webp"}],
-        "materials": [{"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}}],
+        "extensionsUsed": ["EXT_texture_webp", "KHR_texture_basisu"],
+        "extensionsRequired": ["EXT_texture_webp"],
+        "textures": [
+            {"extensions": {"EXT_texture_webp": {"source": 0}}},
+            {"extensions": {"KHR_texture_basisu": {"source": 1}}},
+        ],
+        "images": [
+            {"bufferView": webp, "mimeType": "image/webp"},
+            {"uri": "never_read.ktx2", "mimeType": "image/ktx2"},
+        ],
+        "materials": [
+            {"pbrMetallicRoughness": {"baseColorTexture": {"index": 0}}},
+            {"pbrMetallicRoughness": {"baseColorFactor": [0.2, 0.4, 0.6, 1.0], "baseColorTexture": {"index": 1}}},
+        ],
     });
-    let scene = load(&Fixture::default().gltf(root)).unwrap();
-    assert_eq!(scene.materials[0].base_color_texture, None);
+    let scene = load(&f.gltf(root)).unwrap();
+    assert_eq!(scene.materials[0].base_color_texture, Some(0));
+    let tex = &scene.textures[0];
+    assert_eq!((tex.width, tex.height), (2, 1));
+    assert_eq!(
+        tex.rgba8,
+        [255, 0, 0, 255, 0, 0, 255, 128],
+        "lossless WebP, alpha kept"
+    );
+    assert_eq!(scene.materials[1].base_color_texture, None);
+    assert_eq!(
+        scene.materials[1].base_color_factor.to_array(),
+        [0.2, 0.4, 0.6, 1.0]
+    );
     assert!(
         scene
             .warnings
             .iter()
-            .any(|w| w.starts_with("texture 0 has no core image source"))
+            .any(|w| w.starts_with("texture 1: its only image is KTX2")),
+        "{:?}",
+        scene.warnings
+    );
+    assert!(
+        scene.notes.iter().any(|n| n.contains("KHR_texture_basisu")),
+        "{:?}",
+        scene.notes
     );
 }
 

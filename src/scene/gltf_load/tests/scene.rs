@@ -7,18 +7,25 @@ use super::fixtures::{Fixture, QUAD_POSITIONS, load, one_mesh};
 use crate::scene::{Interpolation, NodeTransform, Property};
 
 #[test]
-fn unknown_required_extension_loads_with_a_warning() {
+fn an_unknown_required_extension_refuses_the_file_and_an_optional_one_is_a_note() {
     let mut f = Fixture::default();
     let pos = f.f32s(&QUAD_POSITIONS[..9], "VEC3");
     let mut root = one_mesh(json!({"POSITION": pos}), None);
     root["extensionsUsed"] = json!(["KHR_materials_volume", "EXT_made_up"]);
-    root["extensionsRequired"] = json!(["KHR_materials_volume", "EXT_made_up"]);
+    root["extensionsRequired"] = json!(["EXT_made_up"]);
+    let err = load(&f.gltf(root.clone())).expect_err("refused");
+    assert!(
+        err.to_string()
+            .contains("requires the glTF extension EXT_made_up"),
+        "{err}"
+    );
+    root["extensionsRequired"] = json!([]);
     let scene = load(&f.gltf(root)).unwrap();
     assert_eq!(scene.meshes[0].primitives.len(), 1);
     for ext in ["KHR_materials_volume", "EXT_made_up"] {
         let expected =
-            format!("extension {ext} is required by the file but not supported; ignored");
-        assert!(scene.warnings.contains(&expected), "{:?}", scene.warnings);
+            format!("glTF extension {ext} is used by the file but not read (optional: ignored)");
+        assert!(scene.notes.contains(&expected), "{:?}", scene.notes);
     }
 }
 
