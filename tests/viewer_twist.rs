@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use support::{read_dump as read, run_viewer_sized, skip_without_xvfb};
 
 /// Window size of these runs.
-const SIZE: &str = "1280x720";
+const SIZE: &str = "1280x960";
 /// The joint twisted and fixed.
 const JOINT: &str = "LowerArm.L";
 /// Its twist, in degrees: past the candy wrapper.
@@ -123,16 +123,18 @@ fn the_twist_pane_previews_and_saves_what_twist_joints_writes() {
     let input_bytes = std::fs::read(&model).expect("read");
     let mut steps = select_joint();
     steps.extend([
+        // Added from the Joints section, which opens the Twist joints section (it unfolds
+        // over a few frames).
         json!({"frame": 6, "do": "click", "probe": "twist add selected"}),
-        json!({"frame": 8, "do": "click", "probe": "twist preview"}),
-        json!({"frame": 12, "do": "dump", "path": text(&dir.join("preview.json"))}),
-        json!({"frame": 12, "do": "save", "path": text(&dir.join("preview.png"))}),
-        json!({"frame": 13, "do": "click", "probe": "Save twist rig"}),
-        json!({"frame": 16, "do": "dump", "path": text(&dir.join("dialog.json"))}),
-        json!({"frame": 17, "do": "click", "probe": "dialog ok"}),
-        json!({"frame": 20, "do": "dump", "path": text(&dir.join("saved.json"))}),
+        json!({"frame": 14, "do": "click", "probe": "twist preview"}),
+        json!({"frame": 18, "do": "dump", "path": text(&dir.join("preview.json"))}),
+        json!({"frame": 18, "do": "save", "path": text(&dir.join("preview.png"))}),
+        json!({"frame": 19, "do": "click", "probe": "Save twist rig"}),
+        json!({"frame": 22, "do": "dump", "path": text(&dir.join("dialog.json"))}),
+        json!({"frame": 23, "do": "click", "probe": "dialog ok"}),
+        json!({"frame": 26, "do": "dump", "path": text(&dir.join("saved.json"))}),
     ]);
-    run_script(&dir, &model, &steps, 22, &[]);
+    run_script(&dir, &model, &steps, 28, &[]);
 
     let preview = read(&dir.join("preview.json"));
     let views: Vec<(&str, bool)> = preview["views"]

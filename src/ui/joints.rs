@@ -155,6 +155,8 @@ pub struct JointsState {
     pub reveal_selected: bool,
     /// Frames spent revealing: scrolling settles over a frame or two as the layout moves.
     pub reveal_frames: u8,
+    /// Set by "add to twist joints": the panel adds the selected joint to the Twist joints list.
+    pub add_to_twist: bool,
 }
 /// Per-joint DQS flags of every skin, as the joint tree edits them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -307,6 +309,14 @@ fn selected_joint_ui(
         if ui.button("reset all").clicked() {
             state.overrides.clear();
         }
+        let twist = ui.button("add to twist joints");
+        super::probe::record(ui, "twist add selected", twist.rect);
+        state.add_to_twist |= twist
+            .on_hover_text(
+                "roll joints along this joint's bone (both ends), in the Twist joints section, \
+                 as `dqview twist-joints --joint JOINT` adds them",
+            )
+            .clicked();
     });
 }
 

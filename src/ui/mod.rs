@@ -320,9 +320,6 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
             .default_open(state.paint.enabled)
             .open(open)
             .show(ui, |ui| paint_ui(ui, &mut state.paint));
-        egui::CollapsingHeader::new("Twist joints")
-            .default_open(true)
-            .show(ui, |ui| twist_section(ui, state));
         egui::CollapsingHeader::new("Animation")
             .default_open(true)
             .show(ui, |ui| playback_ui(ui, &mut state.playback, &state.clips));
@@ -339,6 +336,13 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
                     &mut state.follow.enabled,
                 );
             });
+        // Below the joints: it acts on the selected joint, and keeps the sliders above in reach.
+        add_selected_to_twist(state);
+        let open = std::mem::take(&mut state.twist.reveal).then_some(true);
+        egui::CollapsingHeader::new("Twist joints")
+            .default_open(false)
+            .open(open)
+            .show(ui, |ui| twist_section(ui, state));
         if !state.morphs.nodes.is_empty() {
             egui::CollapsingHeader::new("Morph targets")
                 .default_open(true)
@@ -380,7 +384,8 @@ fn hybrid_betas_ui(ui: &mut egui::Ui, s: &mut SkinningSettings) {
          summed weight of the joints flagged DQS in the joint tree; times this strength \
          (1: as stored). 0 is LBS, 1 is DQS",
     );
-    // Only where a hybrid is shown: the row would take panel height for nothing elsewhere.
+    // Only where a hybrid is shown: the row would take panel height for nothing elsewhere
+    // (the selected joint's sliders must stay in reach in a 600-point window).
     if !hybrid {
         return;
     }
@@ -423,9 +428,10 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
     hybrid_betas_ui(ui, s);
     ui.horizontal(|ui| {
         ui.label("view");
-        ui.selectable_value(&mut s.view, ViewMode::Single, "single");
-        ui.selectable_value(&mut s.view, ViewMode::Split, "split");
-        ui.selectable_value(&mut s.view, ViewMode::Overlay, "overlay");
+        for view in ViewMode::ALL {
+            let r = ui.selectable_value(&mut s.view, view, view.name());
+            probe::record(ui, &format!("view {}", view.name()), r.rect);
+        }
     });
     let dqs_shown = s.mode == SkinningMode::Dqs || (s.view == ViewMode::Split && s.panes[1]);
     ui.add_enabled(
@@ -435,7 +441,8 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
     .on_hover_text(
         "pull DQS's bend outside back to its rest distance from the limb axis (CPU-posed)",
     );
-    if s.view == ViewMode::Split {
+    // Always laid out (disabled outside split view), so rows below never move under the cursor.
+    ui.add_enabled_ui(s.view == ViewMode::Split, |ui| {
         ui.horizontal(|ui| {
             ui.label("panes");
             for (mode, on) in SkinningMode::ALL.into_iter().zip(&mut s.panes) {
@@ -446,7 +453,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         })
         .response
         .on_hover_text("split view: the modes shown side by side (at least two)");
-    }
+    });
     egui::ComboBox::from_label("shading")
         .selected_text(s.shading.name())
         .show_ui(ui, |ui| {
@@ -472,20 +479,32 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
     });
 }
 
-/// The Twist joints section, with its requests that only change the panel's state: add the
-/// selected joint, show the pane (split view, beside LBS).
-fn twist_section(ui: &mut egui::Ui, state: &mut ViewerState) {
-    let selected = state.joints.selected.and_then(|node| {
-        let tree = state.trees.get(state.joints.skin)?;
-        tree.rows.iter().find(|r| r.node == node)
-    });
-    twist_ui(ui, &mut state.twist, selected.map(|r| r.name.as_str()));
-    if std::mem::take(&mut state.twist.requests.add_selected)
-        && let Some(row) = selected
+/// The selected joint's tree row, if any.
+fn selected_row(state: &ViewerState) -> Option<&JointRow> {
+    let node = state.joints.selected?;
+    let tree = state.trees.get(state.joints.skin)?;
+    tree.rows.iter().find(|r| r.node == node)
+}
+
+/// Adds the selected joint to the Twist joints list when the section's `add` button or the
+/// Joints section's "add to twist joints" asked, and opens the section.
+fn add_selected_to_twist(state: &mut ViewerState) {
+    let from_joints = std::mem::take(&mut state.joints.add_to_twist);
+    let from_section = std::mem::take(&mut state.twist.requests.add_selected);
+    if (from_joints || from_section)
+        && let Some(row) = selected_row(state)
     {
         let (node, name) = (row.node, row.name.clone());
         state.twist.add(node, &name);
+        state.twist.reveal |= from_joints;
     }
+}
+
+/// The Twist joints section, with its request that only changes the panel's state: show the
+/// pane (split view, beside LBS).
+fn twist_section(ui: &mut egui::Ui, state: &mut ViewerState) {
+    let selected = selected_row(state).map(|r| r.name.clone());
+    twist_ui(ui, &mut state.twist, selected.as_deref());
     if std::mem::take(&mut state.twist.requests.show_pane) {
         let s = &mut state.skinning;
         if s.view != ViewMode::Split {
@@ -596,5 +615,40 @@ mod tests {
         assert_eq!(ViewMode::from_name("quad"), None);
         assert_eq!(ghost_mode(SkinningMode::Lbs), SkinningMode::Dqs);
         assert_eq!(ghost_mode(SkinningMode::Dqs), SkinningMode::Lbs);
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    /// Where the `skeleton` toggle lies when the Skinning section shows `s`.
+    fn skeleton_toggle_at(s: SkinningSettings) -> egui::Rect {
+        let ctx = egui::Context::default();
+        let (mut s, mut d) = (s, DisplaySettings::default());
+        // Two frames: egui settles sizes on the second.
+        for frame in 0..2 {
+            input_order::frame(&ctx, f64::from(frame), Vec::new(), |ui| {
+                skinning_ui(ui, &mut s, &mut d);
+            });
+        }
+        probe::take(&ctx)["skeleton"].rect
+    }
+
+    #[test]
+    fn switching_the_view_moves_no_row_below() {
+        let single = skeleton_toggle_at(SkinningSettings::default());
+        for changed in [
+            SkinningSettings {
+                view: ViewMode::Split,
+                ..SkinningSettings::default()
+            },
+            SkinningSettings {
+                view: ViewMode::Overlay,
+                ..SkinningSettings::default()
+            },
+        ] {
+            assert_eq!(skeleton_toggle_at(changed), single, "{changed:?}");
+        }
     }
 }

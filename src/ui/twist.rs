@@ -62,6 +62,8 @@ pub struct TwistState {
     pub message: Option<String>,
     /// Requests `app` carries out.
     pub requests: TwistRequests,
+    /// Open the section next frame (a joint was just added from the Joints section).
+    pub reveal: bool,
 }
 
 impl Default for TwistState {
@@ -72,6 +74,7 @@ impl Default for TwistState {
             build: TwistBuild::Idle,
             message: None,
             requests: TwistRequests::default(),
+            reveal: false,
         }
     }
 }
@@ -123,7 +126,7 @@ pub fn twist_ui(ui: &mut egui::Ui, t: &mut TwistState, selected: Option<&str>) {
         None => "add the selected joint".to_owned(),
     };
     let add = ui.add_enabled(selected.is_some(), egui::Button::new(add_label));
-    probe::record(ui, "twist add selected", add.rect);
+    probe::record(ui, "twist add", add.rect);
     t.requests.add_selected |= add.on_hover_text(hover).clicked();
     let mut remove = None;
     for (i, row) in t.joints.iter_mut().enumerate() {
