@@ -612,11 +612,13 @@ fn viewer_flags_each_change_the_window() {
         return;
     }
     let w = Walk::new("flags_viewer");
-    let size = ["--window-size", "320x240"];
+    // Wide enough for a viewport beside the panel: each flag must change the model's picture
+    // (a narrower window showed only the panel, and a clip's time only where the panel reached).
+    let size = ["--window-size", "640x360"];
     let base = viewer_frame(&w, &size);
     let twisted = [&size[..], &["--twist", "forearm_twist=150"]].concat();
     for flag in [
-        &["--window-size", "400x240"][..],
+        &["--window-size", "600x360"][..],
         &["--view", "split"],
         &["--shading", "weights"],
         &["--clip", "0", "--time", "1.5"],
