@@ -15,8 +15,8 @@ use std::sync::OnceLock;
 
 use dqview::anim::{JointOverrides, Pose, find_clip};
 use dqview::render::shader_export::{
-    ExportPalette, ExportStage, ShaderCode, ShaderRequest, ShaderTarget, export_shader,
-    export_shader_from_source, export_wgsl_source,
+    ExportInfluences, ExportPalette, ExportStage, ShaderCode, ShaderRequest, ShaderTarget,
+    export_shader, export_shader_from_source, export_wgsl_source,
 };
 use dqview::scene::Scene;
 use dqview::skin::{
@@ -29,6 +29,9 @@ use wgpu::util::DeviceExt as _;
 const POSITION_TOLERANCE: f32 = 1e-6;
 /// Unit normals may differ by this much.
 const NORMAL_TOLERANCE: f32 = 1e-5;
+/// Bytes of one vertex of the vertex test: position, normal, joints 0-3, weights 0-3, blend,
+/// joints 4-7, weights 4-7.
+const VERTEX_STRIDE: u64 = 92;
 /// Width of the vertex test's render targets: one pixel per vertex.
 const TARGET_WIDTH: u32 = 256;
 /// The exported shaders' uniform palette size in these tests.
@@ -83,12 +86,13 @@ fn device(test: &str) -> Option<&'static Device> {
     }
 }
 
-/// One skinned primitive: its bind pose with four influences, a blend map and its palette.
+/// One skinned primitive: its bind pose with up to eight influences (zero weights padding), a
+/// blend map and its palette.
 struct Case {
     positions: Vec<Vec3>,
     normals: Vec<Vec3>,
-    joints: Vec<[u32; 4]>,
-    weights: Vec<[f32; 4]>,
+    joints: Vec<[u32; 8]>,
+    weights: Vec<[f32; 8]>,
     blends: Vec<f32>,
     palette: JointPalette,
     /// The loader's influences, for the CPU reference.
@@ -137,37 +141,55 @@ fn cases(name: &str, scene: &Scene, pose: &Pose) -> Vec<Case> {
             };
             assert!(
                 influences.max_influences() <= 4,
-                "{name}: the exported shader reads four influences"
+                "{name}: the characters have four influences"
             );
             let palette = palettes.get(scene, pose, skin).expect("palette").clone();
-            let mut joints = Vec::new();
-            let mut weights = Vec::new();
-            for row in influences.iter() {
-                let (mut j, mut w) = ([0u32; 4], [0f32; 4]);
-                for (k, i) in row.iter().enumerate() {
-                    (j[k], w[k]) = (u32::from(i.joint), i.weight);
-                }
-                joints.push(j);
-                weights.push(w);
-            }
             let n = prim.positions.len();
-            out.push(Case {
-                positions: prim.positions.clone(),
-                normals: if prim.normals.len() == n {
-                    prim.normals.clone()
-                } else {
-                    vec![Vec3::Y; n]
-                },
-                joints,
-                weights,
-                blends: blend_map(n),
+            let normals = if prim.normals.len() == n {
+                prim.normals.clone()
+            } else {
+                vec![Vec3::Y; n]
+            };
+            out.push(case_of(
+                prim.positions.clone(),
+                normals,
+                influences.clone(),
                 palette,
-                influences: influences.clone(),
-            });
+            ));
         }
     }
     assert!(!out.is_empty(), "{name}: no skinned primitive");
     out
+}
+
+/// A case of a bind pose, its influences (at most eight a vertex) and its palette.
+fn case_of(
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    influences: dqview::influences::Influences,
+    palette: JointPalette,
+) -> Case {
+    let mut joints = Vec::new();
+    let mut weights = Vec::new();
+    for row in influences.iter() {
+        assert!(row.len() <= 8, "the exported shader reads eight influences");
+        let (mut j, mut w) = ([0u32; 8], [0f32; 8]);
+        for (k, i) in row.iter().enumerate() {
+            (j[k], w[k]) = (u32::from(i.joint), i.weight);
+        }
+        joints.push(j);
+        weights.push(w);
+    }
+    let n = positions.len();
+    Case {
+        positions,
+        normals,
+        joints,
+        weights,
+        blends: blend_map(n),
+        palette,
+        influences,
+    }
 }
 
 /// Both characters at a clip pose: (name, cases).
@@ -327,7 +349,13 @@ fn spirv(code: &ShaderCode) -> &[u32] {
 }
 
 /// Skinned (position, normal) per vertex from the exported compute stage.
-fn run_compute(d: &Device, words: &[u32], case: &Case, storage: bool) -> Vec<(Vec3, Vec3)> {
+fn run_compute(
+    d: &Device,
+    words: &[u32],
+    case: &Case,
+    storage: bool,
+    influences: usize,
+) -> Vec<(Vec3, Vec3)> {
     let module = dqview_spirv_passthrough::spirv_module(&d.device, "cs_skin", words, "cs_skin");
     let stage = wgpu::ShaderStages::COMPUTE;
     let read = wgpu::BufferBindingType::Storage { read_only: true };
@@ -386,7 +414,7 @@ fn run_compute(d: &Device, words: &[u32], case: &Case, storage: bool) -> Vec<(Ve
     let joints: Vec<u8> = case
         .joints
         .iter()
-        .flatten()
+        .flat_map(|j| &j[..influences])
         .flat_map(|j| j.to_le_bytes())
         .collect();
     let inputs = [
@@ -395,7 +423,13 @@ fn run_compute(d: &Device, words: &[u32], case: &Case, storage: bool) -> Vec<(Ve
         storage_init("joints", joints),
         storage_init(
             "weights",
-            bytes_of(&case.weights.iter().flatten().copied().collect::<Vec<_>>()),
+            bytes_of(
+                &case
+                    .weights
+                    .iter()
+                    .flat_map(|w| w[..influences].iter().copied())
+                    .collect::<Vec<_>>(),
+            ),
         ),
         storage_init("blends", bytes_of(&case.blends)),
     ];
@@ -456,13 +490,15 @@ fn capture_spirv() -> Vec<u32> {
 
 /// Skinned (position, normal) per vertex from the exported vertex stage: each vertex is drawn
 /// as one point into its own 1x1 viewport (clip_from_model maps every point to the centre), and
-/// its outputs are captured in rgba32float targets.
+/// its outputs are captured in rgba32float targets. With `eight`, influences 4 to 7 go to
+/// locations 5 and 6.
 fn run_vertex(
     d: &Device,
     words: &[u32],
     case: &Case,
     storage: bool,
     hybrid: bool,
+    eight: bool,
 ) -> Vec<(Vec3, Vec3)> {
     let module = dqview_spirv_passthrough::spirv_module(&d.device, "vs_skin", words, "vs_skin");
     // Passthrough too: wgpu cannot match a naga-reflected stage against a passthrough one.
@@ -510,13 +546,27 @@ fn run_vertex(
             shader_location: 4,
         });
     }
-    let mut vertices: Vec<u8> = Vec::with_capacity(n * 60);
+    if eight {
+        attributes.push(wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Uint32x4,
+            offset: 60,
+            shader_location: 5,
+        });
+        attributes.push(wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Float32x4,
+            offset: 76,
+            shader_location: 6,
+        });
+    }
+    let mut vertices: Vec<u8> = Vec::with_capacity(n * VERTEX_STRIDE as usize);
     for v in 0..n {
         vertices.extend(bytes_of(&case.positions[v].to_array()));
         vertices.extend(bytes_of(&case.normals[v].to_array()));
-        vertices.extend(case.joints[v].iter().flat_map(|j| j.to_le_bytes()));
-        vertices.extend(bytes_of(&case.weights[v]));
+        vertices.extend(case.joints[v][..4].iter().flat_map(|j| j.to_le_bytes()));
+        vertices.extend(bytes_of(&case.weights[v][..4]));
         vertices.extend(case.blends[v].to_le_bytes());
+        vertices.extend(case.joints[v][4..].iter().flat_map(|j| j.to_le_bytes()));
+        vertices.extend(bytes_of(&case.weights[v][4..]));
     }
     let vertex_buffer = d
         .device
@@ -540,7 +590,7 @@ fn run_vertex(
                 entry_point: Some("vs_skin"),
                 compilation_options: Default::default(),
                 buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: 60,
+                    array_stride: VERTEX_STRIDE,
                     step_mode: wgpu::VertexStepMode::Vertex,
                     attributes: &attributes,
                 })],
@@ -713,6 +763,7 @@ fn request(method: SkinningMode, stage: ExportStage, storage: bool) -> ShaderReq
             ExportPalette::Uniform(JOINTS)
         },
         stage,
+        influences: ExportInfluences::Four,
     }
 }
 
@@ -722,10 +773,17 @@ fn run(d: &Device, r: &ShaderRequest, words: &[u32], cases: &[Case]) -> Vec<Vec<
     cases
         .iter()
         .map(|c| match r.stage {
-            ExportStage::Compute => run_compute(d, words, c, storage),
-            ExportStage::Vertex => {
-                run_vertex(d, words, c, storage, r.method == SkinningMode::Hybrid)
+            ExportStage::Compute => {
+                run_compute(d, words, c, storage, r.influences.count() as usize)
             }
+            ExportStage::Vertex => run_vertex(
+                d,
+                words,
+                c,
+                storage,
+                r.method == SkinningMode::Hybrid,
+                r.influences == ExportInfluences::Eight,
+            ),
         })
         .collect()
 }
@@ -840,4 +898,93 @@ fn dropped_antipodality_sign_fails_the_run_test() {
             "the planted bug passes: {bad_position:e}"
         );
     }
+}
+
+/// Each influence (j, w) of `influences` split into (j, 0.6 w) and (j + 1, 0.4 w) (joint j + 1
+/// within the `joints` of the skin): up to eight influences a vertex, as from_rows sorts them.
+fn spread_to_eight(
+    influences: &dqview::influences::Influences,
+    joints: usize,
+) -> dqview::influences::Influences {
+    dqview::influences::Influences::from_rows(influences.iter().map(|row| {
+        row.iter()
+            .flat_map(|i| {
+                let next = ((usize::from(i.joint) + 1) % joints) as u16;
+                [(i.joint, 0.6 * i.weight), (next, 0.4 * i.weight)]
+            })
+            .collect::<Vec<_>>()
+    }))
+}
+
+#[test]
+fn eight_influence_exports_match_the_cpu_reference() {
+    let test = "eight_influence_exports_match_the_cpu_reference";
+    let (Some(d), Some(dir)) = (device(test), support::characters_dir(test)) else {
+        return;
+    };
+    // The Adventurer at a clip pose, each of its up to four influences split over two joints.
+    let scene = dqview::scene::load_gltf_path(&dir.join("Adventurer.gltf")).expect("loads");
+    let mut pose = Pose::rest(&scene);
+    pose.sample(
+        &scene,
+        find_clip(&scene, "Run"),
+        0.4,
+        &JointOverrides::new(),
+    );
+    let cases: Vec<Case> = cases("Adventurer.gltf", &scene, &pose)
+        .into_iter()
+        .map(|c| {
+            let joints = c.palette.matrices.len();
+            let influences = spread_to_eight(&c.influences, joints);
+            case_of(c.positions, c.normals, influences, c.palette)
+        })
+        .collect();
+    let wide = cases
+        .iter()
+        .flat_map(|c| c.influences.iter())
+        .filter(|row| row.len() > 4)
+        .count();
+    assert!(
+        wide > 1000,
+        "only {wide} vertices with more than four influences"
+    );
+    for method in [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid] {
+        for stage in [ExportStage::Vertex, ExportStage::Compute] {
+            let r = ShaderRequest {
+                influences: ExportInfluences::Eight,
+                ..request(method, stage, false)
+            };
+            let shader = export_shader(&r).expect("export");
+            let gpu = run(d, &r, spirv(&shader.code), &cases);
+            let (position, normal) = distances(&cases, method, &gpu);
+            println!(
+                "{wide} vertices over four influences, {:<6} {:<7}: position {position:.2e} x diagonal, normal {normal:.2e}",
+                method.name(),
+                stage.name()
+            );
+            assert!(
+                position <= POSITION_TOLERANCE,
+                "{}: position {position:e} x diagonal",
+                r.command_line()
+            );
+            assert!(
+                normal <= NORMAL_TOLERANCE,
+                "{}: normal {normal:e}",
+                r.command_line()
+            );
+        }
+    }
+    // The four-influence shader, fed the first four, is far off: the other four matter.
+    let r = request(SkinningMode::Dqs, ExportStage::Vertex, false);
+    let four = export_shader(&r).expect("export");
+    let (position, _) = distances(
+        &cases,
+        SkinningMode::Dqs,
+        &run(d, &r, spirv(&four.code), &cases),
+    );
+    println!("four influences of eight: position {position:.2e} x diagonal");
+    assert!(
+        position > POSITION_TOLERANCE * 1000.0,
+        "four of eight influences pass: {position:e}"
+    );
 }

@@ -15,12 +15,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use dqview::render::shader_export::{
-    DEFAULT_EXPORT_JOINTS, ExportPalette, ExportStage, ShaderRequest, ShaderTarget, export_shader,
+    DEFAULT_EXPORT_JOINTS, ExportInfluences, ExportPalette, ExportStage, ShaderRequest,
+    ShaderTarget, export_shader,
 };
 use dqview::skin::SkinningMode;
 
 const METHODS: [SkinningMode; 3] = [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
 const STAGES: [ExportStage; 2] = [ExportStage::Vertex, ExportStage::Compute];
+const INFLUENCES: [ExportInfluences; 2] = [ExportInfluences::Four, ExportInfluences::Eight];
 const PALETTES: [ExportPalette; 2] = [
     ExportPalette::Uniform(DEFAULT_EXPORT_JOINTS),
     ExportPalette::Storage,
@@ -189,10 +191,11 @@ fn file_name(r: &ShaderRequest) -> String {
         ExportPalette::Storage => "storage",
     };
     format!(
-        "{}_{}_{}_{palette}.{ext}",
+        "{}_{}_{}_{palette}_{}.{ext}",
         r.target.name(),
         r.method.name(),
-        r.stage.name()
+        r.stage.name(),
+        r.influences.count()
     )
 }
 
@@ -207,12 +210,16 @@ fn independent_validators_accept_every_export_and_reject_broken_ones() {
     for target in ShaderTarget::ALL {
         for method in METHODS {
             for stage in STAGES {
-                for palette in PALETTES {
+                for (palette, influences) in PALETTES
+                    .into_iter()
+                    .flat_map(|p| INFLUENCES.map(|i| (p, i)))
+                {
                     let r = ShaderRequest {
                         target,
                         method,
                         palette,
                         stage,
+                        influences,
                     };
                     let bytes = export_shader(&r).expect("export").code.to_bytes();
                     let file: PathBuf = dir.join(file_name(&r));
@@ -224,6 +231,7 @@ fn independent_validators_accept_every_export_and_reject_broken_ones() {
                     if target != ShaderTarget::Msl
                         && method == SkinningMode::Dqs
                         && palette == PALETTES[0]
+                        && influences == ExportInfluences::Four
                     {
                         let bad = dir.join(format!("broken_{}", file_name(&r)));
                         std::fs::write(&bad, broken(target, &bytes)).expect("write");
@@ -238,7 +246,7 @@ fn independent_validators_accept_every_export_and_reject_broken_ones() {
             }
         }
     }
-    assert_eq!(checked, 6 * 3 * 2 * 2);
+    assert_eq!(checked, 6 * 3 * 2 * 2 * 2);
 }
 
 #[test]
@@ -263,6 +271,7 @@ fn the_command_writes_what_the_library_exports() {
         method: SkinningMode::Hybrid,
         palette: ExportPalette::Uniform(DEFAULT_EXPORT_JOINTS),
         stage: ExportStage::Vertex,
+        influences: ExportInfluences::Four,
     };
     assert_eq!(
         std::fs::read(&out).expect("written"),
@@ -285,6 +294,10 @@ fn the_command_writes_what_the_library_exports() {
         (
             vec!["--target", "glsl", "--joints", "8", "--storage"],
             "cannot be used with",
+        ),
+        (
+            vec!["--target", "glsl", "--influences", "6"],
+            "--influences 6: the shader reads 4 or 8",
         ),
     ] {
         let mut all = vec!["shader"];

@@ -1,19 +1,26 @@
 // dqview's LBS, DQS and hybrid skinning for three.js: every SkinnedMesh under a root gets a
 // RawShaderMaterial (WebGL2) built on the vertex shader `dqview shader --target glsl-es`
 // writes, with the palette computed as dqview computes it (palette.js) and bound through
-// UniformsGroups (skin-uniforms.js). Skinned meshes are drawn with clip_from_model =
-// projection * view: glTF skins ignore the mesh node's own transform, as dqview does.
+// UniformsGroups (skin-uniforms.js) by the blocks' stable names. Up to eight influences a
+// vertex (JOINTS_0/1, WEIGHTS_0/1) and the mesh's morph targets, applied to the bind pose
+// before skinning (morph.js), as dqview's renderer does. Skinned meshes are drawn with
+// clip_from_model = projection * view: glTF skins ignore the mesh node's own transform, as
+// dqview does.
 import { BufferAttribute, DoubleSide, GLSL3, IntType, RawShaderMaterial, Vector3 } from "three";
 
 import { MASK_FRAGMENT, SHADED_FRAGMENT } from "./fragment.js";
 import { dqviewInfluences } from "./influences.js";
+import { BindPoseMorph } from "./morph.js";
 import { LOCATIONS, parseShaderInterface, withoutVersionLine } from "./shader-interface.js";
 import { SkinUniforms } from "./skin-uniforms.js";
 
 /** The skinning methods, as `dqview shader --method` names them. */
 export const METHODS = ["lbs", "dqs", "hybrid"];
 
-/** Fetches the checked-in shader of `method` from `baseUrl` (the folder holding `shaders/`). */
+/**
+ * Fetches the checked-in shader of `method` from `baseUrl` (the folder holding `shaders/`):
+ * `dqview shader --target glsl-es --method M --influences 8`.
+ */
 export async function loadDqviewShader(method, baseUrl = new URL(".", import.meta.url)) {
     if (!METHODS.includes(method)) throw new Error(`unknown method \`${method}\` (valid: ${METHODS.join(", ")})`);
     const url = new URL(`shaders/dqview_${method}.vert.glsl`, baseUrl);
@@ -34,27 +41,66 @@ function blendOf(geometry) {
     return out;
 }
 
-/** Adds the shader's inputs to `geometry` under its attribute names; returns whether it has a blend map. */
-function addShaderInputs(geometry, iface) {
+/**
+ * Adds the shader's inputs to `geometry` under its attribute names: the bind pose (the morphed
+ * one's arrays when `morph` is given), the influences (8 a vertex when the shader reads 8) and
+ * the hybrid's blend; returns whether it has a blend map.
+ */
+function addShaderInputs(geometry, iface, morph) {
     const name = (location) => iface.inputs[location]?.name;
-    const { joints, weights, truncated } = dqviewInfluences(geometry);
+    const { joints, weights, truncated } = dqviewInfluences(geometry, iface.influences);
     if (truncated > 0) {
-        console.warn(`dqview-skinning: ${truncated} vertices have more than 4 influences; the heaviest 4 are kept`);
+        console.warn(
+            `dqview-skinning: ${truncated} vertices have more than ${iface.influences} influences; the heaviest ${iface.influences} are kept`,
+        );
     }
-    geometry.setAttribute(name(LOCATIONS.position), geometry.attributes.position);
-    if (!geometry.attributes.normal) geometry.computeVertexNormals();
-    geometry.setAttribute(name(LOCATIONS.normal), geometry.attributes.normal);
-    const jointAttribute = new BufferAttribute(joints, 4);
-    // The shader declares uvec4: three then uploads with vertexAttribIPointer.
-    jointAttribute.gpuType = IntType;
-    geometry.setAttribute(name(LOCATIONS.joints), jointAttribute);
-    geometry.setAttribute(name(LOCATIONS.weights), new BufferAttribute(weights, 4));
+    if (morph) {
+        geometry.setAttribute(name(LOCATIONS.position), new BufferAttribute(morph.position, 3));
+        geometry.setAttribute(name(LOCATIONS.normal), new BufferAttribute(morph.normal, 3));
+    } else {
+        geometry.setAttribute(name(LOCATIONS.position), geometry.attributes.position);
+        geometry.setAttribute(name(LOCATIONS.normal), geometry.attributes.normal);
+    }
+    const sets = [
+        [LOCATIONS.joints, LOCATIONS.weights],
+        [LOCATIONS.joints1, LOCATIONS.weights1],
+    ];
+    joints.forEach((set, s) => {
+        const jointAttribute = new BufferAttribute(set, 4);
+        // The shader declares uvec4: three then uploads with vertexAttribIPointer.
+        jointAttribute.gpuType = IntType;
+        geometry.setAttribute(name(sets[s][0]), jointAttribute);
+        geometry.setAttribute(name(sets[s][1]), new BufferAttribute(weights[s], 4));
+    });
     const blendInput = name(LOCATIONS.blend);
     if (blendInput === undefined) return false;
     const blend = blendOf(geometry);
     const ones = new Float32Array(geometry.attributes.position.count).fill(1);
     geometry.setAttribute(blendInput, new BufferAttribute(blend ?? ones, 1));
     return blend !== null;
+}
+
+/**
+ * Applies `mesh`'s morph targets to the bind pose the shader reads whenever its
+ * `morphTargetInfluences` change: when its world matrix updates (at the start of every
+ * `renderer.render`, before three uploads attributes) and, for scenes that update matrices
+ * themselves, in `onBeforeRender` (then drawn from the next frame). Returns the check.
+ */
+function followMorphs(mesh, morph, iface) {
+    const attributes = [LOCATIONS.position, LOCATIONS.normal].map(
+        (location) => mesh.geometry.attributes[iface.inputs[location].name],
+    );
+    const refresh = () => {
+        if (morph.update(mesh.morphTargetInfluences)) for (const a of attributes) a.needsUpdate = true;
+    };
+    // The mesh's own method, kept from the first time (a second call replaces our wrapper).
+    const updateMatrixWorld = (mesh.userData.dqviewUpdateMatrixWorld ??= mesh.updateMatrixWorld);
+    mesh.updateMatrixWorld = function (force) {
+        refresh();
+        return updateMatrixWorld.call(this, force);
+    };
+    refresh();
+    return refresh;
 }
 
 /** The RawShaderMaterial of one skinned mesh: the generated vertex stage, mask or shaded. */
@@ -89,19 +135,20 @@ export function applyDqviewSkinning(root, shader, { view = "shaded", beta = 1 } 
             skin = new SkinUniforms(mesh.skeleton, iface);
             skins.set(mesh.skeleton, skin);
         }
-        if (mesh.geometry.morphAttributes.position?.length > 0) {
-            console.warn(
-                `dqview-skinning: ${mesh.name}'s morph targets are not applied (the exported shader has none)`,
-            );
-        }
-        const hasMap = addShaderInputs(mesh.geometry, iface);
+        if (!mesh.geometry.attributes.normal) mesh.geometry.computeVertexNormals();
+        const morph = BindPoseMorph.applies(mesh.geometry) ? new BindPoseMorph(mesh.geometry) : null;
+        const hasMap = addShaderInputs(mesh.geometry, iface, morph);
+        const refreshMorphs = morph ? followMorphs(mesh, morph, iface) : () => {};
         // The glTF material's colour, kept from the first time (a second call replaces ours).
         const color = (mesh.userData.dqviewBaseColor ??= mesh.material?.color?.toArray() ?? [1, 1, 1]);
         const baseColor = new Vector3(...color);
         mesh.material = skinningMaterial(shader, skin.groupsFor(hasMap ? 1 : beta), view, baseColor);
         // The bounds three keeps are not where the palette puts the mesh.
         mesh.frustumCulled = false;
-        mesh.onBeforeRender = (renderer, _scene, camera) => skin.update(camera, renderer.info.render.frame);
+        mesh.onBeforeRender = (renderer, _scene, camera) => {
+            refreshMorphs();
+            skin.update(camera, renderer.info.render.frame);
+        };
     }
     return {
         meshes,

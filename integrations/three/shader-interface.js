@@ -1,33 +1,45 @@
 // Reads the interface of a `dqview shader --target glsl-es` vertex shader from its text: the
-// std140 uniform blocks (by the binding in their instance name, `_group_0_binding_N_vs`) and
-// the vertex inputs (by location), so nothing here depends on naga's generated type names.
+// std140 uniform blocks, by the stable names dqview gives them in every method
+// (docs/engines.md, "Names"), and the vertex inputs, by location.
 
-/** What each binding of export_palette.wgsl holds. */
-export const BINDINGS = { params: 0, dualQuats: 1, matrices: 2, scaleShears: 3 };
+/** The uniform block of each palette part and of the parameters: the same in every method. */
+export const BLOCKS = {
+    params: "dqview_params",
+    dualQuats: "dqview_joint_dual_quats",
+    matrices: "dqview_joint_matrices",
+    scaleShears: "dqview_joint_scale_shears",
+};
 
-/** What each input location of export_vertex.wgsl holds. */
-export const LOCATIONS = { position: 0, normal: 1, joints: 2, weights: 3, blend: 4 };
+/**
+ * What each input location of export_vertex.wgsl holds: influences 4 to 7 (`joints1`,
+ * `weights1`) are there in a shader written with `--influences 8`.
+ */
+export const LOCATIONS = { position: 0, normal: 1, joints: 2, weights: 3, blend: 4, joints1: 5, weights1: 6 };
 
-const BLOCK = /layout\(std140\) uniform (\w+) \{ (\w+) _group_0_binding_(\d+)_vs(?:\[(\d+)\])?; \};/g;
+const BLOCK = /layout\(std140\) uniform (\w+) \{ \w+ \w+(?:\[(\d+)\])?; \};/g;
 const INPUT = /layout\(location = (\d+)\) in (\w+) (\w+);/g;
 
 /**
- * The blocks ({binding: {name, length}}, length the array length or null) and vertex inputs
- * ({location: {name, type}}) of a generated GLSL ES vertex shader; throws when it has none.
+ * The blocks ({name: {name, length}}, length the array length or null) and vertex inputs
+ * ({location: {name, type}}) of a generated GLSL ES vertex shader, and how many influences it
+ * reads (4 or 8); throws when it is not one.
  */
 export function parseShaderInterface(text) {
     const blocks = {};
-    for (const [, name, , binding, length] of text.matchAll(BLOCK)) {
-        blocks[Number(binding)] = { name, length: length === undefined ? null : Number(length) };
+    for (const [, name, length] of text.matchAll(BLOCK)) {
+        blocks[name] = { name, length: length === undefined ? null : Number(length) };
     }
     const inputs = {};
     for (const [, location, type, name] of text.matchAll(INPUT)) {
         inputs[Number(location)] = { name, type };
     }
-    if (blocks[BINDINGS.params] === undefined || inputs[LOCATIONS.joints] === undefined) {
-        throw new Error("not a `dqview shader --target glsl-es` vertex shader: no SkinParams block or joints input");
+    if (blocks[BLOCKS.params] === undefined || inputs[LOCATIONS.joints] === undefined) {
+        throw new Error(
+            `not a \`dqview shader --target glsl-es\` vertex shader: no ${BLOCKS.params} block or joints input`,
+        );
     }
-    return { blocks, inputs };
+    const eight = inputs[LOCATIONS.joints1] !== undefined && inputs[LOCATIONS.weights1] !== undefined;
+    return { blocks, inputs, influences: eight ? 8 : 4 };
 }
 
 /** The shader text without its `#version` line, which three writes itself (glslVersion GLSL3). */

@@ -1,9 +1,10 @@
 // The uniform blocks of one skin (one three.js Skeleton): the palette, recomputed from the
-// bones once per frame, and SkinParams, as three `UniformsGroup`s bound to the blocks by name.
+// bones once per frame, and SkinParams, as three `UniformsGroup`s bound to the blocks by their
+// stable names (`dqview_params`, `dqview_joint_matrices`, ...).
 import { Matrix4, Uniform, UniformsGroup } from "three";
 
 import { fillPalette } from "./palette.js";
-import { BINDINGS } from "./shader-interface.js";
+import { BLOCKS } from "./shader-interface.js";
 
 /** A `Uniform` three uploads as a GLSL `uint` (its __data is then a Uint32Array). */
 function uintUniform(value) {
@@ -17,7 +18,7 @@ export class SkinUniforms {
     constructor(skeleton, iface) {
         this.skeleton = skeleton;
         this.iface = iface;
-        const palette = [BINDINGS.dualQuats, BINDINGS.matrices, BINDINGS.scaleShears]
+        const palette = [BLOCKS.dualQuats, BLOCKS.matrices, BLOCKS.scaleShears]
             .map((b) => iface.blocks[b])
             .filter((b) => b !== undefined);
         const capacity = palette[0].length;
@@ -34,8 +35,8 @@ export class SkinUniforms {
             scaleShears: new Float32Array(12 * capacity),
         };
         this.paletteGroups = [];
-        for (const [key, binding] of Object.entries(BINDINGS)) {
-            const block = iface.blocks[binding];
+        for (const [key, name] of Object.entries(BLOCKS)) {
+            const block = iface.blocks[name];
             if (key === "params" || block === undefined) continue;
             const group = new UniformsGroup();
             group.setName(block.name);
@@ -53,7 +54,7 @@ export class SkinUniforms {
         let params = this.paramsGroups.get(betaScale);
         if (params === undefined) {
             params = new UniformsGroup();
-            params.setName(this.iface.blocks[BINDINGS.params].name);
+            params.setName(BLOCKS.params);
             // SkinParams, std140 offsets 0, 64, 68, 72, 76:
             // clip_from_model, joint_count, non_rigid, beta_scale, vertex_count.
             params.add(new Uniform(this.clipFromModel));

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, anyhow, bail};
 
 use crate::render::shader_export::{
-    DEFAULT_EXPORT_JOINTS, ExportPalette, ExportStage, ShaderRequest, ShaderTarget, export_shader,
+    DEFAULT_EXPORT_JOINTS, ExportInfluences, ExportPalette, ExportStage, ShaderRequest,
+    ShaderTarget, export_shader,
 };
 use crate::skin::SkinningMode;
 
@@ -27,6 +28,10 @@ pub struct ShaderArgs {
     /// Stage: vertex (attributes in, clip position out) or compute (arrays in, a buffer out).
     #[arg(long, value_name = "vertex|compute", default_value = "vertex")]
     pub stage: String,
+    /// Influences per vertex: 4, or 8 (influences 4 to 7 at vertex locations 5 and 6, or 8 per
+    /// vertex in the compute stage's arrays), as dqview's renderer blends.
+    #[arg(long, value_name = "4|8", default_value_t = 4)]
+    pub influences: u32,
     /// Output file.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
@@ -58,11 +63,14 @@ impl ShaderArgs {
         } else {
             ExportPalette::Uniform(self.joints.unwrap_or(DEFAULT_EXPORT_JOINTS))
         };
+        let influences = ExportInfluences::from_count(self.influences)
+            .ok_or_else(|| anyhow!("--influences {}: the shader reads 4 or 8", self.influences))?;
         Ok(ShaderRequest {
             target,
             method,
             palette,
             stage,
+            influences,
         })
     }
 }

@@ -1,6 +1,6 @@
 #version 300 es
-// dqview 0.1.0: Hybrid skinning, vertex stage, GLSL ES 300 es; naga 30 from dqview's shaders/dq.wgsl, skin.wgsl, export_palette.wgsl, export_vertex.wgsl.
-// Written by: dqview shader --target glsl-es --method hybrid --joints 256 --stage vertex
+// dqview 0.1.0: Hybrid skinning, vertex stage, 8 influences, GLSL ES 300 es; naga 30 from dqview's shaders/dq.wgsl, skin.wgsl, export_palette.wgsl, export_vertex.wgsl.
+// Written by: dqview shader --target glsl-es --method hybrid --joints 256 --stage vertex --influences 8
 // Hybrid: lerp(LBS, DQS, beta) per vertex, beta = clamp(blend * beta_scale, 0, 1); normals lerped, renormalised.
 // Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.
 // Without a _DQS_BLEND map: bind blend = 1 for every vertex and set beta_scale to the uniform beta.
@@ -8,25 +8,27 @@
 // Vertex inputs:
 //   layout(location = 0) in _p2vs_location0: vec3<f32> position: bind-space position
 //   layout(location = 1) in _p2vs_location1: vec3<f32> normal: bind-space unit normal
-//   layout(location = 2) in _p2vs_location2: vec4<u32> joints: 4 joint indices (uint), heaviest influence first: influence 0 is the DQS pivot
-//   layout(location = 3) in _p2vs_location3: vec4<f32> weights: 4 weights summing to 1
+//   layout(location = 2) in _p2vs_location2: vec4<u32> joints: joint indices of influences 0 to 3 (uint), heaviest first: influence 0 is the DQS pivot
+//   layout(location = 3) in _p2vs_location3: vec4<f32> weights: weights of influences 0 to 3
 //   layout(location = 4) in _p2vs_location4: f32 blend: per-vertex blend: _DQS_BLEND (0 LBS, 1 DQS), 1 without a map
+//   layout(location = 5) in _p2vs_location5: vec4<u32> joints1: joint indices of influences 4 to 7 (uint), 0 where unused
+//   layout(location = 6) in _p2vs_location6: vec4<f32> weights1: weights of influences 4 to 7, 0 where unused; all 8 weights sum to 1
 // Outputs:
 //   builtin position: vec4<f32> clip_position: clip_from_model * vec4(skinned position, 1)
 //   location 0: vec3<f32> position: skinned position, model space
 //   location 1: vec3<f32> normal: skinned unit normal, model space
 // Resources (uniform palette of 256 joints; uniform blocks std140, storage buffers std430, offsets in bytes):
-//   group 0 binding 0 = uniform block SkinParams_block_0Vertex (bind by name: glUniformBlockBinding): uniform skin: SkinParams, 80 bytes
+//   group 0 binding 0 = uniform block dqview_params { dqview_params_data } (bind by name: glUniformBlockBinding): uniform dqview_params: SkinParams, 80 bytes
 //     offset   0: mat4x4<f32> clip_from_model: model (bind) space to clip space, used as given (the engine's clip convention)
 //     offset  64: u32 joint_count: joints in the palette; indices at or past it read as the identity
 //     offset  68: u32 non_rigid: 1 when some joint has scale, shear or a mirror (DQS phase 1), else 0
 //     offset  72: f32 beta_scale: hybrid: beta = clamp(blend * beta_scale, 0, 1)
 //     offset  76: u32 vertex_count: compute: vertices to skin
-//   group 0 binding 1 = uniform block type_8_block_1Vertex (bind by name: glUniformBlockBinding): uniform joint_dual_quats: array<mat2x4<f32>, 256>, 8192 bytes
+//   group 0 binding 1 = uniform block dqview_joint_dual_quats { dqview_joint_dual_quats_data } (bind by name: glUniformBlockBinding): uniform dqview_joint_dual_quats: array<mat2x4<f32>, 256>, 8192 bytes
 //     stride 32: per joint: column 0 rotation quaternion (x, y, z, w), column 1 dual part
-//   group 0 binding 2 = uniform block type_12_block_2Vertex (bind by name: glUniformBlockBinding): uniform joint_matrices: array<mat4x4<f32>, 256>, 16384 bytes
+//   group 0 binding 2 = uniform block dqview_joint_matrices { dqview_joint_matrices_data } (bind by name: glUniformBlockBinding): uniform dqview_joint_matrices: array<mat4x4<f32>, 256>, 16384 bytes
 //     stride 64: per joint: skinning matrix world_from_joint * inverse_bind (column-major)
-//   group 0 binding 3 = uniform block type_13_block_3Vertex (bind by name: glUniformBlockBinding): uniform joint_scale_shears: array<mat3x3<f32>, 256>, 12288 bytes
+//   group 0 binding 3 = uniform block dqview_joint_scale_shears { dqview_joint_scale_shears_data } (bind by name: glUniformBlockBinding): uniform dqview_joint_scale_shears: array<mat3x3<f32>, 256>, 12288 bytes
 //     stride 48: per joint: S with matrix = [rotation | translation] * S (identity when rigid)
 
 precision highp float;
@@ -57,11 +59,13 @@ struct Skinned {
     vec3 normal;
     vec4 tangent;
 };
-struct ExportVertexIn {
+struct ExportVertexIn8_ {
     vec3 position;
     vec3 normal;
     uvec4 joints;
     vec4 weights;
+    uvec4 joints1_;
+    vec4 weights1_;
 };
 struct ExportVertexOut {
     vec4 clip_position;
@@ -77,18 +81,20 @@ const uint SKIN_MODE_DQS = 1u;
 const uint SKIN_MODE_HYBRID = 2u;
 const vec4 EXPORT_TANGENT = vec4(1.0, 0.0, 0.0, 1.0);
 
-layout(std140) uniform SkinParams_block_0Vertex { SkinParams _group_0_binding_0_vs; };
+layout(std140) uniform dqview_params { SkinParams dqview_params_data; };
 
-layout(std140) uniform type_8_block_1Vertex { mat2x4 _group_0_binding_1_vs[256]; };
+layout(std140) uniform dqview_joint_dual_quats { mat2x4 dqview_joint_dual_quats_data[256]; };
 
-layout(std140) uniform type_12_block_2Vertex { mat4x4 _group_0_binding_2_vs[256]; };
+layout(std140) uniform dqview_joint_matrices { mat4x4 dqview_joint_matrices_data[256]; };
 
-layout(std140) uniform type_13_block_3Vertex { mat3x3 _group_0_binding_3_vs[256]; };
+layout(std140) uniform dqview_joint_scale_shears { mat3x3 dqview_joint_scale_shears_data[256]; };
 
 layout(location = 0) in vec3 _p2vs_location0;
 layout(location = 1) in vec3 _p2vs_location1;
 layout(location = 2) in uvec4 _p2vs_location2;
 layout(location = 3) in vec4 _p2vs_location3;
+layout(location = 5) in uvec4 _p2vs_location5;
+layout(location = 6) in vec4 _p2vs_location6;
 layout(location = 4) in float _p2vs_location4;
 smooth out vec3 _vs2fs_location0;
 smooth out vec3 _vs2fs_location1;
@@ -133,9 +139,9 @@ mat2x4 dq_normalize(mat2x4 dq) {
 }
 
 mat2x4 joint_dual_quat(uint j) {
-    uint _e3 = _group_0_binding_0_vs.joint_count;
+    uint _e3 = dqview_params_data.joint_count;
     if ((j < _e3)) {
-        mat2x4 _e7 = _group_0_binding_1_vs[j];
+        mat2x4 _e7 = dqview_joint_dual_quats_data[j];
         return _e7;
     }
     return DQ_IDENTITY;
@@ -232,18 +238,18 @@ Rigid rigid_from_dq_scaled(mat2x4 dq_1) {
 }
 
 mat4x4 joint_matrix(uint j_1) {
-    uint _e3 = _group_0_binding_0_vs.joint_count;
+    uint _e3 = dqview_params_data.joint_count;
     if ((j_1 < _e3)) {
-        mat4x4 _e7 = _group_0_binding_2_vs[j_1];
+        mat4x4 _e7 = dqview_joint_matrices_data[j_1];
         return _e7;
     }
     return mat4x4(vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(0.0, 0.0, 1.0, 0.0), vec4(0.0, 0.0, 0.0, 1.0));
 }
 
 mat3x3 joint_scale_shear(uint j_2) {
-    uint _e3 = _group_0_binding_0_vs.joint_count;
+    uint _e3 = dqview_params_data.joint_count;
     if ((j_2 < _e3)) {
-        mat3x3 _e7 = _group_0_binding_3_vs[j_2];
+        mat3x3 _e7 = dqview_joint_scale_shears_data[j_2];
         return _e7;
     }
     return mat3x3(vec3(1.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), vec3(0.0, 0.0, 1.0));
@@ -341,7 +347,7 @@ Skinned dqs(SkinInput v_4) {
     p1_ = v_4.position;
     n1_ = v_4.normal;
     t1_ = v_4.tangent;
-    uint _e9 = _group_0_binding_0_vs.non_rigid;
+    uint _e9 = dqview_params_data.non_rigid;
     if ((_e9 != 0u)) {
         joints_2 = uint[8](v_4.joints0_.x, v_4.joints0_.y, v_4.joints0_.z, v_4.joints0_.w, v_4.joints1_.x, v_4.joints1_.y, v_4.joints1_.z, v_4.joints1_.w);
         weights_2 = float[8](v_4.weights0_.x, v_4.weights0_.y, v_4.weights0_.z, v_4.weights0_.w, v_4.weights1_.x, v_4.weights1_.y, v_4.weights1_.z, v_4.weights1_.w);
@@ -452,30 +458,35 @@ Skinned skin_hybrid(SkinInput v_9, float beta_1) {
     return _e8;
 }
 
-SkinInput export_input(vec3 position, vec3 normal, uvec4 joints_3, vec4 weights_3) {
-    return SkinInput(position, normal, EXPORT_TANGENT, joints_3, uvec4(0u), weights_3, vec4(0.0));
+SkinInput export_input(vec3 position, vec3 normal, uvec4 joints0_1, uvec4 joints1_1, vec4 weights0_1, vec4 weights1_1) {
+    return SkinInput(position, normal, EXPORT_TANGENT, joints0_1, joints1_1, weights0_1, weights1_1);
 }
 
 Skinned skin_export(SkinInput v_10, float blend_1) {
-    float _e4 = _group_0_binding_0_vs.beta_scale;
+    float _e4 = dqview_params_data.beta_scale;
     Skinned _e6 = skin_hybrid(v_10, (blend_1 * _e4));
     return _e6;
 }
 
-ExportVertexOut export_vertex(ExportVertexIn input_1, float blend_2) {
-    SkinInput _e6 = export_input(input_1.position, input_1.normal, input_1.joints, input_1.weights);
-    Skinned _e7 = skin_export(_e6, blend_2);
-    mat4x4 _e10 = _group_0_binding_0_vs.clip_from_model;
-    return ExportVertexOut((_e10 * vec4(_e7.position, 1.0)), _e7.position, _e7.normal);
+ExportVertexOut export_vertex(SkinInput v_11, float blend_2) {
+    Skinned _e2 = skin_export(v_11, blend_2);
+    mat4x4 _e5 = dqview_params_data.clip_from_model;
+    return ExportVertexOut((_e5 * vec4(_e2.position, 1.0)), _e2.position, _e2.normal);
+}
+
+SkinInput input8_(ExportVertexIn8_ input_1) {
+    SkinInput _e7 = export_input(input_1.position, input_1.normal, input_1.joints, input_1.joints1_, input_1.weights, input_1.weights1_);
+    return _e7;
 }
 
 void main() {
-    ExportVertexIn input_ = ExportVertexIn(_p2vs_location0, _p2vs_location1, _p2vs_location2, _p2vs_location3);
+    ExportVertexIn8_ input_ = ExportVertexIn8_(_p2vs_location0, _p2vs_location1, _p2vs_location2, _p2vs_location3, _p2vs_location5, _p2vs_location6);
     float blend = _p2vs_location4;
-    ExportVertexOut _e2 = export_vertex(input_, blend);
-    gl_Position = _e2.clip_position;
-    _vs2fs_location0 = _e2.position;
-    _vs2fs_location1 = _e2.normal;
+    SkinInput _e2 = input8_(input_);
+    ExportVertexOut _e3 = export_vertex(_e2, blend);
+    gl_Position = _e3.clip_position;
+    _vs2fs_location0 = _e3.position;
+    _vs2fs_location1 = _e3.normal;
     return;
 }
 

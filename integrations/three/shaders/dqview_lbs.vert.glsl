@@ -1,26 +1,28 @@
 #version 300 es
-// dqview 0.1.0: LBS skinning, vertex stage, GLSL ES 300 es; naga 30 from dqview's shaders/dq.wgsl, skin.wgsl, export_palette.wgsl, export_vertex.wgsl.
-// Written by: dqview shader --target glsl-es --method lbs --joints 256 --stage vertex
+// dqview 0.1.0: LBS skinning, vertex stage, 8 influences, GLSL ES 300 es; naga 30 from dqview's shaders/dq.wgsl, skin.wgsl, export_palette.wgsl, export_vertex.wgsl.
+// Written by: dqview shader --target glsl-es --method lbs --joints 256 --stage vertex --influences 8
 // LBS: M = sum w_i M_i; position M p, normal by the cofactor of M's 3x3 (sign of its det), renormalised.
 // Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.
 // Entry point: main
 // Vertex inputs:
 //   layout(location = 0) in _p2vs_location0: vec3<f32> position: bind-space position
 //   layout(location = 1) in _p2vs_location1: vec3<f32> normal: bind-space unit normal
-//   layout(location = 2) in _p2vs_location2: vec4<u32> joints: 4 joint indices (uint), heaviest influence first: influence 0 is the DQS pivot
-//   layout(location = 3) in _p2vs_location3: vec4<f32> weights: 4 weights summing to 1
+//   layout(location = 2) in _p2vs_location2: vec4<u32> joints: joint indices of influences 0 to 3 (uint), heaviest first: influence 0 is the DQS pivot
+//   layout(location = 3) in _p2vs_location3: vec4<f32> weights: weights of influences 0 to 3
+//   layout(location = 5) in _p2vs_location5: vec4<u32> joints1: joint indices of influences 4 to 7 (uint), 0 where unused
+//   layout(location = 6) in _p2vs_location6: vec4<f32> weights1: weights of influences 4 to 7, 0 where unused; all 8 weights sum to 1
 // Outputs:
 //   builtin position: vec4<f32> clip_position: clip_from_model * vec4(skinned position, 1)
 //   location 0: vec3<f32> position: skinned position, model space
 //   location 1: vec3<f32> normal: skinned unit normal, model space
 // Resources (uniform palette of 256 joints; uniform blocks std140, storage buffers std430, offsets in bytes):
-//   group 0 binding 0 = uniform block SkinParams_block_0Vertex (bind by name: glUniformBlockBinding): uniform skin: SkinParams, 80 bytes
+//   group 0 binding 0 = uniform block dqview_params { dqview_params_data } (bind by name: glUniformBlockBinding): uniform dqview_params: SkinParams, 80 bytes
 //     offset   0: mat4x4<f32> clip_from_model: model (bind) space to clip space, used as given (the engine's clip convention)
 //     offset  64: u32 joint_count: joints in the palette; indices at or past it read as the identity
 //     offset  68: u32 non_rigid: 1 when some joint has scale, shear or a mirror (DQS phase 1), else 0
 //     offset  72: f32 beta_scale: hybrid: beta = clamp(blend * beta_scale, 0, 1)
 //     offset  76: u32 vertex_count: compute: vertices to skin
-//   group 0 binding 2 = uniform block type_11_block_1Vertex (bind by name: glUniformBlockBinding): uniform joint_matrices: array<mat4x4<f32>, 256>, 16384 bytes
+//   group 0 binding 2 = uniform block dqview_joint_matrices { dqview_joint_matrices_data } (bind by name: glUniformBlockBinding): uniform dqview_joint_matrices: array<mat4x4<f32>, 256>, 16384 bytes
 //     stride 64: per joint: skinning matrix world_from_joint * inverse_bind (column-major)
 
 precision highp float;
@@ -47,11 +49,13 @@ struct Skinned {
     vec3 normal;
     vec4 tangent;
 };
-struct ExportVertexIn {
+struct ExportVertexIn8_ {
     vec3 position;
     vec3 normal;
     uvec4 joints;
     vec4 weights;
+    uvec4 joints1_;
+    vec4 weights1_;
 };
 struct ExportVertexOut {
     vec4 clip_position;
@@ -67,14 +71,16 @@ const uint SKIN_MODE_DQS = 1u;
 const uint SKIN_MODE_HYBRID = 2u;
 const vec4 EXPORT_TANGENT = vec4(1.0, 0.0, 0.0, 1.0);
 
-layout(std140) uniform SkinParams_block_0Vertex { SkinParams _group_0_binding_0_vs; };
+layout(std140) uniform dqview_params { SkinParams dqview_params_data; };
 
-layout(std140) uniform type_11_block_1Vertex { mat4x4 _group_0_binding_2_vs[256]; };
+layout(std140) uniform dqview_joint_matrices { mat4x4 dqview_joint_matrices_data[256]; };
 
 layout(location = 0) in vec3 _p2vs_location0;
 layout(location = 1) in vec3 _p2vs_location1;
 layout(location = 2) in uvec4 _p2vs_location2;
 layout(location = 3) in vec4 _p2vs_location3;
+layout(location = 5) in uvec4 _p2vs_location5;
+layout(location = 6) in vec4 _p2vs_location6;
 smooth out vec3 _vs2fs_location0;
 smooth out vec3 _vs2fs_location1;
 
@@ -91,9 +97,9 @@ bool is_finite_vec4_(vec4 v_1) {
 }
 
 mat4x4 joint_matrix(uint j) {
-    uint _e3 = _group_0_binding_0_vs.joint_count;
+    uint _e3 = dqview_params_data.joint_count;
     if ((j < _e3)) {
-        mat4x4 _e7 = _group_0_binding_2_vs[j];
+        mat4x4 _e7 = dqview_joint_matrices_data[j];
         return _e7;
     }
     return mat4x4(vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(0.0, 0.0, 1.0, 0.0), vec4(0.0, 0.0, 0.0, 1.0));
@@ -232,8 +238,8 @@ Skinned skin_lbs(SkinInput v_7) {
     return _e4;
 }
 
-SkinInput export_input(vec3 position, vec3 normal, uvec4 joints_1, vec4 weights_1) {
-    return SkinInput(position, normal, EXPORT_TANGENT, joints_1, uvec4(0u), weights_1, vec4(0.0));
+SkinInput export_input(vec3 position, vec3 normal, uvec4 joints0_, uvec4 joints1_, vec4 weights0_, vec4 weights1_) {
+    return SkinInput(position, normal, EXPORT_TANGENT, joints0_, joints1_, weights0_, weights1_);
 }
 
 Skinned skin_export(SkinInput v_8, float blend) {
@@ -241,19 +247,24 @@ Skinned skin_export(SkinInput v_8, float blend) {
     return _e2;
 }
 
-ExportVertexOut export_vertex(ExportVertexIn input_1, float blend_1) {
-    SkinInput _e6 = export_input(input_1.position, input_1.normal, input_1.joints, input_1.weights);
-    Skinned _e7 = skin_export(_e6, blend_1);
-    mat4x4 _e10 = _group_0_binding_0_vs.clip_from_model;
-    return ExportVertexOut((_e10 * vec4(_e7.position, 1.0)), _e7.position, _e7.normal);
+ExportVertexOut export_vertex(SkinInput v_9, float blend_1) {
+    Skinned _e2 = skin_export(v_9, blend_1);
+    mat4x4 _e5 = dqview_params_data.clip_from_model;
+    return ExportVertexOut((_e5 * vec4(_e2.position, 1.0)), _e2.position, _e2.normal);
+}
+
+SkinInput input8_(ExportVertexIn8_ input_1) {
+    SkinInput _e7 = export_input(input_1.position, input_1.normal, input_1.joints, input_1.joints1_, input_1.weights, input_1.weights1_);
+    return _e7;
 }
 
 void main() {
-    ExportVertexIn input_ = ExportVertexIn(_p2vs_location0, _p2vs_location1, _p2vs_location2, _p2vs_location3);
-    ExportVertexOut _e2 = export_vertex(input_, 1.0);
-    gl_Position = _e2.clip_position;
-    _vs2fs_location0 = _e2.position;
-    _vs2fs_location1 = _e2.normal;
+    ExportVertexIn8_ input_ = ExportVertexIn8_(_p2vs_location0, _p2vs_location1, _p2vs_location2, _p2vs_location3, _p2vs_location5, _p2vs_location6);
+    SkinInput _e1 = input8_(input_);
+    ExportVertexOut _e3 = export_vertex(_e1, 1.0);
+    gl_Position = _e3.clip_position;
+    _vs2fs_location0 = _e3.position;
+    _vs2fs_location1 = _e3.normal;
     return;
 }
 

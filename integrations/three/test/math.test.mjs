@@ -127,7 +127,10 @@ test("influences are merged, renormalised and sorted heaviest first, ties by joi
             ]),
         },
     };
-    const { joints, weights } = dqviewInfluences(geometry);
+    const {
+        joints: [joints],
+        weights: [weights],
+    } = dqviewInfluences(geometry, 4);
     assert.deepEqual([...joints.slice(0, 4)], [1, 0, 3, 0]);
     assert.ok(close([...weights.slice(0, 4)], [0.6, 0.2, 0.2, 0], 1e-7));
     assert.deepEqual([...joints.slice(4, 8)], [2, 5, 0, 0]);

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use naga::common::wgsl::TypeContext;
 use naga::{AddressSpace, Binding, Handle, Module, ResourceBinding, TypeInner};
 
-use super::{ExportPalette, ExportStage, ShaderRequest};
+use super::{ExportInfluences, ExportPalette, ExportStage, ShaderRequest};
 use crate::skin::SkinningMode;
 
 /// How a target spells the interface.
@@ -45,9 +45,12 @@ impl Naming {
     }
 }
 
-/// What a palette or input member means (the WGSL comments, for the header).
-fn meaning(name: &str) -> &'static str {
-    match name {
+/// What a palette or input member means (the WGSL comments, for the header), for a shader
+/// reading `influences` per vertex.
+fn meaning(name: &str, influences: ExportInfluences) -> String {
+    let eight = influences == ExportInfluences::Eight;
+    let n = influences.count();
+    let text = match name {
         "clip_from_model" => {
             "model (bind) space to clip space, used as given (the engine's clip convention)"
         }
@@ -55,30 +58,41 @@ fn meaning(name: &str) -> &'static str {
         "non_rigid" => "1 when some joint has scale, shear or a mirror (DQS phase 1), else 0",
         "beta_scale" => "hybrid: beta = clamp(blend * beta_scale, 0, 1)",
         "vertex_count" => "compute: vertices to skin",
-        "joint_dual_quats" => {
+        "dqview_joint_dual_quats" => {
             "per joint: column 0 rotation quaternion (x, y, z, w), column 1 dual part"
         }
-        "joint_matrices" => {
+        "dqview_joint_matrices" => {
             "per joint: skinning matrix world_from_joint * inverse_bind (column-major)"
         }
-        "joint_scale_shears" => {
+        "dqview_joint_scale_shears" => {
             "per joint: S with matrix = [rotation | translation] * S (identity when rigid)"
         }
-        "bind_positions" => "bind-pose positions, 3 floats per vertex",
-        "bind_normals" => "bind-pose normals, 3 floats per vertex",
-        "vertex_joints" => "joint indices, 4 u32 per vertex, heaviest influence first",
-        "vertex_weights" => "weights, 4 per vertex, summing to 1",
-        "vertex_blends" => "per-vertex blend (_DQS_BLEND), 1 float per vertex",
-        "skinned" => "output: skinned position (3 floats) then unit normal (3 floats) per vertex",
+        "dqview_bind_positions" => "bind-pose positions, 3 floats per vertex",
+        "dqview_bind_normals" => "bind-pose normals, 3 floats per vertex",
+        "dqview_vertex_joints" => {
+            return format!("joint indices, {n} u32 per vertex, heaviest influence first");
+        }
+        "dqview_vertex_weights" => return format!("weights, {n} per vertex, summing to 1"),
+        "dqview_vertex_blends" => "per-vertex blend (_DQS_BLEND), 1 float per vertex",
+        "dqview_skinned" => {
+            "output: skinned position (3 floats) then unit normal (3 floats) per vertex"
+        }
         "position" => "bind-space position",
         "normal" => "bind-space unit normal",
+        "joints" if eight => {
+            "joint indices of influences 0 to 3 (uint), heaviest first: influence 0 is the DQS pivot"
+        }
         "joints" => {
             "4 joint indices (uint), heaviest influence first: influence 0 is the DQS pivot"
         }
+        "weights" if eight => "weights of influences 0 to 3",
         "weights" => "4 weights summing to 1",
+        "joints1" => "joint indices of influences 4 to 7 (uint), 0 where unused",
+        "weights1" => "weights of influences 4 to 7, 0 where unused; all 8 weights sum to 1",
         "blend" => "per-vertex blend: _DQS_BLEND (0 LBS, 1 DQS), 1 without a map",
         _ => "",
-    }
+    };
+    text.to_string()
 }
 
 /// The method's rule, as one line.
@@ -104,10 +118,11 @@ pub(super) fn header_lines(
 ) -> Vec<String> {
     let mut lines = vec![
         format!(
-            "dqview {}: {} skinning, {} stage, {}; naga {} from dqview's shaders/dq.wgsl, skin.wgsl, export_palette.wgsl, export_{}.wgsl.",
+            "dqview {}: {} skinning, {} stage, {} influences, {}; naga {} from dqview's shaders/dq.wgsl, skin.wgsl, export_palette.wgsl, export_{}.wgsl.",
             env!("CARGO_PKG_VERSION"),
             request.method.short_label(),
             request.stage.name(),
+            request.influences.count(),
             naming.language,
             NAGA_VERSION,
             request.stage.name(),
@@ -125,7 +140,7 @@ pub(super) fn header_lines(
             let [x, y, z] = ep.workgroup_size;
             lines.push(format!("Workgroup size: {x} x {y} x {z}; dispatch ceil(vertex_count / {x}) workgroups in x."));
         }
-        io_lines(module, &ep.function, naming, &mut lines);
+        io_lines(module, &ep.function, naming, request.influences, &mut lines);
     }
     lines.push(format!(
         "Resources ({}; uniform blocks std140, storage buffers std430, offsets in bytes):",
@@ -134,7 +149,7 @@ pub(super) fn header_lines(
             ExportPalette::Storage => "storage palette".to_string(),
         }
     ));
-    resource_lines(module, naming, &mut lines);
+    resource_lines(module, naming, request.influences, &mut lines);
     lines.extend(naming.notes.iter().cloned());
     lines
 }
@@ -143,7 +158,13 @@ pub(super) fn header_lines(
 const NAGA_VERSION: &str = "30";
 
 /// Vertex inputs and outputs.
-fn io_lines(module: &Module, function: &naga::Function, naming: &Naming, lines: &mut Vec<String>) {
+fn io_lines(
+    module: &Module,
+    function: &naga::Function,
+    naming: &Naming,
+    influences: ExportInfluences,
+    lines: &mut Vec<String>,
+) {
     let gctx = module.to_ctx();
     let mut inputs = Vec::new();
     for arg in &function.arguments {
@@ -170,7 +191,7 @@ fn io_lines(module: &Module, function: &naga::Function, naming: &Naming, lines: 
             "  {}: {} {name}: {}",
             (naming.location)(location),
             gctx.type_to_string(ty),
-            meaning(&name)
+            meaning(&name, influences)
         ));
     }
     if let Some(result) = &function.result
@@ -198,7 +219,12 @@ fn io_lines(module: &Module, function: &naga::Function, naming: &Naming, lines: 
 }
 
 /// Every bound global with its size and, for structs, member offsets; arrays with their stride.
-fn resource_lines(module: &Module, naming: &Naming, lines: &mut Vec<String>) {
+fn resource_lines(
+    module: &Module,
+    naming: &Naming,
+    influences: ExportInfluences,
+    lines: &mut Vec<String>,
+) {
     let gctx = module.to_ctx();
     let mut layouter = naga::proc::Layouter::default();
     if layouter.update(gctx).is_err() {
@@ -237,12 +263,15 @@ fn resource_lines(module: &Module, naming: &Naming, lines: &mut Vec<String>) {
                         "    offset {:>3}: {} {member}: {}",
                         m.offset,
                         gctx.type_to_string(m.ty),
-                        meaning(&member)
+                        meaning(&member, influences)
                     ));
                 }
             }
             TypeInner::Array { stride, .. } => {
-                lines.push(format!("    stride {stride}: {}", meaning(&name)));
+                lines.push(format!(
+                    "    stride {stride}: {}",
+                    meaning(&name, influences)
+                ));
             }
             _ => {}
         }

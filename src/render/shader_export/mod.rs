@@ -17,9 +17,9 @@ pub use translate::ShaderCode;
 
 /// The engine-facing palette (group 0 of the exported shaders).
 pub const EXPORT_PALETTE_WGSL: &str = include_str!("../../../shaders/export_palette.wgsl");
-/// The exported vertex entry points (`vs_skin`, `vs_skin_blend`).
+/// The exported vertex entry points (`vs_skin`, `vs_skin_blend`, `vs_skin8`, `vs_skin8_blend`).
 pub const EXPORT_VERTEX_WGSL: &str = include_str!("../../../shaders/export_vertex.wgsl");
-/// The exported compute entry points (`cs_skin`, `cs_skin_blend`).
+/// The exported compute entry points (`cs_skin`, `cs_skin_blend`, `cs_skin8`, `cs_skin8_blend`).
 pub const EXPORT_COMPUTE_WGSL: &str = include_str!("../../../shaders/export_compute.wgsl");
 
 /// Joints the uniform palette holds by default: 256 skinning matrices are 16 KiB, the
@@ -29,6 +29,24 @@ pub const DEFAULT_EXPORT_JOINTS: u32 = 256;
 pub const MAX_EXPORT_JOINTS: u32 = 1024;
 /// Invocations per workgroup of the exported compute stage (`@workgroup_size` in the file).
 pub const EXPORT_WORKGROUP_SIZE: u32 = 64;
+
+/// The stable name of every resource the exported shaders bind, by its name in the WGSL
+/// sources, in (group, binding) order: the same in every target, method, palette and stage
+/// (docs/engines.md, "Names"). The bound globals are renamed in naga's module, so every writer
+/// declares them under these names; GLSL's blocks and MSL's buffer-size struct get them in
+/// `translate`. skin.wgsl reads the parameters as `skin`, so the sources keep their own names.
+pub const RESOURCE_NAMES: [(&str, &str); 10] = [
+    ("skin", "dqview_params"),
+    ("joint_dual_quats", "dqview_joint_dual_quats"),
+    ("joint_matrices", "dqview_joint_matrices"),
+    ("joint_scale_shears", "dqview_joint_scale_shears"),
+    ("bind_positions", "dqview_bind_positions"),
+    ("bind_normals", "dqview_bind_normals"),
+    ("vertex_joints", "dqview_vertex_joints"),
+    ("vertex_weights", "dqview_vertex_weights"),
+    ("vertex_blends", "dqview_vertex_blends"),
+    ("skinned", "dqview_skinned"),
+];
 
 /// The joint count line of `export_palette.wgsl`, rewritten for `--joints N`.
 const JOINTS_DECLARATION: &str = "const EXPORT_JOINTS: u32 = 128u;";
@@ -110,7 +128,38 @@ pub enum ExportPalette {
     Storage,
 }
 
-/// What `dqview shader` writes: one target, method, palette and stage.
+/// Influences per vertex the exported shader reads (`--influences 4|8`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExportInfluences {
+    /// Four: `joints`/`weights` (locations 2 and 3; compute: 4 per vertex).
+    Four,
+    /// Eight, as dqview's renderer blends: influences 4 to 7 as `joints1`/`weights1`
+    /// (locations 5 and 6; compute: 8 per vertex).
+    Eight,
+}
+
+impl ExportInfluences {
+    /// The number of influences.
+    #[must_use]
+    pub fn count(self) -> u32 {
+        match self {
+            Self::Four => 4,
+            Self::Eight => 8,
+        }
+    }
+
+    /// The influences of `--influences n`, if n is 4 or 8.
+    #[must_use]
+    pub fn from_count(n: u32) -> Option<Self> {
+        match n {
+            4 => Some(Self::Four),
+            8 => Some(Self::Eight),
+            _ => None,
+        }
+    }
+}
+
+/// What `dqview shader` writes: one target, method, palette, stage and influence count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ShaderRequest {
     /// The language.
@@ -121,6 +170,8 @@ pub struct ShaderRequest {
     pub palette: ExportPalette,
     /// Vertex or compute.
     pub stage: ExportStage,
+    /// Four or eight influences per vertex.
+    pub influences: ExportInfluences,
 }
 
 /// Why a shader could not be exported.
@@ -157,10 +208,11 @@ impl ShaderRequest {
             ExportPalette::Storage => "--storage".to_string(),
         };
         format!(
-            "dqview shader --target {} --method {} {palette} --stage {}",
+            "dqview shader --target {} --method {} {palette} --stage {} --influences {}",
             self.target.name(),
             self.method.name(),
-            self.stage.name()
+            self.stage.name(),
+            self.influences.count()
         )
     }
 
@@ -248,18 +300,52 @@ fn module_from_source(
 ) -> Result<(naga::Module, naga::valid::ModuleInfo), ShaderExportError> {
     let mut module = naga::front::wgsl::parse_str(source)
         .map_err(|e| ShaderExportError::Naga(e.emit_to_string(source)))?;
-    let keep = match (request.stage, request.method) {
-        (ExportStage::Vertex, SkinningMode::Hybrid) => "vs_skin_blend",
-        (ExportStage::Compute, SkinningMode::Hybrid) => "cs_skin_blend",
-        _ => request.entry_point(),
-    };
+    // `vs_skin`, `vs_skin8_blend`, ...: one source entry point per stage, influences and method.
+    let keep = format!(
+        "{}{}{}",
+        request.entry_point(),
+        match request.influences {
+            ExportInfluences::Four => "",
+            ExportInfluences::Eight => "8",
+        },
+        if request.method == SkinningMode::Hybrid {
+            "_blend"
+        } else {
+            ""
+        }
+    );
     module.entry_points.retain(|e| e.name == keep);
+    if module.entry_points.is_empty() {
+        return Err(ShaderExportError::Naga(format!("no entry point `{keep}`")));
+    }
     for entry in &mut module.entry_points {
         entry.name = request.entry_point().to_string();
     }
     naga::compact::compact(&mut module, naga::compact::KeepUnused::No);
+    stable_resource_names(&mut module)?;
     let info = validate(&module)?;
     Ok((module, info))
+}
+
+/// Renames every bound global of `module` to its [`RESOURCE_NAMES`] name; a binding without
+/// one is an error (a resource added to the sources without a documented name).
+fn stable_resource_names(module: &mut naga::Module) -> Result<(), ShaderExportError> {
+    for (_, global) in module.global_variables.iter_mut() {
+        if global.binding.is_none() {
+            continue;
+        }
+        let source = global.name.clone().unwrap_or_default();
+        let (_, stable) = RESOURCE_NAMES
+            .iter()
+            .find(|(name, _)| *name == source)
+            .ok_or_else(|| {
+                ShaderExportError::Naga(format!(
+                    "bound global `{source}` has no stable name in RESOURCE_NAMES"
+                ))
+            })?;
+        global.name = Some((*stable).to_string());
+    }
+    Ok(())
 }
 
 /// naga's validation with every check on.

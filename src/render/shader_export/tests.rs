@@ -1,7 +1,10 @@
+use std::collections::HashMap;
+
 use super::*;
 
 const METHODS: [SkinningMode; 3] = [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
 const STAGES: [ExportStage; 2] = [ExportStage::Vertex, ExportStage::Compute];
+const INFLUENCES: [ExportInfluences; 2] = [ExportInfluences::Four, ExportInfluences::Eight];
 const PALETTES: [ExportPalette; 2] = [
     ExportPalette::Uniform(DEFAULT_EXPORT_JOINTS),
     ExportPalette::Storage,
@@ -18,6 +21,7 @@ fn request(
         method,
         palette,
         stage,
+        influences: ExportInfluences::Four,
     }
 }
 
@@ -34,8 +38,11 @@ fn every_target_method_stage_and_palette_exports() {
     for target in ShaderTarget::ALL {
         for method in METHODS {
             for stage in STAGES {
-                for palette in PALETTES {
-                    let r = request(target, method, palette, stage);
+                for (palette, influences) in PALETTES.into_iter().zip(INFLUENCES) {
+                    let r = ShaderRequest {
+                        influences,
+                        ..request(target, method, palette, stage)
+                    };
                     let out =
                         export_shader(&r).unwrap_or_else(|e| panic!("{}: {e}", r.command_line()));
                     assert!(
@@ -69,18 +76,25 @@ fn each_method_binds_only_what_it_reads() {
         .expect("module");
         bound_names(&module)
     };
-    assert_eq!(names(SkinningMode::Lbs), ["skin", "joint_matrices"]);
+    assert_eq!(
+        names(SkinningMode::Lbs),
+        ["dqview_params", "dqview_joint_matrices"]
+    );
     assert_eq!(
         names(SkinningMode::Dqs),
-        ["skin", "joint_dual_quats", "joint_scale_shears"]
+        [
+            "dqview_params",
+            "dqview_joint_dual_quats",
+            "dqview_joint_scale_shears"
+        ]
     );
     assert_eq!(
         names(SkinningMode::Hybrid),
         [
-            "skin",
-            "joint_dual_quats",
-            "joint_matrices",
-            "joint_scale_shears"
+            "dqview_params",
+            "dqview_joint_dual_quats",
+            "dqview_joint_matrices",
+            "dqview_joint_scale_shears"
         ]
     );
     let (module, _) = export_module(&request(
@@ -93,14 +107,14 @@ fn each_method_binds_only_what_it_reads() {
     assert_eq!(
         bound_names(&module),
         [
-            "skin",
-            "joint_dual_quats",
-            "joint_scale_shears",
-            "bind_positions",
-            "bind_normals",
-            "vertex_joints",
-            "vertex_weights",
-            "skinned"
+            "dqview_params",
+            "dqview_joint_dual_quats",
+            "dqview_joint_scale_shears",
+            "dqview_bind_positions",
+            "dqview_bind_normals",
+            "dqview_vertex_joints",
+            "dqview_vertex_weights",
+            "dqview_skinned"
         ]
     );
 }
@@ -231,4 +245,203 @@ fn bad_requests_are_errors() {
         export_shader(&r),
         Err(ShaderExportError::Method(_))
     ));
+}
+
+/// The documented name of each binding (docs/engines.md, "Names"), by WGSL (group, binding):
+/// written out here, not taken from the code, so a rename is a failing test.
+const DOCUMENTED_NAMES: [((u32, u32), &str); 10] = [
+    ((0, 0), "dqview_params"),
+    ((0, 1), "dqview_joint_dual_quats"),
+    ((0, 2), "dqview_joint_matrices"),
+    ((0, 3), "dqview_joint_scale_shears"),
+    ((1, 0), "dqview_bind_positions"),
+    ((1, 1), "dqview_bind_normals"),
+    ((1, 2), "dqview_vertex_joints"),
+    ((1, 3), "dqview_vertex_weights"),
+    ((1, 4), "dqview_vertex_blends"),
+    ((1, 5), "dqview_skinned"),
+];
+
+/// The names of the SPIR-V variables in `storage_classes` (`OpName` of each `OpVariable`).
+fn spirv_variable_names(words: &[u32], storage_classes: &[u32]) -> Vec<String> {
+    const OP_NAME: u32 = 5;
+    const OP_VARIABLE: u32 = 59;
+    let mut names = HashMap::new();
+    let mut variables = Vec::new();
+    let mut at = 5;
+    while let Some(&first) = words.get(at) {
+        let (count, opcode) = ((first >> 16) as usize, first & 0xffff);
+        let operands = words.get(at + 1..at + count.max(1)).unwrap_or(&[]);
+        if opcode == OP_NAME && !operands.is_empty() {
+            let bytes: Vec<u8> = operands[1..].iter().flat_map(|w| w.to_le_bytes()).collect();
+            let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+            let name = String::from_utf8_lossy(&bytes[..end]).into_owned();
+            names.insert(operands[0], name);
+        }
+        if opcode == OP_VARIABLE && operands.len() >= 3 && storage_classes.contains(&operands[2]) {
+            variables.push(operands[1]);
+        }
+        at += count.max(1);
+    }
+    variables
+        .iter()
+        .map(|id| names.get(id).cloned().unwrap_or_else(|| format!("%{id}")))
+        .collect()
+}
+
+/// The names the target declares its bound resources under: WGSL `var`s, GLSL uniform and
+/// buffer blocks, HLSL `cbuffer`s and buffers, MSL entry point buffers, SPIR-V variables.
+fn declared_resource_names(target: ShaderTarget, code: &ShaderCode) -> Vec<String> {
+    let text = match code {
+        ShaderCode::Text(t) => t.as_str(),
+        // Uniform (2) and StorageBuffer (12) variables.
+        ShaderCode::Spirv(words) => return spirv_variable_names(words, &[2, 12]),
+    };
+    let code_lines = text.lines().filter(|l| !l.trim_start().starts_with("//"));
+    let token_before = |line: &str, marker: &str| -> Option<String> {
+        let (before, _) = line.split_once(marker)?;
+        before
+            .split_whitespace()
+            .last()
+            .map(|t| t.trim_start_matches('&').to_string())
+    };
+    code_lines
+        .filter_map(|line| match target {
+            ShaderTarget::Wgsl => {
+                let rest = line.trim().strip_prefix("var<")?;
+                let (space, rest) = rest.split_once("> ")?;
+                (space.starts_with("uniform") || space.starts_with("storage"))
+                    .then(|| rest.split(':').next().unwrap_or_default().to_string())
+            }
+            ShaderTarget::Glsl | ShaderTarget::GlslEs => {
+                let block = [" uniform ", " buffer "]
+                    .iter()
+                    .find_map(|k| line.split_once(k).map(|(_, rest)| rest))?;
+                block
+                    .split_once(" {")
+                    .map(|(name, _)| name.trim().to_string())
+            }
+            ShaderTarget::Hlsl => token_before(line, " : register("),
+            ShaderTarget::Msl => token_before(line, " [[buffer("),
+            ShaderTarget::Spirv => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_target_and_method_binds_by_the_documented_names() {
+    let naga_style = |name: &str| {
+        name.starts_with("type_")
+            || name.starts_with("_group_")
+            || name.contains("_block_")
+            || name.starts_with('%')
+            || name.starts_with('_')
+    };
+    let mut failures = Vec::new();
+    for target in ShaderTarget::ALL {
+        for stage in STAGES {
+            for (palette, influences) in PALETTES.into_iter().zip(INFLUENCES) {
+                // The name of each binding, from the method that binds it.
+                let mut seen: HashMap<(u32, u32), String> = HashMap::new();
+                for method in METHODS {
+                    let r = ShaderRequest {
+                        influences,
+                        ..request(target, method, palette, stage)
+                    };
+                    let out = export_shader(&r).expect("export");
+                    let (module, _) = export_module(&r).expect("module");
+                    let mut expected: Vec<String> = translate::bound_globals(&module)
+                        .iter()
+                        .map(|(_, b, _)| {
+                            let (_, name) = DOCUMENTED_NAMES
+                                .iter()
+                                .find(|(at, _)| *at == (b.group, b.binding))
+                                .expect("a documented binding");
+                            name.to_string()
+                        })
+                        .collect();
+                    let mut declared = declared_resource_names(target, &out.code);
+                    declared.retain(|n| n != "dqview_buffer_sizes");
+                    for name in &declared {
+                        if naga_style(name) {
+                            failures.push(format!("{}: naga's name {name}", r.command_line()));
+                        }
+                    }
+                    expected.sort();
+                    declared.sort();
+                    if declared != expected {
+                        failures.push(format!(
+                            "{}: declares {declared:?}, documented {expected:?}",
+                            r.command_line()
+                        ));
+                    }
+                    for (h, b, _) in translate::bound_globals(&module) {
+                        let name = module.global_variables[h].name.clone().unwrap_or_default();
+                        let previous = seen.entry((b.group, b.binding)).or_insert(name.clone());
+                        if *previous != name {
+                            failures.push(format!(
+                                "{}: binding {b:?} is {name}, {previous} in another method",
+                                r.command_line()
+                            ));
+                        }
+                        if !out.header.contains(&format!(": uniform {name}:"))
+                            && !out.header.contains(&format!(" {name}: array"))
+                        {
+                            failures
+                                .push(format!("{}: {name} not in the header", r.command_line()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn eight_influences_add_locations_5_and_6_or_double_the_compute_arrays() {
+    for method in METHODS {
+        let r = ShaderRequest {
+            influences: ExportInfluences::Eight,
+            ..request(
+                ShaderTarget::GlslEs,
+                method,
+                ExportPalette::Uniform(64),
+                ExportStage::Vertex,
+            )
+        };
+        let out = export_shader(&r).expect("export");
+        let text = out.code.text().expect("text");
+        for needle in [
+            "layout(location = 5) in uvec4 ",
+            "layout(location = 6) in vec4 ",
+        ] {
+            assert!(text.contains(needle), "{}: no {needle}", r.command_line());
+        }
+        assert!(
+            out.header
+                .contains("vec4<u32> joints1: joint indices of influences 4 to 7")
+        );
+        let four = export_shader(&ShaderRequest {
+            influences: ExportInfluences::Four,
+            ..r
+        })
+        .expect("export");
+        let four = four.code.text().expect("text");
+        assert!(!four.contains("layout(location = 5)") && !four.contains("location = 6"));
+        let compute = export_shader(&ShaderRequest {
+            stage: ExportStage::Compute,
+            target: ShaderTarget::Wgsl,
+            ..r
+        })
+        .expect("export");
+        assert!(compute.header.contains("joint indices, 8 u32 per vertex"));
+        assert!(
+            compute
+                .code
+                .text()
+                .expect("text")
+                .contains("compute_input(id.x, 8u)")
+        );
+    }
 }

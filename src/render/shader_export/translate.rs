@@ -185,7 +185,7 @@ fn write_glsl(
     .map_err(naga_error)?
     .write()
     .map_err(naga_error)?;
-    let blocks: HashMap<_, _> = reflection.uniforms.clone().into_iter().collect();
+    let (text, blocks) = glsl_stable_names(request, module, &reflection, text)?;
     let inputs = glsl_inputs(&text);
     let language = match version {
         glsl::Version::Embedded { version, .. } => format!("GLSL ES {version} es"),
@@ -201,10 +201,11 @@ fn write_glsl(
                 _ => "buffer block",
             };
             let name = blocks.get(&h).cloned().unwrap_or_default();
+            let block = format!("{kind} {name} {{ {name}{GLSL_MEMBER_SUFFIX} }}");
             if explicit {
-                format!("{kind} {name}, layout(binding = {})", flat_slot(b))
+                format!("{block}, layout(binding = {})", flat_slot(b))
             } else {
-                format!("{kind} {name} (bind by name: glUniformBlockBinding)")
+                format!("{block} (bind by name: glUniformBlockBinding)")
             }
         },
         move |loc| match inputs.get(&loc) {
@@ -213,6 +214,68 @@ fn write_glsl(
         },
     );
     Ok((text, naming))
+}
+
+/// The suffix of a GLSL block's member: GLSL forbids a block member named as its block.
+const GLSL_MEMBER_SUFFIX: &str = "_data";
+
+/// `text` with naga's GLSL block names (`type_12_block_2Vertex`, which follow naga's type and
+/// block counters and so differ per method) made the global's stable name, and each block's
+/// member (`_group_0_binding_2_vs`) that name with [`GLSL_MEMBER_SUFFIX`]; the block name of
+/// each bound global.
+fn glsl_stable_names(
+    request: &ShaderRequest,
+    module: &Module,
+    reflection: &glsl::ReflectionInfo,
+    text: String,
+) -> Result<(String, HashMap<Handle<naga::GlobalVariable>, String>), ShaderExportError> {
+    let stage = match request.stage {
+        ExportStage::Vertex => "vs",
+        ExportStage::Compute => "cs",
+    };
+    let mut renames = HashMap::new();
+    let mut blocks = HashMap::new();
+    for (&h, naga_block) in &reflection.uniforms {
+        let global = &module.global_variables[h];
+        let (Some(name), Some(b)) = (&global.name, &global.binding) else {
+            continue;
+        };
+        renames.insert(naga_block.clone(), name.clone());
+        renames.insert(
+            format!("_group_{}_binding_{}_{stage}", b.group, b.binding),
+            format!("{name}{GLSL_MEMBER_SUFFIX}"),
+        );
+        blocks.insert(h, name.clone());
+    }
+    Ok((rename_identifiers(&text, &renames)?, blocks))
+}
+
+/// `text` with every identifier that is a key of `renames` replaced by its value; an error when
+/// a new name is already an identifier of `text` (the rename would merge two names).
+fn rename_identifiers(
+    text: &str,
+    renames: &HashMap<String, String>,
+) -> Result<String, ShaderExportError> {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut identifiers = std::collections::HashSet::new();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(is_ident) {
+        out.push_str(&rest[..start]);
+        let token = &rest[start..];
+        let end = token.find(|c| !is_ident(c)).unwrap_or(token.len());
+        let word = &token[..end];
+        identifiers.insert(word);
+        out.push_str(renames.get(word).map_or(word, String::as_str));
+        rest = &token[end..];
+    }
+    out.push_str(rest);
+    if let Some(clash) = renames.values().find(|v| identifiers.contains(v.as_str())) {
+        return Err(ShaderExportError::Naga(format!(
+            "cannot name a resource `{clash}`: the shader already has that identifier"
+        )));
+    }
+    Ok(out)
 }
 
 /// The vertex inputs the GLSL declares, `layout(location = N) in TYPE NAME;`, by location.
@@ -315,6 +378,7 @@ fn write_msl(
         ..msl::PipelineOptions::default()
     };
     let (text, _) = msl::write_string(module, info, &options, &pipeline).map_err(naga_error)?;
+    let (text, sizes) = msl_stable_names(module, globals, &text)?;
     let mut naming = Naming::new(
         "Metal Shading Language 2.1",
         request.entry_point(),
@@ -322,18 +386,52 @@ fn write_msl(
         |b, _| format!("[[buffer({})]]", flat_slot(b)),
         |loc| format!("[[attribute({loc})]]"),
     );
-    if text.contains("_mslBufferSizes") {
+    if !sizes.is_empty() {
         naming.notes.push(format!(
-            "[[buffer({MSL_SIZES_BUFFER})]]: _mslBufferSizes, the byte size of each storage array (naga's bounds checks)"
+            "[[buffer({MSL_SIZES_BUFFER})]]: constant {MSL_SIZES_TYPE}& {MSL_SIZES_NAME}, the byte size of each storage array (naga's bounds checks), in this order: {}",
+            sizes.iter().map(|s| format!("uint {s}")).collect::<Vec<_>>().join(", ")
         ));
     }
     Ok((text, naming))
 }
 
+/// The MSL argument carrying the storage arrays' byte sizes (naga's `_buffer_sizes`).
+const MSL_SIZES_NAME: &str = "dqview_buffer_sizes";
+/// Its struct (naga's `_mslBufferSizes`).
+const MSL_SIZES_TYPE: &str = "DqviewBufferSizes";
+
+/// `text` with naga's buffer-size argument, its struct and its members (`size1`, which follow
+/// the global's index and so differ per method) given stable names: `<resource>_size`. Also
+/// the member names, in the struct's order.
+fn msl_stable_names(
+    module: &Module,
+    globals: &[(Handle<naga::GlobalVariable>, ResourceBinding, AddressSpace)],
+    text: &str,
+) -> Result<(String, Vec<String>), ShaderExportError> {
+    let mut renames = HashMap::from([
+        ("_buffer_sizes".to_string(), MSL_SIZES_NAME.to_string()),
+        ("_mslBufferSizes".to_string(), MSL_SIZES_TYPE.to_string()),
+    ]);
+    let mut order = Vec::new();
+    for (h, _, _) in globals {
+        let member = format!("size{}", h.index());
+        let name = module.global_variables[*h].name.clone().unwrap_or_default();
+        let stable = format!("{name}_size");
+        if text.contains(&format!("uint {member};")) {
+            order.push((text.find(&format!("uint {member};")), stable.clone()));
+            renames.insert(member, stable);
+        }
+    }
+    order.sort();
+    let text = rename_identifiers(text, &renames)?;
+    Ok((text, order.into_iter().map(|(_, s)| s).collect()))
+}
+
 fn write_spirv(module: &Module, info: &ModuleInfo) -> Result<Vec<u32>, ShaderExportError> {
     let options = spv::Options {
         lang_version: (1, 0),
-        flags: spv::WriterFlags::LABEL_VARYINGS,
+        // DEBUG: OpName for every variable, so tools see the stable resource names.
+        flags: spv::WriterFlags::LABEL_VARYINGS | spv::WriterFlags::DEBUG,
         ..spv::Options::default()
     };
     spv::write_vec(module, info, &options, None).map_err(naga_error)
