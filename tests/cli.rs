@@ -70,6 +70,12 @@ fn inspect_json_on_sample_models() {
                 "{file}: duration {got} vs {want}"
             );
         }
+        // The Khronos samples rest in their bind pose (up to an armature's axis turn).
+        assert_eq!(
+            f["rest_pose"]["is_bind_pose"], true,
+            "{file}: {}",
+            f["rest_pose"]
+        );
         let min = f["bbox"]["min"].as_array().expect("bbox.min");
         let max = f["bbox"]["max"].as_array().expect("bbox.max");
         for k in 0..3 {
@@ -105,6 +111,68 @@ fn inspect_builtin_rigs() {
     let out = dqview(&["inspect"]);
     assert!(out.status.success());
     assert!(stdout(&out).contains("builtin:twist"));
+}
+
+/// The `rest pose` line of `inspect MODEL`'s text, if it has one, and the whole text.
+fn rest_pose_line(model: &str) -> (Option<String>, String) {
+    let out = dqview(&["inspect", model]);
+    assert!(out.status.success(), "inspect {model}: {}", stderr(&out));
+    let text = stdout(&out);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("rest pose"))
+        .map(str::to_owned);
+    (line, text)
+}
+
+#[test]
+fn inspect_says_where_the_rest_pose_is_not_the_bind_pose() {
+    // builtin:twist rests in its bind pose: no line, and the JSON says so.
+    let (line, text) = rest_pose_line("builtin:twist");
+    assert_eq!(line, None, "{text}");
+    let f = inspect_json("builtin:twist");
+    assert_eq!(f["rest_pose"]["is_bind_pose"], true);
+    assert_eq!(f["rest_pose"]["joints_not_at_bind"], serde_json::json!([]));
+    // Both copies of the Adventurer are stored in a T-pose and rest with the arms lowered: the
+    // heat views' blue patch at the right shoulder with no clip on it.
+    let characters =
+        support::characters_dir("inspect_says_where_the_rest_pose_is_not_the_bind_pose");
+    let usd = support::data_dir(
+        "DQVIEW_USD",
+        "inspect_says_where_the_rest_pose_is_not_the_bind_pose",
+    );
+    let copies = [
+        characters.map(|d| (d.join("Adventurer.gltf"), '.')),
+        usd.map(|d| (d.join("Adventurer.usdc"), '_')),
+    ];
+    for (path, dot) in copies.into_iter().flatten() {
+        let path = path.to_str().expect("utf-8");
+        let (line, text) = rest_pose_line(path);
+        let line = line.unwrap_or_else(|| panic!("{path}: no rest pose line in {text}"));
+        assert!(
+            line.starts_with("rest pose   not the bind pose: ")
+                && line.contains(&format!("largest at UpperArm{dot}L"))
+                && line.contains("heat views"),
+            "{path}: {line}"
+        );
+        for joint in [format!("UpperArm{dot}R"), format!("Shoulder{dot}R")] {
+            assert!(
+                text.contains(&format!("\"{joint}\" (node ")),
+                "{path}: {joint} in {text}"
+            );
+        }
+        let f = inspect_json(path);
+        assert_eq!(f["rest_pose"]["is_bind_pose"], false, "{path}");
+        let right = f["rest_pose"]["joints_not_at_bind"]
+            .as_array()
+            .expect("joints")
+            .iter()
+            .find(|j| j["name"] == format!("UpperArm{dot}R").as_str())
+            .cloned()
+            .unwrap_or_else(|| panic!("{path}: UpperArm{dot}R"));
+        let angle = right["angle_deg"].as_f64().expect("angle");
+        assert!((60.0..75.0).contains(&angle), "{path}: {right}");
+    }
 }
 
 #[test]

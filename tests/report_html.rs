@@ -6,6 +6,8 @@
 //! `DQVIEW_REQUIRE_BROWSER=1` or `DQVIEW_REQUIRE_DISPLAY=1` a missing one fails the test.
 //! With `DQVIEW_REQUIRE_GPU=1` the report must carry its GPU renders.
 
+#[path = "report_html/page.rs"]
+mod page;
 mod support;
 
 use std::io::Write as _;
@@ -17,22 +19,21 @@ use dqview::scene::{Channel, Interpolation, Property};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// The sections every report has, by their `id`, in page order: what matters first.
-const SECTIONS: [&str; 10] = [
-    "summary",
-    "worst-regions",
-    "recommendations",
-    "volume",
-    "flips",
-    "influences",
-    "blend-fit",
-    "scales",
-    "checks",
-    "timing",
-];
+use page::{SECTIONS, cell, fit_row, png_size, section, worst_rows};
 
 /// Runs `dqview report` on `model` into `dir/name.html` with `extra` flags; the page's text.
 fn report(model: &str, dir: &Path, name: &str, extra: &[&str]) -> (PathBuf, String) {
+    let (out, html, _) = report_printing(model, dir, name, extra);
+    (out, html)
+}
+
+/// As [`report`], with what the command printed on stdout as well.
+fn report_printing(
+    model: &str,
+    dir: &Path,
+    name: &str,
+    extra: &[&str],
+) -> (PathBuf, String, String) {
     let out = dir.join(format!("{name}.html"));
     let out_text = out.to_str().expect("utf-8 path").to_string();
     let mut args = vec!["report", model, "--out", &out_text];
@@ -46,7 +47,7 @@ fn report(model: &str, dir: &Path, name: &str, extra: &[&str]) -> (PathBuf, Stri
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("wrote "), "{stdout}");
     let html = std::fs::read_to_string(&out).expect("report written");
-    (out, html)
+    (out, html, stdout.into_owned())
 }
 
 /// The checks every page passes: sections, no scripts or fetched resources, renders.
@@ -78,35 +79,6 @@ fn check_page(html: &str) {
         );
         assert!(html.matches("<img src=\"data:image/png;base64,").count() >= 3);
     }
-}
-
-/// The text of the table cell after the header `key` (rows written by the report as `<th>key</th><td>value</td>`).
-fn cell(html: &str, key: &str) -> String {
-    let start = format!("<th>{key}</th><td>");
-    let at = html
-        .find(&start)
-        .unwrap_or_else(|| panic!("no row `{key}`"))
-        + start.len();
-    let rest = &html[at..];
-    rest[..rest.find("</td>").expect("cell end")].to_string()
-}
-
-/// The two percentages after a blend-fit row's label.
-fn fit_row(html: &str, label: &str) -> (f64, f64) {
-    let start = format!("<tr><td>{label}</td><td class=\"n\">");
-    let at = html
-        .find(&start)
-        .unwrap_or_else(|| panic!("no fit row {label}"))
-        + start.len();
-    let mut numbers = html[at..].split("%").take(2).map(|s| {
-        s.rsplit('>')
-            .next()
-            .unwrap_or(s)
-            .trim()
-            .parse::<f64>()
-            .expect("a percentage")
-    });
-    (numbers.next().expect("max"), numbers.next().expect("mean"))
 }
 
 /// The robot's report, made once for the tests that read it.
@@ -188,8 +160,10 @@ fn adventurer_report_flags_joints_and_finds_flips() {
     };
     let scratch = support::scratch_dir("report_html_adventurer");
     let model = dir.join("Adventurer.gltf");
-    let (_, html) = report(model.to_str().expect("path"), &scratch, "adventurer", &[]);
+    let (_, html, printed) =
+        report_printing(model.to_str().expect("path"), &scratch, "adventurer", &[]);
     check_page(&html);
+    summary_ranks_loss_and_growth_apart(&printed);
     assert_eq!(
         cell(&html, "stored weight sums not 1 (off by more than 0.001)"),
         "0"
@@ -217,6 +191,58 @@ fn adventurer_report_flags_joints_and_finds_flips() {
         "{angles:?}"
     );
     assert!(flips.contains("twist of ") && flips.contains(">twist (degrees)</text>"));
+    // Losses and growths are ranked apart: the finger that swells under LBS (Index1.R, 1.79 in
+    // Sword_Slash) is a growth, and every listed LBS loss keeps less than its rest volume.
+    let (loss, growth) = (
+        worst_rows(&html, "LBS (linear blend)", "Loses the most"),
+        worst_rows(&html, "LBS (linear blend)", "Grows the most"),
+    );
+    assert!(
+        !loss.is_empty() && !growth.is_empty(),
+        "{loss:?} {growth:?}"
+    );
+    assert!(loss.iter().all(|(_, r)| *r < 1.0), "losses: {loss:?}");
+    assert!(growth.iter().all(|(_, r)| *r > 1.0), "growths: {growth:?}");
+    assert!(
+        loss.windows(2).all(|w| w[0].1 <= w[1].1),
+        "lowest first: {loss:?}"
+    );
+    assert!(
+        growth.windows(2).all(|w| w[0].1 >= w[1].1),
+        "highest first: {growth:?}"
+    );
+    let (top, ratio) = &growth[0];
+    assert!(
+        top == "Index1.R" && *ratio > 1.5,
+        "largest LBS growth: {growth:?}"
+    );
+    assert!(!loss.iter().any(|(n, _)| n == "Index1.R"), "{loss:?}");
+    // Its rest pose is not its bind pose (the arms rest lowered from the stored T-pose): said.
+    let rest = cell(&html, "rest pose");
+    assert!(
+        rest.starts_with("not the bind pose: ") && rest.contains("largest at UpperArm.L"),
+        "{rest}"
+    );
+}
+
+/// The Adventurer's printed summary: `loss LBS` and `growth LBS` lines, the swelling finger
+/// (Index1.R, LBS 1.79) first among the growths and not among the losses; one `rest pose` line.
+fn summary_ranks_loss_and_growth_apart(printed: &str) {
+    let line = |start: &str| {
+        (printed.lines())
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no `{start}` line in {printed}"))
+            .to_owned()
+    };
+    let (loss, growth) = (line("loss LBS "), line("growth LBS "));
+    assert!(!loss.contains("Index1.R"), "{loss}");
+    assert!(growth.starts_with("growth LBS    Index1.R 1.7"), "{growth}");
+    assert!(!printed.contains("worst LBS"), "{printed}");
+    let rest = line("rest pose");
+    assert!(
+        rest.starts_with("rest pose   not the bind pose: ") && rest.contains("UpperArm.L"),
+        "{rest}"
+    );
 }
 
 #[test]
@@ -224,6 +250,14 @@ fn builtin_rigs_report_their_known_numbers() {
     let scratch = support::scratch_dir("report_html_builtin");
     let (_, twist) = report("builtin:twist", &scratch, "twist", &[]);
     check_page(&twist);
+    // It rests in its bind pose; LBS's worst loss is base's region at the half turn.
+    assert!(cell(&twist, "rest pose").starts_with("the bind pose"));
+    let loss = worst_rows(&twist, "LBS (linear blend)", "Loses the most");
+    assert_eq!(
+        loss.first().map(|(n, _)| n.as_str()),
+        Some("base"),
+        "{loss:?}"
+    );
     // The tip's flip is at exactly half a turn either way.
     assert!(
         twist.contains("<tr><td>tip</td><td class=\"n\">-180.0</td><td class=\"n\">180.0</td>")
@@ -410,43 +444,6 @@ fn chromium_shows_the_robot_report() {
             "{probe}"
         );
     }
-}
-
-/// The page's text between the `id` of section `from` and that of the next section.
-fn section<'a>(html: &'a str, from: &str) -> &'a str {
-    let k = SECTIONS.iter().position(|s| *s == from).expect("a section");
-    let start = html.find(&format!("id=\"{from}\"")).expect("section");
-    let end = SECTIONS
-        .get(k + 1)
-        .and_then(|next| html.find(&format!("id=\"{next}\"")))
-        .unwrap_or(html.len());
-    &html[start..end]
-}
-
-/// Width and height of the PNG in a `data:image/png;base64,` URI that starts `text`.
-fn png_size(text: &str) -> (u32, u32) {
-    let data = text
-        .split("data:image/png;base64,")
-        .nth(1)
-        .and_then(|d| d.split('"').next())
-        .expect("a PNG data URI");
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        _ => 63,
-    };
-    // The IHDR's width and height are bytes 16..24: the first 32 base64 characters hold them.
-    let bytes: Vec<u8> = data.as_bytes()[..32]
-        .chunks(4)
-        .flat_map(|q| {
-            let n = q.iter().fold(0u32, |n, &c| (n << 6) | u32::from(value(c)));
-            [(n >> 16) as u8, (n >> 8) as u8, n as u8]
-        })
-        .collect();
-    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-    (be(&bytes[16..20]), be(&bytes[20..24]))
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! A blend map before and after a fit, at the pose under review: the whole mesh and one
 //! joint's region, each as its volume ratio and its distance from CoR.
 //!
-//! The viewer's "Fit to CoR" panel and `dqview blend` print this same table, so what the
-//! fit did to the pose a rigger is looking at is one number in both.
+//! The viewer's "Fit to CoR" panel and `dqview blend` show this same table ([`FitTable`]:
+//! rounded once, the CLI's lines and the viewer's grid both made from it), so what the fit did
+//! to the pose a rigger is looking at is one number in both.
 
 use rayon::prelude::*;
 
@@ -119,24 +120,69 @@ pub fn compare_fit(
     }
 }
 
-impl FitComparison {
-    /// The row labelled `label`, if any.
+/// The headings of a [`FitCells`]' three columns, in order.
+pub const FIT_COLUMNS: [&str; 3] = ["volume", "CoR mean", "CoR max"];
+
+/// One measure as `blend` prints it and the viewer shows it: each number rounded once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FitCells {
+    /// The volume ratio to rest, 4 decimals.
+    pub volume: String,
+    /// The mean distance from CoR, % of the rest diagonal, 3 decimals and `%`.
+    pub cor_mean: String,
+    /// The largest distance from CoR, likewise.
+    pub cor_max: String,
+}
+
+impl FitCells {
+    /// Rounds `m` for printing.
     #[must_use]
-    pub fn row(&self, label: &str) -> Option<&FitRow> {
-        self.rows.iter().find(|r| r.label == label)
+    pub fn of(m: &FitMeasure) -> Self {
+        Self {
+            volume: format!("{:.4}", m.ratio),
+            cor_mean: format!("{:.3}%", 100.0 * m.cor_mean),
+            cor_max: format!("{:.3}%", 100.0 * m.cor_max),
+        }
     }
 
-    /// The table as text lines, one per row (volume ratio, mean and largest distance from CoR
-    /// as % of the diagonal; the region's beside the whole mesh's).
+    /// The cells in [`FIT_COLUMNS`]' order.
+    #[must_use]
+    pub fn cells(&self) -> [&str; 3] {
+        [&self.volume, &self.cor_mean, &self.cor_max]
+    }
+}
+
+/// One row of the printed table: a skinning's label and its rounded numbers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FitTableRow {
+    /// `LBS`, `hybrid fitted`, `CoR`, ...
+    pub label: String,
+    /// The whole mesh.
+    pub whole: FitCells,
+    /// The joint's region, when there is one.
+    pub region: Option<FitCells>,
+}
+
+/// The before/after table as text cells: the one value both `dqview blend`'s lines and the
+/// viewer's grid are made from, so they show the same numbers in the same order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FitTable {
+    /// The region's joint name, when the rows have a region.
+    pub joint: Option<String>,
+    /// The rows in [`FitComparison`]'s order.
+    pub rows: Vec<FitTableRow>,
+}
+
+impl FitTable {
+    /// The table as text lines: a heading, then one line per row (the region's numbers beside
+    /// the whole mesh's).
     #[must_use]
     pub fn lines(&self) -> Vec<String> {
         let width = self.rows.iter().map(|r| r.label.len()).max().unwrap_or(0);
-        let measure = |m: &FitMeasure| {
+        let measure = |c: &FitCells| {
             format!(
-                "volume {:.4}, CoR distance {:.3}% mean {:.3}% max",
-                m.ratio,
-                100.0 * m.cor_mean,
-                100.0 * m.cor_max
+                "volume {}, CoR distance {} mean {} max",
+                c.volume, c.cor_mean, c.cor_max
             )
         };
         let mut out = vec![match &self.joint {
@@ -147,10 +193,62 @@ impl FitComparison {
             let region = r
                 .region
                 .as_ref()
-                .map_or(String::new(), |m| format!(" | {}", measure(m)));
+                .map_or(String::new(), |c| format!(" | {}", measure(c)));
             out.push(format!("{:width$}  {}{region}", r.label, measure(&r.whole)));
         }
         out
+    }
+}
+
+/// The maps a before/after compares, in order and labelled as `dqview blend` and the viewer
+/// both show them: the joint flags' betas, the map before the fit (`painted` or as stored)
+/// where it is painted or differs from the flags', then the fitted map.
+#[must_use]
+pub fn review_maps<'a>(
+    flags: &'a SceneBetas,
+    before: &'a SceneBetas,
+    painted: bool,
+    fitted: &'a SceneBetas,
+) -> Vec<(&'static str, &'a SceneBetas)> {
+    let mut maps = vec![("hybrid joint flags", flags)];
+    if painted {
+        maps.push(("hybrid painted", before));
+    } else if before != flags {
+        maps.push(("hybrid as stored", before));
+    }
+    maps.push(("hybrid fitted", fitted));
+    maps
+}
+
+impl FitComparison {
+    /// The row labelled `label`, if any.
+    #[must_use]
+    pub fn row(&self, label: &str) -> Option<&FitRow> {
+        self.rows.iter().find(|r| r.label == label)
+    }
+
+    /// The table rounded for printing (volume ratio to 4 decimals, mean and largest distance
+    /// from CoR as % of the diagonal to 3), one row per skinning in order.
+    #[must_use]
+    pub fn table(&self) -> FitTable {
+        FitTable {
+            joint: self.joint.clone(),
+            rows: self
+                .rows
+                .iter()
+                .map(|r| FitTableRow {
+                    label: r.label.clone(),
+                    whole: FitCells::of(&r.whole),
+                    region: r.region.as_ref().map(FitCells::of),
+                })
+                .collect(),
+        }
+    }
+
+    /// The table as text lines, one per row ([`FitTable::lines`] of [`Self::table`]).
+    #[must_use]
+    pub fn lines(&self) -> Vec<String> {
+        self.table().lines()
     }
 }
 

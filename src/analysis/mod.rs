@@ -14,10 +14,14 @@ mod method_loss;
 mod metrics;
 mod region;
 mod region_report;
+mod rest_bind;
 mod series;
 
 pub use bulge::bulge;
-pub use fit_review::{FitComparison, FitMeasure, FitRow, compare_fit};
+pub use fit_review::{
+    FIT_COLUMNS, FitCells, FitComparison, FitMeasure, FitRow, FitTable, FitTableRow, compare_fit,
+    review_maps,
+};
 pub use flip::{
     BlendPair, BlendPairs, PairFlip, SWEEP_LIMIT_DEG, TwistFlips, clip_flipped_pairs, clip_flips,
     twist_flips,
@@ -37,6 +41,7 @@ pub use region::{
     joint_regions,
 };
 pub use region_report::{RegionAnalysis, RegionModeReport, analyze_region};
+pub use rest_bind::{REST_BIND_TOLERANCE, RestBind, RestBindJoint, rest_bind};
 pub use series::{
     RatioSeries, RegionSeries, SeriesAxis, SeriesRequest, ratio_series, ratio_series_with_region,
     series_x,

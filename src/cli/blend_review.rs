@@ -4,7 +4,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::BlendArgs;
-use crate::analysis::compare_fit;
+use crate::analysis::{compare_fit, review_maps};
 use crate::anim::JointOverrides;
 use crate::anim::Pose;
 use crate::pose_request::PoseRequest;
@@ -85,12 +85,8 @@ impl Review {
                 (worst, what)
             }
         };
-        let mut maps = vec![("hybrid joint flags", &flags)];
-        if stored != flags {
-            maps.push(("hybrid as stored", &stored));
-        }
-        maps.push(("hybrid fitted", fitted));
-        let table = compare_fit(scene, centers, &pose.to_pose(scene), self.joint, &maps);
+        let maps = review_maps(&flags, &stored, false, fitted);
+        let table = compare_fit(scene, centers, &pose.to_pose(scene), self.joint, &maps).table();
         println!("before/after at {what}:");
         for line in table.lines() {
             println!("  {line}");

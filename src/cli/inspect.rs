@@ -85,6 +85,12 @@ pub fn facts(scene: &Scene) -> Value {
         Value::Null,
         |(lo, hi)| json!({"min": lo.to_array(), "max": hi.to_array()}),
     );
+    let rest_bind = crate::analysis::rest_bind(scene);
+    let rest_joints: Vec<Value> = (rest_bind.joints.iter())
+        .map(|j| {
+            json!({"skin": j.skin, "node": j.node, "name": j.name, "angle_deg": j.angle_deg, "offset": j.offset})
+        })
+        .collect();
     let info = &scene.source_info;
     let skinning_methods: Vec<&str> = {
         let mut m: Vec<&str> = primitives
@@ -115,6 +121,11 @@ pub fn facts(scene: &Scene) -> Value {
         "vertices_over_4_influences": over_4,
         "zero_weight_vertices": zero_weight,
         "non_rigid_joints": non_rigid,
+        "rest_pose": {
+            "is_bind_pose": rest_bind.is_bind_pose(),
+            "text": rest_bind.text(),
+            "joints_not_at_bind": rest_joints,
+        },
         "clips": clips,
         "vrm": vrm_facts(scene),
         "bbox": bbox,
@@ -298,6 +309,7 @@ fn text(scene: &Scene, f: &Value) -> String {
             );
         }
     }
+    rest_pose_lines(&mut s, f);
     let clips = f["clips"].as_array().cloned().unwrap_or_default();
     let _ = writeln!(s, "clips       {}", clips.len());
     for (i, c) in clips.iter().enumerate() {
@@ -347,6 +359,41 @@ fn text(scene: &Scene, f: &Value) -> String {
         let _ = writeln!(s, "note        {n}");
     }
     s
+}
+
+/// Most joints listed under the `rest pose` line.
+const REST_POSE_LISTED: usize = 8;
+
+/// Appends the `rest pose` line where the rest pose is not the bind pose (nothing where it is):
+/// the joints it moves, farthest first, and what that does to the heat views.
+fn rest_pose_lines(s: &mut String, f: &Value) {
+    use std::fmt::Write;
+    let joints = f["rest_pose"]["joints_not_at_bind"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let Some(text) = f["rest_pose"]["text"].as_str() else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "rest pose   {}; the heat views (displacement, collapse) show colour there with no clip",
+        text.strip_prefix("rest pose is ").unwrap_or(text)
+    );
+    for j in joints.iter().take(REST_POSE_LISTED) {
+        let _ = writeln!(
+            s,
+            "  skin {} \"{}\" (node {}): {:.1} deg, moves its vertices up to {:.2}% of the diagonal",
+            j["skin"],
+            j["name"].as_str().unwrap_or(""),
+            j["node"],
+            j["angle_deg"].as_f64().unwrap_or(0.0),
+            100.0 * j["offset"].as_f64().unwrap_or(0.0)
+        );
+    }
+    if joints.len() > REST_POSE_LISTED {
+        let _ = writeln!(s, "  ... {} more", joints.len() - REST_POSE_LISTED);
+    }
 }
 
 /// Appends one joint and its children, indented by depth.

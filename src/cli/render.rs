@@ -81,6 +81,15 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         args.out.display(),
         job.describe(format, range_spec)
     );
+    // Colour at rest in a heat view is the file's, not the pose's: said beside the picture.
+    if view.heat_quantity().is_some()
+        && let Some(text) = crate::analysis::rest_bind(&scene).text()
+    {
+        eprintln!(
+            "dqview: {text}: the {} view shows colour there at rest",
+            view.name()
+        );
+    }
     Ok(())
 }
 

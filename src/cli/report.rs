@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use super::{LoadArgs, PoseArgs};
-use crate::rig_report::{ReportOptions, gather, write_html};
+use crate::rig_report::{Change, ReportOptions, gather, write_html};
 
 /// Most samples per clip.
 const MAX_SAMPLES: usize = 1000;
@@ -196,21 +196,35 @@ fn print_summary(
         pictures.regions.len() + usize::from(pictures.sweep.is_some()),
         started.elapsed().as_secs_f64()
     );
-    for (mode, list) in crate::skin::SkinningMode::ALL.iter().zip(&report.worst) {
-        let names: Vec<String> = list
-            .iter()
-            .take(3)
-            .map(|w| {
-                format!(
-                    "{} {:.3} ({} {:.2} s)",
-                    w.name,
-                    w.ratio(),
-                    w.clip_name,
-                    w.time_s
-                )
-            })
-            .collect();
-        println!("worst {:<7} {}", mode.short_label(), names.join(", "));
+    for (change, lists) in [
+        (Change::Loss, &report.loss),
+        (Change::Growth, &report.growth),
+    ] {
+        for (mode, list) in crate::skin::SkinningMode::ALL.iter().zip(lists) {
+            let names: Vec<String> = list
+                .iter()
+                .take(3)
+                .map(|w| {
+                    format!(
+                        "{} {:.3} ({} {:.2} s)",
+                        w.name,
+                        w.ratio(),
+                        w.clip_name,
+                        w.time_s
+                    )
+                })
+                .collect();
+            let names = if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            };
+            let what = format!("{} {}", change.name(), mode.short_label());
+            println!("{what:<13} {names}");
+        }
+    }
+    if let Some(detail) = report.rest_bind.detail() {
+        println!("rest pose   not the bind pose: {detail}");
     }
     for f in report.flips.iter().take(3) {
         let deg = |d: Option<f32>| d.map_or("none".to_string(), |d| format!("{d:.1}"));

@@ -81,7 +81,7 @@ fn try_paint(
         overview: Some(png_bytes(&painter.paint(&rest, &camera)?)?),
         ..Pictures::default()
     };
-    for region in pictured_regions(&report.worst, per_mode) {
+    for region in pictured_regions(&report.loss, &report.growth, per_mode) {
         let mut pose = Pose::rest(scene);
         pose.sample(scene, region.clip, region.time_s, &options.overrides);
         painter.set_betas(

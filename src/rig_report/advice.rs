@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::clips::{WorstRegion, mode_index, node_name};
+use super::clips::{WorstRegion, deviation, mode_index, node_name};
 use super::{Progress, ReportOptions, RigReportError};
 use crate::analysis::{BlendPairs, lbs_loses_more, max_vertex_distance, twist_flips};
 use crate::anim::{JointOverrides, Pose};
@@ -48,13 +48,15 @@ impl FlipReport {
 }
 
 /// The joints whose flips the report searches: joints flagged as twisting (by name, by the
-/// clips, or by the overrides), then the joints of the worst DQS and LBS regions.
+/// clips, or by the overrides), then the joints of the worst DQS and LBS regions, losses and
+/// growths together, farthest from 1 first.
 #[must_use]
 pub fn twist_joints(
     scene: &Scene,
     clips: &[usize],
     overrides: &JointOverrides,
-    worst: &[Vec<WorstRegion>; 4],
+    loss: &[Vec<WorstRegion>; 4],
+    growth: &[Vec<WorstRegion>; 4],
 ) -> Vec<usize> {
     let mut joints: Vec<usize> = Vec::new();
     let clip_options: Vec<Option<usize>> = std::iter::once(None)
@@ -71,7 +73,10 @@ pub fn twist_joints(
         }
     }
     for mode in [SkinningMode::Dqs, SkinningMode::Lbs] {
-        for w in &worst[mode_index(mode)] {
+        let m = mode_index(mode);
+        let mut worst: Vec<&WorstRegion> = loss[m].iter().chain(&growth[m]).collect();
+        worst.sort_by(|a, b| deviation(b.ratio()).total_cmp(&deviation(a.ratio())));
+        for w in worst {
             if !joints.contains(&w.joint) {
                 joints.push(w.joint);
             }
@@ -283,10 +288,10 @@ pub struct DqsCandidate {
     pub region: WorstRegion,
 }
 
-/// The LBS worst regions that LBS loses clearly more of than DQS and CoR at that moment, by
+/// The LBS losses (regions that shrink) that LBS loses clearly more of than DQS and CoR at that moment, by
 /// `check`'s `lbs_collapse` rule at its default ratio ([`crate::analysis::lbs_loses_more`]).
 #[must_use]
-pub fn dqs_candidates(lbs_worst: &[WorstRegion]) -> Vec<DqsCandidate> {
+pub fn dqs_candidates(lbs_loss: &[WorstRegion]) -> Vec<DqsCandidate> {
     let [l, d, _, c] = [
         SkinningMode::Lbs,
         SkinningMode::Dqs,
@@ -294,7 +299,7 @@ pub fn dqs_candidates(lbs_worst: &[WorstRegion]) -> Vec<DqsCandidate> {
         SkinningMode::Cor,
     ]
     .map(mode_index);
-    lbs_worst
+    lbs_loss
         .iter()
         .filter(|w| lbs_loses_more(w.ratios[l], w.ratios[d], Some(w.ratios[c]), COLLAPSE_RATIO))
         .map(|w| DqsCandidate { region: w.clone() })

@@ -59,11 +59,70 @@ impl ClipReport {
     }
 }
 
-/// A region at its worst moment in one mode.
+/// Which way a region strays from its rest measure: the two are ranked apart, so a region that
+/// swells is never listed as one that collapses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Ratio below 1: the region keeps less than its rest measure.
+    Loss,
+    /// Ratio above 1: the region grows past its rest measure.
+    Growth,
+}
+
+/// Within this of 1 a region's ratio is no change: listed neither as a loss nor as a growth.
+pub const UNCHANGED: f64 = 1e-3;
+
+impl Change {
+    /// Both, loss first.
+    pub const ALL: [Self; 2] = [Self::Loss, Self::Growth];
+
+    /// Which way `ratio` strays; `None` within [`UNCHANGED`] of 1, or NaN.
+    #[must_use]
+    pub fn of(ratio: f64) -> Option<Self> {
+        if ratio < 1.0 - UNCHANGED {
+            Some(Self::Loss)
+        } else if ratio > 1.0 + UNCHANGED {
+            Some(Self::Growth)
+        } else {
+            None
+        }
+    }
+
+    /// Whether `a` strays farther this way than `b` (a lower ratio for a loss, a higher one
+    /// for a growth).
+    fn farther(self, a: f64, b: f64) -> bool {
+        match self {
+            Self::Loss => a < b,
+            Self::Growth => a > b,
+        }
+    }
+
+    /// `loses` or `grows`.
+    #[must_use]
+    pub fn verb(self) -> &'static str {
+        match self {
+            Self::Loss => "loses",
+            Self::Growth => "grows",
+        }
+    }
+
+    /// `loss` or `growth`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Loss => "loss",
+            Self::Growth => "growth",
+        }
+    }
+}
+
+/// A region at its worst moment in one mode, one way ([`Change`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorstRegion {
     /// The mode.
     pub mode: SkinningMode,
+    /// Loss (its lowest ratio) or growth (its highest).
+    pub change: Change,
     /// The joint (node index).
     pub joint: usize,
     /// The joint's name.
@@ -93,13 +152,20 @@ impl WorstRegion {
     }
 }
 
-/// The worst regions the report draws: the first `per_mode` of each mode, each moment once, and
-/// a region every mode loses alike ([`WorstRegion::is_the_pose`]) once whatever the mode or moment.
+/// The worst regions the report draws: per mode, the first `per_mode` of its losses and growths
+/// together, farthest from 1 (as |ln ratio|) first, each moment once, and a region every mode
+/// changes alike ([`WorstRegion::is_the_pose`]) once whatever the mode or moment.
 #[must_use]
-pub fn pictured_regions(worst: &[Vec<WorstRegion>; 4], per_mode: usize) -> Vec<&WorstRegion> {
+pub fn pictured_regions<'a>(
+    loss: &'a [Vec<WorstRegion>; 4],
+    growth: &'a [Vec<WorstRegion>; 4],
+    per_mode: usize,
+) -> Vec<&'a WorstRegion> {
     let mut out: Vec<&WorstRegion> = Vec::new();
-    for list in worst {
-        for w in list.iter().take(per_mode) {
+    for (losses, growths) in loss.iter().zip(growth) {
+        let mut list: Vec<&WorstRegion> = losses.iter().chain(growths).collect();
+        list.sort_by(|a, b| deviation(b.ratio()).total_cmp(&deviation(a.ratio())));
+        for w in list.into_iter().take(per_mode) {
             let seen = out.iter().any(|o| {
                 let same_moment = (o.joint, o.clip) == (w.joint, w.clip) && o.time_s == w.time_s;
                 same_moment || (o.joint == w.joint && o.is_the_pose() && w.is_the_pose())
@@ -204,20 +270,22 @@ pub fn clip_report(
     }
 }
 
-/// Per mode, the `n` regions farthest from their rest measure over all clips, each at its
-/// worst moment (a joint appears once per mode, at its worst clip).
+/// Per mode, the `n` regions that stray farthest `change`'s way over all clips, each at its
+/// worst moment that way (a joint appears once per mode, at its worst clip): for a loss the
+/// lowest ratios first, for a growth the highest. A region within [`UNCHANGED`] of 1 is neither.
 #[must_use]
-pub fn worst_regions(clips: &[ClipReport], n: usize) -> [Vec<WorstRegion>; 4] {
+pub fn worst_regions(clips: &[ClipReport], change: Change, n: usize) -> [Vec<WorstRegion>; 4] {
     SkinningMode::ALL.map(|mode| {
         let m = mode_index(mode);
         let mut best: Vec<WorstRegion> = Vec::new();
         for clip in clips {
             for track in &clip.regions {
-                let Some(k) = worst_sample(&track.ratios[m]) else {
+                let Some(k) = worst_sample(&track.ratios[m], change) else {
                     continue;
                 };
                 let candidate = WorstRegion {
                     mode,
+                    change,
                     joint: track.joint,
                     name: track.name.clone(),
                     clip: clip.clip,
@@ -227,7 +295,7 @@ pub fn worst_regions(clips: &[ClipReport], n: usize) -> [Vec<WorstRegion>; 4] {
                         .map(|i| track.ratios[i].get(k).copied().unwrap_or(f64::NAN)),
                 };
                 match best.iter_mut().find(|b| b.joint == track.joint) {
-                    Some(b) if deviation(b.ratio()) < deviation(candidate.ratio()) => {
+                    Some(b) if change.farther(candidate.ratio(), b.ratio()) => {
                         *b = candidate;
                     }
                     Some(_) => {}
@@ -235,19 +303,23 @@ pub fn worst_regions(clips: &[ClipReport], n: usize) -> [Vec<WorstRegion>; 4] {
                 }
             }
         }
-        best.sort_by(|a, b| deviation(b.ratio()).total_cmp(&deviation(a.ratio())));
+        best.sort_by(|a, b| match change {
+            Change::Loss => a.ratio().total_cmp(&b.ratio()),
+            Change::Growth => b.ratio().total_cmp(&a.ratio()),
+        });
         best.truncate(n);
         best
     })
 }
 
-/// The sample of `ratios` farthest from 1; `None` when empty or all NaN.
-fn worst_sample(ratios: &[f64]) -> Option<usize> {
+/// The sample of `ratios` that strays farthest `change`'s way; `None` when no sample strays
+/// that way (all NaN, or within [`UNCHANGED`] of 1, or the other way).
+fn worst_sample(ratios: &[f64], change: Change) -> Option<usize> {
     ratios
         .iter()
         .enumerate()
-        .filter(|(_, r)| !r.is_nan())
-        .max_by(|a, b| deviation(*a.1).total_cmp(&deviation(*b.1)))
+        .filter(|(_, r)| Change::of(**r) == Some(change))
+        .reduce(|a, b| if change.farther(*b.1, *a.1) { b } else { a })
         .map(|(k, _)| k)
 }
 
@@ -257,5 +329,59 @@ pub fn node_name(scene: &Scene, node: usize) -> String {
     match scene.nodes.get(node) {
         Some(n) if !n.name.is_empty() => n.name.clone(),
         _ => format!("node {node}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clip of one region (`name`, node `joint`) with these LBS ratios; the other modes keep 1.
+    fn clip(name: &str, joint: usize, lbs: Vec<f64>) -> ClipReport {
+        let n = lbs.len();
+        ClipReport {
+            clip: Some(0),
+            name: "clip".into(),
+            times_s: (0..n).map(|k| k as f32).collect(),
+            measure: Measure::Volume,
+            whole: [vec![1.0; n], vec![1.0; n], vec![1.0; n], vec![1.0; n]],
+            regions: vec![RegionTrack {
+                joint,
+                name: name.into(),
+                ratios: [lbs, vec![1.0; n], vec![1.0; n], vec![1.0; n]],
+            }],
+        }
+    }
+
+    #[test]
+    fn a_region_that_grows_is_ranked_as_growth_not_as_the_worst_loss() {
+        // Index1.R swells to 1.79 (far from 1 as |ln r|: 0.58); Ring1.L shrinks to 0.7 (0.36).
+        let clips = [
+            clip("Index1.R", 1, vec![1.0, 1.79, 0.98]),
+            clip("Ring1.L", 2, vec![1.0, 0.7, 1.0005]),
+        ];
+        let loss = worst_regions(&clips, Change::Loss, 4);
+        let growth = worst_regions(&clips, Change::Growth, 4);
+        let lbs = mode_index(SkinningMode::Lbs);
+        let names = |l: &[WorstRegion]| -> Vec<(String, f64)> {
+            l.iter().map(|w| (w.name.clone(), w.ratio())).collect()
+        };
+        assert_eq!(
+            names(&loss[lbs]),
+            [("Ring1.L".to_string(), 0.7), ("Index1.R".to_string(), 0.98)]
+        );
+        assert_eq!(names(&growth[lbs]), [("Index1.R".to_string(), 1.79)]);
+        assert!(loss[lbs].iter().all(|w| w.change == Change::Loss));
+        assert!(growth[lbs].iter().all(|w| w.change == Change::Growth));
+        // 1.0005 is within UNCHANGED of 1: no growth; DQS keeps everything: no region either way.
+        let dqs = mode_index(SkinningMode::Dqs);
+        assert!(loss[dqs].is_empty() && growth[dqs].is_empty());
+        // The picture of LBS's farthest region is the growth, and it says so.
+        let pictured = pictured_regions(&loss, &growth, 1);
+        assert_eq!(pictured.len(), 1);
+        assert_eq!(
+            (pictured[0].name.as_str(), pictured[0].change),
+            ("Index1.R", Change::Growth)
+        );
     }
 }

@@ -1,11 +1,14 @@
 //! The report as one self-contained HTML page: inline CSS and SVG, PNGs as `data:` URIs, no scripts.
+//!
+//! The page is built with `maud`'s `html!`: every interpolated string (joint, clip and file
+//! names, notes) is escaped by construction; only the style sheet goes in as it is.
 
-use std::fmt::Write as _;
+use base64::prelude::{BASE64_STANDARD, Engine as _};
+use maud::{DOCTYPE, Markup, PreEscaped, Render, html};
 
+use super::RigReport;
 use super::clips::{WorstRegion, mode_index};
 use super::html_sections as sections;
-use super::svg::escape;
-use super::{RigReport, base64_encode};
 use crate::skin::SkinningMode;
 
 /// A picture of a region at its worst moment: LBS | DQS | hybrid | CoR panes, or one pane
@@ -45,148 +48,165 @@ ul.advice li{margin:4px 0}nav a{margin-right:12px}.note{color:#555;font-size:13p
 /// A `data:` URI of PNG bytes.
 #[must_use]
 pub fn png_uri(png: &[u8]) -> String {
-    format!("data:image/png;base64,{}", base64_encode(png))
+    format!("data:image/png;base64,{}", BASE64_STANDARD.encode(png))
+}
+
+/// A number with `decimals` decimals (`{:.N}`), for the page's text.
+pub(super) fn fixed(value: impl Into<f64>, decimals: usize) -> String {
+    format!("{:.decimals$}", value.into())
 }
 
 /// Writes the page: `stages` are (what, seconds) lines for the timing section.
 #[must_use]
 pub fn write_html(report: &RigReport, pictures: &Pictures, stages: &[(String, f64)]) -> String {
     let title = format!("dqview rig report: {}", report.summary.file);
-    let mut s = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{CSS}</style></head><body>\n",
-        escape(&title)
-    );
-    let _ = writeln!(s, "<h1>{}</h1>", escape(&title));
-    s.push_str(
-        "<nav><a href=\"#summary\">Summary</a><a href=\"#worst-regions\">Worst regions</a><a href=\"#recommendations\">Recommendations</a><a href=\"#volume\">Volume over time</a><a href=\"#flips\">DQS flips</a><a href=\"#influences\">Influences</a><a href=\"#blend-fit\">Blend fit</a><a href=\"#scales\">Joint scales</a><a href=\"#checks\">Checks</a><a href=\"#timing\">Time</a></nav>\n",
-    );
     // What matters first: the summary, then the worst regions, then the advice; the clip-by-clip plots after.
-    summary(&mut s, report, pictures);
-    sections::worst_regions(&mut s, report, pictures);
-    recommendations(&mut s, report);
-    sections::volume(&mut s, report);
-    sections::flips(&mut s, report, pictures);
-    sections::influences(&mut s, report);
-    sections::blend_fit(&mut s, report);
-    sections::scales(&mut s, report);
-    sections::checks(&mut s, report);
-    timing(&mut s, stages);
-    s.push_str("</body></html>\n");
-    s
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                title { (title) }
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                h1 { (title) }
+                nav {
+                    a href="#summary" { "Summary" }
+                    a href="#worst-regions" { "Worst regions" }
+                    a href="#recommendations" { "Recommendations" }
+                    a href="#volume" { "Volume over time" }
+                    a href="#flips" { "DQS flips" }
+                    a href="#influences" { "Influences" }
+                    a href="#blend-fit" { "Blend fit" }
+                    a href="#scales" { "Joint scales" }
+                    a href="#checks" { "Checks" }
+                    a href="#timing" { "Time" }
+                }
+                (summary(report, pictures))
+                (sections::worst_regions(report, pictures))
+                (recommendations(report))
+                (sections::volume(report))
+                (sections::flips(report, pictures))
+                (sections::influences(report))
+                (sections::blend_fit(report))
+                (sections::scales(report))
+                (sections::checks(report))
+                (timing(stages))
+            }
+        }
+    };
+    page.into_string() + "\n"
 }
 
 /// A two-column table row.
-pub(super) fn row(s: &mut String, key: &str, value: &str) {
-    let _ = writeln!(
-        s,
-        "<tr><th>{}</th><td>{}</td></tr>",
-        escape(key),
-        escape(value)
-    );
+pub(super) fn row(key: &str, value: impl Render) -> Markup {
+    html! { tr { th { (key) } td { (value) } } }
 }
 
-/// The summary: file, format, units, axes, counts, clips, warnings.
-fn summary(s: &mut String, report: &RigReport, pictures: &Pictures) {
+/// The summary: file, format, units, axes, counts, clips, warnings, whether the rest pose is
+/// the bind pose.
+fn summary(report: &RigReport, pictures: &Pictures) -> Markup {
     let m = &report.summary;
-    s.push_str("<h2 id=\"summary\">Summary</h2>\n<table>\n");
-    row(s, "file", &m.file);
     let format = match &m.creator {
         Some(c) => format!("{} (written by {c})", m.format),
         None => m.format.clone(),
     };
-    row(s, "format", &format);
-    row(s, "units", &format!("1 unit = {} m", m.unit_meters));
-    row(s, "axes", &m.axes);
-    row(
-        s,
-        "meshes",
-        &format!(
-            "{} meshes, {} primitives ({} skinned), {} vertices",
-            m.meshes, m.primitives, m.skinned_primitives, m.vertices
-        ),
-    );
-    row(
-        s,
-        "skins",
-        &format!("{} skins, {} joints", m.skins, m.joints),
-    );
     let inf = &report.influences;
-    row(
-        s,
-        "influences",
-        &format!(
-            "up to {} per vertex; {} vertices over 4, {} over 8",
-            inf.max_influences, inf.over_4, inf.over_8
-        ),
-    );
     let clips: Vec<String> = m
         .clips
         .iter()
         .map(|(n, d)| format!("{n} ({d:.2} s)"))
         .collect();
-    row(
-        s,
-        "clips",
-        &format!("{}: {}", clips.len(), clips.join(", ")),
-    );
     let warnings = if m.warnings.is_empty() {
         "none".to_string()
     } else {
         m.warnings.join("; ")
     };
-    row(s, "load warnings", &warnings);
-    s.push_str("</table>\n");
-    if let Some(png) = &pictures.overview {
-        let _ = writeln!(
-            s,
-            "<figure><img src=\"{}\" alt=\"rest pose in LBS, DQS, hybrid and CoR\"><figcaption>Rest pose: LBS | DQS | hybrid | CoR.</figcaption></figure>",
-            png_uri(png)
-        );
-    }
-    if let Some(note) = &pictures.note {
-        let _ = writeln!(s, "<p class=\"note\">{}</p>", escape(note));
+    let rest = match report.rest_bind.detail() {
+        Some(detail) => format!(
+            "not the bind pose: {detail}; the modes already differ there at rest, and a heat view (dqview render --view displacement or collapse, the viewer's) shows colour there with no clip"
+        ),
+        None => "the bind pose (every weighted joint rests where it was bound, up to one placement of the whole skin)"
+            .to_string(),
+    };
+    let rest_caption = report.rest_bind.largest().map(|j| {
+        format!(
+            " The rest pose is not the bind pose (largest at {}): the modes already differ there.",
+            j.name
+        )
+    });
+    html! {
+        h2 id="summary" { "Summary" }
+        table {
+            (row("file", &m.file))
+            (row("format", format))
+            (row("units", format!("1 unit = {} m", m.unit_meters)))
+            (row("axes", &m.axes))
+            (row("meshes", format!(
+                "{} meshes, {} primitives ({} skinned), {} vertices",
+                m.meshes, m.primitives, m.skinned_primitives, m.vertices
+            )))
+            (row("skins", format!("{} skins, {} joints", m.skins, m.joints)))
+            (row("influences", format!(
+                "up to {} per vertex; {} vertices over 4, {} over 8",
+                inf.max_influences, inf.over_4, inf.over_8
+            )))
+            (row("rest pose", rest))
+            (row("clips", format!("{}: {}", clips.len(), clips.join(", "))))
+            (row("load warnings", warnings))
+        }
+        @if let Some(png) = &pictures.overview {
+            figure {
+                img src=(png_uri(png)) alt="rest pose in LBS, DQS, hybrid and CoR";
+                figcaption { "Rest pose: LBS | DQS | hybrid | CoR." @if let Some(c) = &rest_caption { (c) } }
+            }
+        }
+        @if let Some(note) = &pictures.note {
+            p.note { (note) }
+        }
     }
 }
 
 /// The advice list, only what is specific to this rig: joints to flag for DQS, a blend map that
 /// helps, flips the clips reach or the rest pose brings near, uneven joint scale, the checks, weights.
-fn recommendations(s: &mut String, report: &RigReport) {
-    s.push_str("<h2 id=\"recommendations\">Recommendations</h2>\n<ul class=\"advice\">\n");
-    let start = s.len();
+fn recommendations(report: &RigReport) -> Markup {
     let [l, d, _, c] = SkinningMode::ALL.map(mode_index);
-    for cand in report.dqs_candidates.iter().take(8) {
-        let w = &cand.region;
-        let _ = writeln!(
-            s,
-            "<li>Flag <b>{}</b> for DQS: in {} at {:.2} s LBS keeps <span class=\"bad\">{:.3}</span> of the region's volume, DQS <span class=\"good\">{:.3}</span>, CoR {:.3}.</li>",
-            escape(&w.name),
-            escape(&w.clip_name),
-            w.time_s,
-            w.ratios[l],
-            w.ratios[d],
-            w.ratios[c]
-        );
-    }
-    if let Some(fit) = &report.fit {
-        fit_advice(s, fit, &report.summary.file);
-    }
-    flip_advice(s, report);
-    scale_advice(s, &report.scales);
     let errors = count_of(&report.checks, crate::check::Severity::Error);
     let warnings = count_of(&report.checks, crate::check::Severity::Warning);
-    if errors + warnings > 0 {
-        let _ = writeln!(
-            s,
-            "<li><code>dqview check</code> finds {} and {} (see Pipeline checks).</li>",
-            counted(errors, "error"),
-            counted(warnings, "warning")
-        );
+    let items = html! {
+        @for cand in report.dqs_candidates.iter().take(8) {
+            li {
+                "Flag " b { (cand.region.name) } " for DQS: in " (cand.region.clip_name)
+                " at " (fixed(cand.region.time_s, 2)) " s LBS keeps "
+                span.bad { (fixed(cand.region.ratios[l], 3)) }
+                " of the region's volume, DQS " span.good { (fixed(cand.region.ratios[d], 3)) }
+                ", CoR " (fixed(cand.region.ratios[c], 3)) "."
+            }
+        }
+        @if let Some(fit) = &report.fit {
+            (fit_advice(fit, &report.summary.file))
+        }
+        (flip_advice(report))
+        (scale_advice(&report.scales))
+        @if errors + warnings > 0 {
+            li {
+                code { "dqview check" } " finds " (counted(errors, "error")) " and "
+                (counted(warnings, "warning")) " (see Pipeline checks)."
+            }
+        }
+        (influence_advice(&report.influences))
+    };
+    html! {
+        h2 id="recommendations" { "Recommendations" }
+        ul.advice {
+            @if items.0.is_empty() {
+                li { "Nothing to change: no joint region loses clearly more under LBS than under DQS and CoR, no clip reaches a DQS flip, and the weights and joint scales pass the checks." }
+            } @else {
+                (items)
+            }
+        }
     }
-    influence_advice(s, &report.influences);
-    if s.len() == start {
-        s.push_str("<li>Nothing to change: no joint region loses clearly more under LBS than under DQS and CoR, no clip reaches a DQS flip, and the weights and joint scales pass the checks.</li>\n");
-    }
-    s.push_str("</ul>\n");
 }
 
 /// Findings of `severity` among `checks`.
@@ -200,40 +220,38 @@ const NEAR_FLIP_DEG: f32 = 150.0;
 
 /// The flip lines: a clip that flips DQS (from `check`), or a joint whose flip the rest pose
 /// brings nearer than [`NEAR_FLIP_DEG`]; a flip at the usual half turn is no advice.
-fn flip_advice(s: &mut String, report: &RigReport) {
-    for f in report
+fn flip_advice(report: &RigReport) -> Markup {
+    let in_clips = report
         .checks
         .iter()
         .filter(|f| f.rule == crate::check::Rule::DqsFlipInClip)
-        .take(4)
-    {
-        let _ = writeln!(
-            s,
-            "<li>Clip {} turns <b>{}</b> more than half a turn from <b>{}</b> at {:.2} s: DQS flips the skin there; key the twist the short way round or split it over a twist joint.</li>",
-            escape(f.clip.as_deref().unwrap_or("")),
-            escape(f.joint.as_deref().unwrap_or("")),
-            escape(f.pivot_joint.as_deref().unwrap_or("")),
-            f.time.unwrap_or(0.0)
-        );
-    }
-    for f in report
+        .take(4);
+    let near = report
         .flips
         .iter()
         .filter(|f| f.nearest_deg() < NEAR_FLIP_DEG)
-        .take(4)
-    {
-        let _ = writeln!(
-            s,
-            "<li>Keep the twist of <b>{}</b> within {} to {} degrees: its rest pose already turns it from its blend partner, so DQS flips well before half a turn (see DQS flips).</li>",
-            escape(&f.name),
-            f.below_deg.map_or("-".into(), |b| format!("{b:.1}")),
-            f.above_deg.map_or("-".into(), |a| format!("{a:.1}"))
-        );
+        .take(4);
+    let deg = |d: Option<f32>| d.map_or("-".into(), |d| format!("{d:.1}"));
+    html! {
+        @for f in in_clips {
+            li {
+                "Clip " (f.clip.as_deref().unwrap_or("")) " turns " b { (f.joint.as_deref().unwrap_or("")) }
+                " more than half a turn from " b { (f.pivot_joint.as_deref().unwrap_or("")) }
+                " at " (fixed(f.time.unwrap_or(0.0), 2))
+                " s: DQS flips the skin there; key the twist the short way round or split it over a twist joint."
+            }
+        }
+        @for f in near {
+            li {
+                "Keep the twist of " b { (f.name) } " within " (deg(f.below_deg)) " to " (deg(f.above_deg))
+                " degrees: its rest pose already turns it from its blend partner, so DQS flips well before half a turn (see DQS flips)."
+            }
+        }
     }
 }
 
 /// The blend-map line, when the fitted map brings the hybrid clearly closer to CoR.
-fn fit_advice(s: &mut String, fit: &super::FitReport, file: &str) {
+fn fit_advice(fit: &super::FitReport, file: &str) -> Markup {
     let (before, after) = (fit.distances[2].max, fit.distances[3].max);
     let gain = if before > 0.0 {
         100.0 * (1.0 - after / before)
@@ -241,7 +259,7 @@ fn fit_advice(s: &mut String, fit: &super::FitReport, file: &str) {
         0.0
     };
     if gain <= 10.0 {
-        return;
+        return Markup::default();
     }
     let out = std::path::Path::new(file)
         .file_stem()
@@ -249,48 +267,42 @@ fn fit_advice(s: &mut String, fit: &super::FitReport, file: &str) {
         // `builtin:twist` writes `twist_blend.glb`.
         .and_then(|n| n.rsplit(':').next())
         .map_or_else(|| "blended".to_string(), |n| format!("{n}_blend"));
-    let _ = writeln!(
-        s,
-        "<li>Write a fitted blend map: <code>dqview blend {} --clip all --out {}.glb</code>; the hybrid's largest distance from CoR goes from {:.3}% to {:.3}% of the diagonal ({gain:.0}% less; mean {:.3}% to {:.3}%).</li>",
-        escape(file),
-        escape(&out),
-        100.0 * before,
-        100.0 * after,
-        100.0 * fit.distances[2].mean,
-        100.0 * fit.distances[3].mean
-    );
+    html! {
+        li {
+            "Write a fitted blend map: " code { "dqview blend " (file) " --clip all --out " (out) ".glb" }
+            "; the hybrid's largest distance from CoR goes from " (fixed(100.0 * before, 3)) "% to "
+            (fixed(100.0 * after, 3)) "% of the diagonal (" (fixed(gain, 0)) "% less; mean "
+            (fixed(100.0 * fit.distances[2].mean, 3)) "% to " (fixed(100.0 * fit.distances[3].mean, 3)) "%)."
+        }
+    }
 }
 
 /// The influence lines: stored sums off 1, more than 8 influences, unweighted vertices.
-fn influence_advice(s: &mut String, inf: &super::InfluenceStats) {
-    if inf.unnormalised > 0 {
-        let _ = writeln!(
-            s,
-            "<li>{} vertices store weights that do not sum to 1 (worst {:.3}); dqview renormalises them, other tools may not: normalise them in the file.</li>",
-            inf.unnormalised,
-            inf.worst_sum.unwrap_or(1.0)
-        );
-    }
-    if inf.over_8 > 0 {
-        let _ = writeln!(
-            s,
-            "<li>{} vertices have more than 8 influences; the GPU drops weights up to {:.4}.</li>",
-            inf.over_8, inf.max_dropped_weight
-        );
-    }
-    if inf.unweighted > 0 {
-        let _ = writeln!(
-            s,
-            "<li>{} vertices have no weights and stay at the bind pose.</li>",
-            inf.unweighted
-        );
+fn influence_advice(inf: &super::InfluenceStats) -> Markup {
+    html! {
+        @if inf.unnormalised > 0 {
+            li {
+                (inf.unnormalised) " vertices store weights that do not sum to 1 (worst "
+                (fixed(inf.worst_sum.unwrap_or(1.0), 3))
+                "); dqview renormalises them, other tools may not: normalise them in the file."
+            }
+        }
+        @if inf.over_8 > 0 {
+            li {
+                (inf.over_8) " vertices have more than 8 influences; the GPU drops weights up to "
+                (fixed(inf.max_dropped_weight, 4)) "."
+            }
+        }
+        @if inf.unweighted > 0 {
+            li { (inf.unweighted) " vertices have no weights and stay at the bind pose." }
+        }
     }
 }
 
 /// One line on the joints with scale, unless they share one uniform scale (a scaled armature).
-fn scale_advice(s: &mut String, scales: &[super::JointScale]) {
+fn scale_advice(scales: &[super::JointScale]) -> Markup {
     let Some(first) = scales.first() else {
-        return;
+        return Markup::default();
     };
     let shared = scales.iter().all(|j| {
         j.kind == super::ScaleKind::Uniform
@@ -298,19 +310,19 @@ fn scale_advice(s: &mut String, scales: &[super::JointScale]) {
     });
     if shared {
         // One uniform scale on every scaled joint (a scaled armature) blends like none: no advice.
-        return;
+        return Markup::default();
     }
     let listed: Vec<String> = scales
         .iter()
         .take(10)
         .map(|j| format!("{}: {}", j.name, j.kind.text()))
         .collect();
-    let _ = writeln!(
-        s,
-        "<li>Joints with scale ({} in all; DQS splits it off and blends it apart): {}.</li>",
-        scales.len(),
-        escape(&listed.join("; "))
-    );
+    html! {
+        li {
+            "Joints with scale (" (scales.len()) " in all; DQS splits it off and blends it apart): "
+            (listed.join("; ")) "."
+        }
+    }
 }
 
 /// `n thing` or `n things`.
@@ -323,14 +335,76 @@ fn counted(n: usize, thing: &str) -> String {
 }
 
 /// How long each stage took.
-fn timing(s: &mut String, stages: &[(String, f64)]) {
-    s.push_str("<h2 id=\"timing\">Time</h2>\n<table>\n");
-    for (what, secs) in stages {
-        let _ = writeln!(
-            s,
-            "<tr><th>{}</th><td class=\"n\">{secs:.2} s</td></tr>",
-            escape(what)
-        );
+fn timing(stages: &[(String, f64)]) -> Markup {
+    html! {
+        h2 id="timing" { "Time" }
+        table {
+            @for (what, secs) in stages {
+                tr { th { (what) } td.n { (fixed(*secs, 2)) " s" } }
+            }
+        }
+        p.note { "Made by dqview report." }
     }
-    s.push_str("</table>\n<p class=\"note\">Made by dqview report.</p>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::rig_report::{ReportOptions, gather};
+
+    /// A name that breaks a page written by hand: a tag, an entity, both quotes.
+    const HOSTILE: &str = r#"<script>alert("x")</script> & 'y'"#;
+    /// `HOSTILE` as the page must show it.
+    const ESCAPED: &str = r#"&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; 'y'"#;
+
+    #[test]
+    fn joint_clip_and_file_names_come_out_escaped() {
+        let mut scene = crate::builtin::builtin_scene("twist").expect("builtin");
+        let base = scene.skins[0].joints[0];
+        scene.nodes[base].name = HOSTILE.to_string();
+        scene.animations[0].name = format!("clip {HOSTILE}");
+        scene.source = format!("{HOSTILE}.glb");
+        let centers = crate::skin::SceneCenters::compute(
+            &scene,
+            &crate::skin::CorOptions::default(),
+            &crate::skin::CorProgress::new(),
+        )
+        .expect("CoR centers");
+        let options = ReportOptions {
+            clips: vec![0],
+            samples: 5,
+            fit_samples: 2,
+            overrides: Default::default(),
+            worst_regions: 4,
+        };
+        let none = |_: &str, _: usize, _: usize| {};
+        let report =
+            gather(&scene, &centers, &options, &none, &AtomicBool::new(false)).expect("report");
+        let pictures = Pictures {
+            note: Some(format!("note {HOSTILE}")),
+            ..Pictures::default()
+        };
+        let page = write_html(&report, &pictures, &[(format!("stage {HOSTILE}"), 1.0)]);
+        assert!(!page.contains("<script"), "a tag in a name stays text");
+        assert!(!page.contains(HOSTILE));
+        // In the title, the summary, the tables, the advice, the plots' titles and legends.
+        for needle in [
+            format!("<title>dqview rig report: {ESCAPED}.glb</title>"),
+            format!("<tr><th>file</th><td>{ESCAPED}.glb</td></tr>"),
+            format!("<h3>clip {ESCAPED}</h3>"),
+            format!("<td>{ESCAPED}</td>"),
+            format!("<title>clip {ESCAPED}: region {ESCAPED}</title>"),
+            format!("<p class=\"note\">note {ESCAPED}</p>"),
+            format!("<tr><th>stage {ESCAPED}</th>"),
+        ] {
+            assert!(page.contains(&needle), "{needle} in {page}");
+        }
+        assert!(
+            page.contains(&format!("Flag <b>{ESCAPED}</b> for DQS")),
+            "{page}"
+        );
+        assert_eq!(crate::rig_report::non_finite_text(&page), None);
+    }
 }

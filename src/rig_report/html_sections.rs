@@ -1,12 +1,13 @@
-//! The report's measured sections: volume over time, worst regions, flips, influences, fit, scales.
+//! The report's measured sections: volume over time, worst regions, flips, influences, fit, scales;
+//! `maud` markup, every interpolation escaped by construction.
 
-use std::fmt::Write as _;
+use maud::{Markup, html};
 
-use super::clips::{ClipReport, mode_index};
-use super::html::{Pictures, RegionPicture, png_uri, row};
-use super::svg::{Line, Plot, bar_chart, escape, mode_color};
+use super::clips::{Change, ClipReport, UNCHANGED, mode_index};
+use super::html::{Pictures, RegionPicture, fixed, png_uri, row};
+use super::svg::{Line, Plot, bar_chart, mode_color};
 use super::{FitReport, RigReport};
-use crate::analysis::{Measure, SAME_RATIO_SPREAD};
+use crate::analysis::{Measure, RestBind, SAME_RATIO_SPREAD};
 use crate::skin::SkinningMode;
 
 /// Region plots per clip beside the whole-mesh one.
@@ -37,179 +38,203 @@ fn mode_lines(ratios: &[Vec<f64>; 4]) -> Vec<Line<'_>> {
 }
 
 /// Per clip: the whole mesh's ratio per mode over time, and its worst regions'.
-pub(super) fn volume(s: &mut String, report: &RigReport) {
-    s.push_str("<h2 id=\"volume\">Volume over time</h2>\n<p class=\"note\">Ratio of the posed measure to the rest measure per skinning mode (1 keeps the volume), for the whole mesh and for the joint regions that stray farthest in this clip. Hybrid uses betas from joint flags; CoR uses the precomputed centers.</p>\n");
-    for clip in &report.clips {
-        let mins: Vec<String> = SkinningMode::ALL
-            .iter()
-            .zip(&clip.whole)
-            .map(|(m, r)| {
-                let lo = r.iter().copied().fold(f64::INFINITY, f64::min);
-                let hi = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                format!("{} {lo:.4}..{hi:.4}", m.short_label())
-            })
-            .collect();
-        let _ = writeln!(
-            s,
-            "<h3>{}</h3><p>{} samples; whole mesh: {}</p>",
-            escape(&clip.name),
-            clip.times_s.len(),
-            escape(&mins.join(", "))
-        );
-        if clip.times_s.len() < 2 {
-            single_pose_table(s, clip);
-            continue;
+pub(super) fn volume(report: &RigReport) -> Markup {
+    html! {
+        h2 id="volume" { "Volume over time" }
+        p.note { "Ratio of the posed measure to the rest measure per skinning mode (1 keeps the volume), for the whole mesh and for the joint regions that stray farthest in this clip. Hybrid uses betas from joint flags; CoR uses the precomputed centers." }
+        @for clip in &report.clips {
+            (clip_volume(clip))
         }
-        s.push_str("<div class=\"plots\">");
-        let whole = Plot {
-            title: format!("{}: whole mesh", clip.name),
+    }
+}
+
+/// One clip's heading, whole-mesh range and plots (a table for a single pose).
+fn clip_volume(clip: &ClipReport) -> Markup {
+    let ranges: Vec<String> = SkinningMode::ALL
+        .iter()
+        .zip(&clip.whole)
+        .map(|(m, r)| {
+            let lo = r.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            format!("{} {lo:.4}..{hi:.4}", m.short_label())
+        })
+        .collect();
+    let heading = html! {
+        h3 { (clip.name) }
+        p { (clip.times_s.len()) " samples; whole mesh: " (ranges.join(", ")) }
+    };
+    if clip.times_s.len() < 2 {
+        return html! { (heading) (single_pose_table(clip)) };
+    }
+    let whole = Plot {
+        title: format!("{}: whole mesh", clip.name),
+        x_label: "time (s)",
+        y_label: y_label(clip.measure),
+        x: &clip.times_s,
+        lines: mode_lines(&clip.whole),
+        markers: Vec::new(),
+        reference: Some(1.0),
+    };
+    let regions = clip
+        .worst_tracks(REGION_PLOTS)
+        .into_iter()
+        .map(|track| Plot {
+            title: format!("{}: region {}", clip.name, track.name),
             x_label: "time (s)",
-            y_label: y_label(clip.measure),
+            y_label: "region ratio to rest",
             x: &clip.times_s,
-            lines: mode_lines(&clip.whole),
+            lines: mode_lines(&track.ratios),
             markers: Vec::new(),
             reference: Some(1.0),
-        };
-        s.push_str(&whole.to_svg());
-        for track in clip.worst_tracks(REGION_PLOTS) {
-            let plot = Plot {
-                title: format!("{}: region {}", clip.name, track.name),
-                x_label: "time (s)",
-                y_label: "region ratio to rest",
-                x: &clip.times_s,
-                lines: mode_lines(&track.ratios),
-                markers: Vec::new(),
-                reference: Some(1.0),
-            };
-            s.push_str(&plot.to_svg());
+        });
+    html! {
+        (heading)
+        div.plots {
+            (whole.to_svg())
+            @for plot in regions { (plot.to_svg()) }
         }
-        s.push_str("</div>\n");
     }
 }
 
 /// The ratios of a single pose, as a table (a plot of one point says nothing).
-fn single_pose_table(s: &mut String, clip: &ClipReport) {
-    s.push_str(
-        "<table><tr><th>region</th><th>LBS</th><th>DQS</th><th>Hybrid</th><th>CoR</th></tr>\n",
-    );
+fn single_pose_table(clip: &ClipReport) -> Markup {
     let whole: [f64; 4] = [0, 1, 2, 3].map(|m| clip.whole[m].first().copied().unwrap_or(f64::NAN));
-    ratio_row(s, "whole mesh", &whole);
-    for track in clip.worst_tracks(6) {
+    let tracks = clip.worst_tracks(6).into_iter().map(|track| {
         let r: [f64; 4] =
             [0, 1, 2, 3].map(|m| track.ratios[m].first().copied().unwrap_or(f64::NAN));
-        ratio_row(s, &track.name, &r);
+        (track.name.as_str(), r)
+    });
+    html! {
+        table {
+            tr { th { "region" } th { "LBS" } th { "DQS" } th { "Hybrid" } th { "CoR" } }
+            (ratio_row("whole mesh", &whole))
+            @for (name, r) in tracks { (ratio_row(name, &r)) }
+        }
     }
-    s.push_str("</table>\n");
 }
 
 /// A row of four mode ratios.
-fn ratio_row(s: &mut String, name: &str, r: &[f64; 4]) {
-    let _ = writeln!(
-        s,
-        "<tr><td>{}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4}</td></tr>",
-        escape(name),
-        r[0],
-        r[1],
-        r[2],
-        r[3]
-    );
+fn ratio_row(name: &str, r: &[f64; 4]) -> Markup {
+    html! {
+        tr {
+            td { (name) }
+            @for v in r { td.n { (fixed(*v, 4)) } }
+        }
+    }
 }
 
-/// Per mode, the worst regions with the moment and every mode's ratio there; then the renders.
-pub(super) fn worst_regions(s: &mut String, report: &RigReport, pictures: &Pictures) {
-    let _ = writeln!(
-        s,
-        "<h2 id=\"worst-regions\">Worst joint regions</h2>\n<p class=\"note\">A joint's region: the triangles whose first corner's heaviest influence is the joint, openings capped. Each region at its worst sample in that mode, over every clip. Where every mode keeps the same share (within {SAME_RATIO_SPREAD}), the pose takes the volume, not the skinning method: no flag or blend map brings it back.</p>"
-    );
-    for mode in SkinningMode::ALL {
-        let list = &report.worst[mode_index(mode)];
-        let _ = writeln!(
-            s,
-            "<h3>{}</h3><table><tr><th>region</th><th>clip</th><th>time (s)</th><th>LBS</th><th>DQS</th><th>Hybrid</th><th>CoR</th><th>what loses it</th></tr>",
-            mode.title()
-        );
-        for w in list {
-            let _ = write!(
-                s,
-                "<tr><td>{}</td><td>{}</td><td class=\"n\">{:.2}</td>",
-                escape(&w.name),
-                escape(&w.clip_name),
-                w.time_s
-            );
-            for (k, r) in w.ratios.iter().enumerate() {
-                let class = if k == mode_index(mode) { "n bad" } else { "n" };
-                let _ = write!(s, "<td class=\"{class}\">{r:.4}</td>");
+/// Per mode, the regions that lose the most and, apart, those that grow the most, with the
+/// moment and every mode's ratio there; then the renders.
+pub(super) fn worst_regions(report: &RigReport, pictures: &Pictures) -> Markup {
+    html! {
+        h2 id="worst-regions" { "Worst joint regions" }
+        p.note {
+            "A joint's region: the triangles whose first corner's heaviest influence is the joint, openings capped. "
+            "Losses (ratio below 1: the region shrinks) and growths (ratio above 1: it swells) are ranked apart, "
+            "each region at its lowest, or highest, sample in that mode over every clip; a ratio within "
+            (UNCHANGED) " of 1 is neither. Where every mode keeps the same share (within " (SAME_RATIO_SPREAD)
+            "), the pose takes the volume, not the skinning method: no flag or blend map brings it back."
+        }
+        @for mode in SkinningMode::ALL {
+            h3 { (mode.title()) }
+            @for change in Change::ALL {
+                (worst_table(report, mode, change))
             }
-            let why = if w.is_the_pose() {
-                "the pose (every mode alike)"
-            } else {
-                "the method (modes differ)"
-            };
-            let _ = writeln!(s, "<td>{why}</td></tr>");
         }
-        s.push_str("</table>\n");
-    }
-    for p in &pictures.regions {
-        region_figure(s, p);
+        @for p in &pictures.regions {
+            (region_figure(p, &report.rest_bind))
+        }
     }
 }
 
-/// One rendered worst region: four panes, or the one pane of a region every mode loses alike.
-fn region_figure(s: &mut String, p: &RegionPicture) {
-    let w = &p.region;
-    let (name, clip) = (escape(&w.name), escape(&w.clip_name));
-    let _ = write!(
-        s,
-        "<figure><img src=\"{}\" alt=\"{name} in {clip} at {:.2} s\"><figcaption>",
-        png_uri(&p.png),
-        w.time_s
-    );
-    match p.single_pane {
-        Some(mode) => {
-            let _ = write!(
-                s,
-                "Region <b>{name}</b> in {clip} at {:.2} s: every mode keeps the same share of it (LBS {:.3}, DQS {:.3}, hybrid {:.3}, CoR {:.3}), so the pose takes the volume, not the skinning method; drawn once ({} pane) instead of four alike, framed on the joint as <code>render --focus</code> does.",
-                w.time_s,
-                w.ratios[0],
-                w.ratios[1],
-                w.ratios[2],
-                w.ratios[3],
-                mode.short_label()
-            );
-        }
-        None => {
-            let _ = write!(
-                s,
-                "{name} worst under {}: region <b>{name}</b> in {clip} at {:.2} s (ratio {:.3}); panes LBS | DQS | hybrid | CoR, framed on the joint as <code>render --focus</code> does.",
-                w.mode.short_label(),
-                w.time_s,
-                w.ratio()
-            );
+/// One mode's table of losses or of growths.
+fn worst_table(report: &RigReport, mode: SkinningMode, change: Change) -> Markup {
+    let (list, heading, none) = match change {
+        Change::Loss => (
+            &report.loss[mode_index(mode)],
+            "Loses the most (ratio below 1, lowest first)",
+            "No region loses volume in any sample.",
+        ),
+        Change::Growth => (
+            &report.growth[mode_index(mode)],
+            "Grows the most (ratio above 1, highest first)",
+            "No region grows in any sample.",
+        ),
+    };
+    html! {
+        h4 { (heading) }
+        @if list.is_empty() {
+            p.note { (none) }
+        } @else {
+            table {
+                tr {
+                    th { "region" } th { "clip" } th { "time (s)" }
+                    th { "LBS" } th { "DQS" } th { "Hybrid" } th { "CoR" } th { "what changes it" }
+                }
+                @for w in list {
+                    tr {
+                        td { (w.name) }
+                        td { (w.clip_name) }
+                        td.n { (fixed(w.time_s, 2)) }
+                        @for (k, r) in w.ratios.iter().enumerate() {
+                            td.n.bad[k == mode_index(mode)] { (fixed(*r, 4)) }
+                        }
+                        td {
+                            @if w.is_the_pose() { "the pose (every mode alike)" } @else { "the method (modes differ)" }
+                        }
+                    }
+                }
+            }
         }
     }
-    s.push_str("</figcaption></figure>\n");
+}
+
+/// One rendered worst region: four panes, or the one pane of a region every mode changes
+/// alike; the caption says whether it loses or grows, and where the rest pose already turns
+/// its joint away from the bind pose.
+fn region_figure(p: &RegionPicture, rest_bind: &RestBind) -> Markup {
+    let w = &p.region;
+    let rest = rest_bind.joints.iter().find(|j| j.node == w.joint).map(|j| {
+        format!(
+            " Its joint's rest pose is not its bind pose ({:.1} deg from its parent joint's): the modes already differ here at rest.",
+            j.angle_deg
+        )
+    });
+    html! {
+        figure {
+            img src=(png_uri(&p.png)) alt=(format!("{} in {} at {:.2} s", w.name, w.clip_name, w.time_s));
+            figcaption {
+                @match p.single_pane {
+                    Some(mode) => {
+                        "Region " b { (w.name) } " in " (w.clip_name) " at " (fixed(w.time_s, 2))
+                        " s: every mode keeps the same share of it (LBS " (fixed(w.ratios[0], 3))
+                        ", DQS " (fixed(w.ratios[1], 3)) ", hybrid " (fixed(w.ratios[2], 3))
+                        ", CoR " (fixed(w.ratios[3], 3))
+                        "), so the pose takes the volume, not the skinning method; drawn once ("
+                        (mode.short_label()) " pane) instead of four alike, framed on the joint as "
+                        code { "render --focus" } " does."
+                    }
+                    None => {
+                        (w.name) " " (w.change.verb()) " most under " (w.mode.short_label()) ": region "
+                        b { (w.name) } " in " (w.clip_name) " at " (fixed(w.time_s, 2)) " s (ratio "
+                        (fixed(w.ratio(), 3))
+                        @match w.change { Change::Loss => ", below 1", Change::Growth => ", above 1" }
+                        "); panes LBS | DQS | hybrid | CoR, framed on the joint as "
+                        code { "render --focus" } " does."
+                    }
+                }
+                @if let Some(rest) = &rest { (rest) }
+            }
+        }
+    }
 }
 
 /// The flip table and the twist sweep's plot and render.
-pub(super) fn flips(s: &mut String, report: &RigReport, pictures: &Pictures) {
-    s.push_str("<h2 id=\"flips\">DQS flips of twist joints</h2>\n<p class=\"note\">Twisting a joint on the rest pose: past these angles the joint's quaternion leaves its blend partner's hemisphere and DQS jumps to the other arc (the skin flips). Joints flagged as twisting (names, clips), else the joints of the worst regions.</p>\n");
-    s.push_str("<table><tr><th>joint</th><th>flip below 0 (deg)</th><th>flip above 0 (deg)</th><th>flipping pairs</th></tr>\n");
-    for f in &report.flips {
-        let deg =
-            |d: Option<f32>| d.map_or_else(|| "none within 360".to_string(), |d| format!("{d:.1}"));
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            escape(&f.name),
-            deg(f.below_deg),
-            deg(f.above_deg),
-            f.pairs
-        );
-    }
-    s.push_str("</table>\n");
-    if let Some(series) = &report.sweep
-        && let Some(region) = &series.region
-    {
+pub(super) fn flips(report: &RigReport, pictures: &Pictures) -> Markup {
+    let deg =
+        |d: Option<f32>| d.map_or_else(|| "none within 360".to_string(), |d| format!("{d:.1}"));
+    let sweep = report.sweep.as_ref().and_then(|series| {
+        let region = series.region.as_ref()?;
         let flip = report.flips.iter().find(|f| f.joint == region.joint);
         let markers: Vec<(f32, String)> = flip
             .into_iter()
@@ -217,7 +242,7 @@ pub(super) fn flips(s: &mut String, report: &RigReport, pictures: &Pictures) {
             .flatten()
             .map(|d| (d, format!("flip {d:.0}")))
             .collect();
-        let plot = Plot {
+        Some(Plot {
             title: format!("twist of {}: its region", region.name),
             x_label: "twist (degrees)",
             y_label: y_label(region.measure),
@@ -225,142 +250,134 @@ pub(super) fn flips(s: &mut String, report: &RigReport, pictures: &Pictures) {
             lines: mode_lines(&region.ratios),
             markers,
             reference: Some(1.0),
-        };
-        s.push_str("<div class=\"plots\">");
-        s.push_str(&plot.to_svg());
-        s.push_str("</div>\n");
-    }
-    if let Some((png, caption)) = &pictures.sweep {
-        let _ = writeln!(
-            s,
-            "<figure><img src=\"{}\" alt=\"twist sweep\"><figcaption>{}</figcaption></figure>",
-            png_uri(png),
-            escape(caption)
-        );
+        })
+    });
+    html! {
+        h2 id="flips" { "DQS flips of twist joints" }
+        p.note { "Twisting a joint on the rest pose: past these angles the joint's quaternion leaves its blend partner's hemisphere and DQS jumps to the other arc (the skin flips). Joints flagged as twisting (names, clips), else the joints of the worst regions." }
+        table {
+            tr { th { "joint" } th { "flip below 0 (deg)" } th { "flip above 0 (deg)" } th { "flipping pairs" } }
+            @for f in &report.flips {
+                tr {
+                    td { (f.name) }
+                    td.n { (deg(f.below_deg)) }
+                    td.n { (deg(f.above_deg)) }
+                    td.n { (f.pairs) }
+                }
+            }
+        }
+        @if let Some(plot) = &sweep {
+            div.plots { (plot.to_svg()) }
+        }
+        @if let Some((png, caption)) = &pictures.sweep {
+            figure {
+                img src=(png_uri(png)) alt="twist sweep";
+                figcaption { (caption) }
+            }
+        }
     }
 }
 
 /// The influence histogram and counts.
-pub(super) fn influences(s: &mut String, report: &RigReport) {
+pub(super) fn influences(report: &RigReport) -> Markup {
     let inf = &report.influences;
-    s.push_str("<h2 id=\"influences\">Influences</h2>\n<div class=\"plots\">");
     let labels: Vec<String> = (0..inf.histogram.len()).map(|k| k.to_string()).collect();
-    s.push_str(&bar_chart(
-        "vertices by number of influences",
-        "influences per vertex",
-        &labels,
-        &inf.histogram,
-    ));
-    s.push_str("</div>\n<table>\n");
-    row(s, "skinned vertices", &inf.vertices.to_string());
-    row(
-        s,
-        "most influences on a vertex",
-        &inf.max_influences.to_string(),
-    );
-    row(s, "vertices over 4 influences", &inf.over_4.to_string());
-    row(
-        s,
-        "vertices over 8 (the GPU keeps 8)",
-        &inf.over_8.to_string(),
-    );
-    row(
-        s,
-        "largest weight dropped past 8",
-        &format!("{:.5}", inf.max_dropped_weight),
-    );
-    row(
-        s,
-        "stored weight sums not 1 (off by more than 0.001)",
-        &inf.unnormalised.to_string(),
-    );
     let sums = inf
         .sum_range
         .map_or("-".to_string(), |(lo, hi)| format!("{lo:.4} .. {hi:.4}"));
-    row(s, "stored weight sums, smallest .. largest", &sums);
-    row(
-        s,
-        "worst stored weight sum",
-        &inf.worst_sum.map_or("-".into(), |w| format!("{w:.4}")),
-    );
-    row(s, "vertices without weights", &inf.unweighted.to_string());
-    row(
-        s,
-        "negative or non-finite weights",
-        &inf.invalid_weights.to_string(),
-    );
-    s.push_str("</table>\n<p class=\"note\">Sums are of the weights as the file stores them, before dqview renormalises each vertex to 1.</p>\n");
+    html! {
+        h2 id="influences" { "Influences" }
+        div.plots {
+            (bar_chart("vertices by number of influences", "influences per vertex", &labels, &inf.histogram))
+        }
+        table {
+            (row("skinned vertices", inf.vertices))
+            (row("most influences on a vertex", inf.max_influences))
+            (row("vertices over 4 influences", inf.over_4))
+            (row("vertices over 8 (the GPU keeps 8)", inf.over_8))
+            (row("largest weight dropped past 8", fixed(inf.max_dropped_weight, 5)))
+            (row("stored weight sums not 1 (off by more than 0.001)", inf.unnormalised))
+            (row("stored weight sums, smallest .. largest", sums))
+            (row("worst stored weight sum", inf.worst_sum.map_or("-".into(), |w| fixed(w, 4))))
+            (row("vertices without weights", inf.unweighted))
+            (row("negative or non-finite weights", inf.invalid_weights))
+        }
+        p.note { "Sums are of the weights as the file stores them, before dqview renormalises each vertex to 1." }
+    }
 }
 
 /// The blend fit: each mode's distance from CoR before and after.
-pub(super) fn blend_fit(s: &mut String, report: &RigReport) {
-    s.push_str("<h2 id=\"blend-fit\">Fitted blend map</h2>\n");
+pub(super) fn blend_fit(report: &RigReport) -> Markup {
     let Some(fit) = &report.fit else {
-        s.push_str("<p>No poses to fit over.</p>\n");
-        return;
+        return html! {
+            h2 id="blend-fit" { "Fitted blend map" }
+            p { "No poses to fit over." }
+        };
     };
-    let _ = writeln!(
-        s,
-        "<p>Per-vertex DQS betas fitted to CoR (as <code>dqview blend</code> does) over {} poses, {} vertices, in {:.2} s; mean beta {:.3}. Distance: each vertex's distance from its CoR position, the largest per pose, over the rest bounding-box diagonal.</p>",
-        fit.poses, fit.vertices, fit.seconds, fit.mean_beta
-    );
-    s.push_str(
-        "<table><tr><th>mode</th><th>largest distance from CoR</th><th>mean over poses</th></tr>\n",
-    );
-    for (label, d) in FitReport::LABELS.iter().zip(&fit.distances) {
-        let _ = writeln!(
-            s,
-            "<tr><td>{label}</td><td class=\"n\">{:.4}%</td><td class=\"n\">{:.4}%</td></tr>",
-            100.0 * d.max,
-            100.0 * d.mean
-        );
+    html! {
+        h2 id="blend-fit" { "Fitted blend map" }
+        p {
+            "Per-vertex DQS betas fitted to CoR (as " code { "dqview blend" } " does) over " (fit.poses)
+            " poses, " (fit.vertices) " vertices, in " (fixed(fit.seconds, 2)) " s; mean beta "
+            (fixed(fit.mean_beta, 3))
+            ". Distance: each vertex's distance from its CoR position, the largest per pose, over the rest bounding-box diagonal."
+        }
+        table {
+            tr { th { "mode" } th { "largest distance from CoR" } th { "mean over poses" } }
+            @for (label, d) in FitReport::LABELS.iter().zip(&fit.distances) {
+                tr {
+                    td { (label) }
+                    td.n { (fixed(100.0 * d.max, 4)) "%" }
+                    td.n { (fixed(100.0 * d.mean, 4)) "%" }
+                }
+            }
+        }
     }
-    s.push_str("</table>\n");
 }
 
 /// Joints whose skinning matrices carry scale.
-pub(super) fn scales(s: &mut String, report: &RigReport) {
-    s.push_str("<h2 id=\"scales\">Joint scales</h2>\n");
-    if report.scales.is_empty() {
-        s.push_str("<p>Every joint's skinning matrix is a rotation and translation (within float rounding) at rest and in every sampled clip.</p>\n");
-        return;
+pub(super) fn scales(report: &RigReport) -> Markup {
+    html! {
+        h2 id="scales" { "Joint scales" }
+        @if report.scales.is_empty() {
+            p { "Every joint's skinning matrix is a rotation and translation (within float rounding) at rest and in every sampled clip." }
+        } @else {
+            table {
+                tr { th { "joint" } th { "kind" } th { "axis lengths" } th { "where" } }
+                @for j in &report.scales {
+                    tr {
+                        td { (j.name) }
+                        td { (j.kind.text()) }
+                        td.n { (format!("{:.5}, {:.5}, {:.5}", j.scale.x, j.scale.y, j.scale.z)) }
+                        td { (j.at) }
+                    }
+                }
+            }
+        }
     }
-    s.push_str("<table><tr><th>joint</th><th>kind</th><th>axis lengths</th><th>where</th></tr>\n");
-    for j in &report.scales {
-        let _ = writeln!(
-            s,
-            "<tr><td>{}</td><td>{}</td><td class=\"n\">{:.5}, {:.5}, {:.5}</td><td>{}</td></tr>",
-            escape(&j.name),
-            j.kind.text(),
-            j.scale.x,
-            j.scale.y,
-            j.scale.z,
-            escape(&j.at)
-        );
-    }
-    s.push_str("</table>\n");
 }
 
 /// `dqview check`'s findings on the same scene.
-pub(super) fn checks(s: &mut String, report: &RigReport) {
-    s.push_str("<h2 id=\"checks\">Pipeline checks</h2>\n<p class=\"note\">The rules of <code>dqview check</code> at their default thresholds (weights off 1 by 0.001, scale unevenness 0.001, LBS region volume 0.9, 30 samples a clip).</p>\n");
-    if report.checks.is_empty() {
-        s.push_str("<p>No rule finds anything.</p>\n");
-        return;
+pub(super) fn checks(report: &RigReport) -> Markup {
+    html! {
+        h2 id="checks" { "Pipeline checks" }
+        p.note {
+            "The rules of " code { "dqview check" }
+            " at their default thresholds (weights off 1 by 0.001, scale unevenness 0.001, LBS region volume 0.9, 30 samples a clip)."
+        }
+        @if report.checks.is_empty() {
+            p { "No rule finds anything." }
+        } @else {
+            table {
+                tr { th { "severity" } th { "rule" } th { "finding" } }
+                @for f in &report.checks {
+                    tr {
+                        td.bad[f.severity == crate::check::Severity::Error] { (f.severity.name()) }
+                        td { code { (f.rule.name()) } }
+                        td { (f.detail) }
+                    }
+                }
+            }
+        }
     }
-    s.push_str("<table><tr><th>severity</th><th>rule</th><th>finding</th></tr>\n");
-    for f in &report.checks {
-        let class = match f.severity {
-            crate::check::Severity::Error => " class=\"bad\"",
-            _ => "",
-        };
-        let _ = writeln!(
-            s,
-            "<tr><td{class}>{}</td><td><code>{}</code></td><td>{}</td></tr>",
-            f.severity.name(),
-            f.rule.name(),
-            escape(&f.detail)
-        );
-    }
-    s.push_str("</table>\n");
 }

@@ -6,7 +6,6 @@
 //! are the caller's), into one self-contained HTML page.
 
 mod advice;
-mod base64;
 mod clips;
 mod finite;
 mod html;
@@ -19,9 +18,9 @@ pub use crate::analysis::ScaleKind;
 pub use advice::{
     CorDistance, DqsCandidate, FitReport, FlipReport, fit_report, flip_reports, twist_joints,
 };
-pub use base64::base64_encode;
 pub use clips::{
-    ClipReport, RegionTrack, WorstRegion, clip_report, pictured_regions, worst_regions,
+    Change, ClipReport, RegionTrack, UNCHANGED, WorstRegion, clip_report, pictured_regions,
+    worst_regions,
 };
 pub use finite::non_finite_text;
 pub use html::{Pictures, RegionPicture, write_html};
@@ -138,8 +137,13 @@ pub struct RigReport {
     pub influences: InfluenceStats,
     /// One per clip (or one for the single pose).
     pub clips: Vec<ClipReport>,
-    /// Per mode (in [`crate::skin::SkinningMode::ALL`] order), the worst regions over all clips.
-    pub worst: [Vec<WorstRegion>; 4],
+    /// Per mode (in [`crate::skin::SkinningMode::ALL`] order), the regions that lose the most
+    /// over all clips (lowest ratio first).
+    pub loss: [Vec<WorstRegion>; 4],
+    /// Per mode, the regions that grow the most over all clips (highest ratio first).
+    pub growth: [Vec<WorstRegion>; 4],
+    /// The joints whose rest pose is not their bind pose (empty for most files).
+    pub rest_bind: crate::analysis::RestBind,
     /// DQS flips of the twist joints.
     pub flips: Vec<FlipReport>,
     /// Region ratio over a twist sweep of the first flip joint.
@@ -178,8 +182,9 @@ pub fn gather(
         clips.push(clip_report(scene, centers, clip, options));
         progress("clips", i + 1, clip_list.len());
     }
-    let worst = worst_regions(&clips, options.worst_regions);
-    let flip_joints = twist_joints(scene, &options.clips, &options.overrides, &worst);
+    let loss = worst_regions(&clips, Change::Loss, options.worst_regions);
+    let growth = worst_regions(&clips, Change::Growth, options.worst_regions);
+    let flip_joints = twist_joints(scene, &options.clips, &options.overrides, &loss, &growth);
     let flips = flip_reports(scene, &flip_joints, &options.overrides);
     progress("flips", 1, 1);
     let sweep = flips
@@ -194,13 +199,15 @@ pub fn gather(
     let checks =
         crate::check::check_scene_with(scene, &check_options, Some(centers), deadline).findings;
     progress("checks", 1, 1);
-    let wide = worst_regions(&clips, 64);
+    let wide = worst_regions(&clips, Change::Loss, 64);
     let dqs_candidates = advice::dqs_candidates(&wide[0]);
     Ok(RigReport {
         summary: Summary::of(scene),
         influences: InfluenceStats::of(scene),
         clips,
-        worst,
+        loss,
+        growth,
+        rest_bind: crate::analysis::rest_bind(scene),
         flips,
         sweep,
         fit,

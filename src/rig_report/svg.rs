@@ -1,6 +1,7 @@
-//! Inline SVG charts: line plots with numbered axes and a legend, and bar charts.
+//! Inline SVG charts: line plots with numbered axes and a legend, and bar charts, built with
+//! `maud` as the page is (every label escaped by construction).
 
-use std::fmt::Write as _;
+use maud::{Markup, html};
 
 use crate::skin::SkinningMode;
 
@@ -52,13 +53,9 @@ pub struct Plot<'a> {
     pub reference: Option<f64>,
 }
 
-/// Escapes text for XML.
-#[must_use]
-pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// A number with one decimal, as every coordinate is written.
+fn d1(v: f64) -> String {
+    format!("{v:.1}")
 }
 
 /// About `n` round tick values covering `lo..=hi`.
@@ -107,7 +104,7 @@ fn range_of(values: impl Iterator<Item = f64>) -> (f64, f64) {
 impl Plot<'_> {
     /// The plot as an `<svg>` element.
     #[must_use]
-    pub fn to_svg(&self) -> String {
+    pub fn to_svg(&self) -> Markup {
         let [left, right, top, bottom] = MARGIN;
         let (pw, ph) = (WIDTH - left - right, HEIGHT - top - bottom);
         let (x0, x1) = range_of(self.x.iter().map(|&x| f64::from(x)));
@@ -120,112 +117,75 @@ impl Plot<'_> {
         let (y0, y1) = range_of(ys.chain(self.reference));
         let sx = |x: f64| left + (x - x0) / (x1 - x0).max(1e-12) * pw;
         let sy = |y: f64| top + (1.0 - (y - y0) / (y1 - y0).max(1e-12)) * ph;
-        let mut s = String::new();
-        let _ = write!(
-            s,
-            r##"<svg xmlns="http://www.w3.org/2000/svg" class="plot" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img"><title>{t}</title><rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fff" stroke="#999"/><text x="{cx}" y="16" text-anchor="middle" font-size="12" font-weight="bold">{t}</text>"##,
-            t = escape(&self.title),
-            cx = WIDTH / 2.0,
-        );
-        self.axes(&mut s, (x0, x1), (y0, y1), &sx, &sy);
-        if let Some(r) = self.reference.filter(|r| *r >= y0 && *r <= y1) {
-            let _ = write!(
-                s,
-                r##"<line x1="{left}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#888" stroke-dasharray="3,3"/>"##,
-                left + pw,
-                y = sy(r)
-            );
-        }
-        for (x, label) in &self.markers {
-            let px = sx(f64::from(*x));
-            if !(left..=left + pw).contains(&px) {
-                continue;
+        let reference = self.reference.filter(|r| *r >= y0 && *r <= y1);
+        let markers = self
+            .markers
+            .iter()
+            .map(|(x, label)| (sx(f64::from(*x)), label))
+            .filter(|(px, _)| (left..=left + pw).contains(px));
+        html! {
+            svg xmlns="http://www.w3.org/2000/svg" class="plot" viewBox=(format!("0 0 {WIDTH} {HEIGHT}")) width=(WIDTH) height=(HEIGHT) role="img" {
+                title { (self.title) }
+                rect x=(left) y=(top) width=(pw) height=(ph) fill="#fff" stroke="#999" {}
+                text x=(WIDTH / 2.0) y="16" text-anchor="middle" font-size="12" font-weight="bold" { (self.title) }
+                (self.axes((x0, x1), (y0, y1), &sx, &sy))
+                @if let Some(r) = reference {
+                    line x1=(left) x2=(left + pw) y1=(d1(sy(r))) y2=(d1(sy(r))) stroke="#888" stroke-dasharray="3,3" {}
+                }
+                @for (px, label) in markers {
+                    line x1=(d1(px)) x2=(d1(px)) y1=(top) y2=(top + ph) stroke="#e377c2" stroke-width="1.5" stroke-dasharray="5,3" {}
+                    text x=(d1(px + 2.0)) y=(top + 10.0) font-size="9" fill="#b0307f" { (label) }
+                }
+                @for line in &self.lines {
+                    (polyline(self.x, line, &sx, &sy))
+                }
+                (self.legend(top + ph + 34.0))
             }
-            let _ = write!(
-                s,
-                r##"<line x1="{px:.1}" x2="{px:.1}" y1="{top}" y2="{}" stroke="#e377c2" stroke-width="1.5" stroke-dasharray="5,3"/><text x="{:.1}" y="{}" font-size="9" fill="#b0307f">{}</text>"##,
-                top + ph,
-                px + 2.0,
-                top + 10.0,
-                escape(label)
-            );
         }
-        for line in &self.lines {
-            s.push_str(&polyline(self.x, line, &sx, &sy));
-        }
-        self.legend(&mut s, top + ph + 34.0);
-        s.push_str("</svg>");
-        s
     }
 
     /// Ticks with numbers and the axis labels.
     fn axes(
         &self,
-        s: &mut String,
         (x0, x1): (f64, f64),
         (y0, y1): (f64, f64),
         sx: &dyn Fn(f64) -> f64,
         sy: &dyn Fn(f64) -> f64,
-    ) {
+    ) -> Markup {
         let [left, right, top, bottom] = MARGIN;
         let base = HEIGHT - bottom;
-        let xt = ticks(x0, x1, 6);
-        let xstep = xt.get(1).zip(xt.first()).map_or(1.0, |(b, a)| b - a);
-        for x in xt {
-            let px = sx(x);
-            let _ = write!(
-                s,
-                r##"<line x1="{px:.1}" x2="{px:.1}" y1="{base}" y2="{}" stroke="#555"/><text x="{px:.1}" y="{}" font-size="10" text-anchor="middle">{}</text>"##,
-                base + 4.0,
-                base + 15.0,
-                tick_text(x, xstep)
-            );
+        let step = |t: &[f64]| t.get(1).zip(t.first()).map_or(1.0, |(b, a)| b - a);
+        let (xt, yt) = (ticks(x0, x1, 6), ticks(y0, y1, 5));
+        let (xstep, ystep) = (step(&xt), step(&yt));
+        let middle = top + (base - top) / 2.0;
+        html! {
+            @for x in xt {
+                line x1=(d1(sx(x))) x2=(d1(sx(x))) y1=(base) y2=(base + 4.0) stroke="#555" {}
+                text x=(d1(sx(x))) y=(base + 15.0) font-size="10" text-anchor="middle" { (tick_text(x, xstep)) }
+            }
+            @for y in yt {
+                line x1=(left - 4.0) x2=(left) y1=(d1(sy(y))) y2=(d1(sy(y))) stroke="#555" {}
+                line x1=(left) x2=(WIDTH - right) y1=(d1(sy(y))) y2=(d1(sy(y))) stroke="#eee" {}
+                text x=(left - 6.0) y=(d1(sy(y) + 3.5)) font-size="10" text-anchor="end" { (tick_text(y, ystep)) }
+            }
+            text x=(d1(left + (WIDTH - left - right) / 2.0)) y=(base + 28.0) font-size="10" text-anchor="middle" { (self.x_label) }
+            text x="12" y=(d1(middle)) font-size="10" text-anchor="middle" transform=(format!("rotate(-90 12 {middle:.1})")) { (self.y_label) }
         }
-        let yt = ticks(y0, y1, 5);
-        let ystep = yt.get(1).zip(yt.first()).map_or(1.0, |(b, a)| b - a);
-        for y in yt {
-            let py = sy(y);
-            let _ = write!(
-                s,
-                r##"<line x1="{}" x2="{left}" y1="{py:.1}" y2="{py:.1}" stroke="#555"/><line x1="{left}" x2="{}" y1="{py:.1}" y2="{py:.1}" stroke="#eee"/><text x="{}" y="{:.1}" font-size="10" text-anchor="end">{}</text>"##,
-                left - 4.0,
-                WIDTH - right,
-                left - 6.0,
-                py + 3.5,
-                tick_text(y, ystep)
-            );
-        }
-        let _ = write!(
-            s,
-            r#"<text x="{:.1}" y="{}" font-size="10" text-anchor="middle">{}</text><text x="12" y="{:.1}" font-size="10" text-anchor="middle" transform="rotate(-90 12 {:.1})">{}</text>"#,
-            left + (WIDTH - left - right) / 2.0,
-            base + 28.0,
-            escape(self.x_label),
-            top + (base - top) / 2.0,
-            top + (base - top) / 2.0,
-            escape(self.y_label)
-        );
     }
 
     /// A one-row legend at `y`.
-    fn legend(&self, s: &mut String, y: f64) {
+    fn legend(&self, y: f64) -> Markup {
         let mut x = MARGIN[0];
-        for line in &self.lines {
-            let _ = write!(
-                s,
-                r#"<line x1="{x:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{}" stroke-width="2.5"{}/><text x="{:.1}" y="{:.1}" font-size="10">{}</text>"#,
-                x + 16.0,
-                line.color,
-                if line.dashed {
-                    r#" stroke-dasharray="4,2""#
-                } else {
-                    ""
-                },
-                x + 19.0,
-                y + 3.5,
-                escape(&line.label)
-            );
+        let placed = self.lines.iter().map(|line| {
+            let at = x;
             x += 24.0 + 6.0 * line.label.len() as f64;
+            (at, line)
+        });
+        html! {
+            @for (x, line) in placed {
+                line x1=(d1(x)) x2=(d1(x + 16.0)) y1=(d1(y)) y2=(d1(y)) stroke=(line.color) stroke-width="2.5" stroke-dasharray=[line.dashed.then_some("4,2")] {}
+                text x=(d1(x + 19.0)) y=(d1(y + 3.5)) font-size="10" { (line.label) }
+            }
         }
     }
 }
@@ -236,77 +196,54 @@ fn polyline(
     line: &Line<'_>,
     sx: &dyn Fn(f64) -> f64,
     sy: &dyn Fn(f64) -> f64,
-) -> String {
-    let mut out = String::new();
-    let mut points = String::new();
-    let flush = |points: &mut String, out: &mut String| {
-        if !points.is_empty() {
-            let _ = write!(
-                out,
-                r#"<polyline fill="none" stroke="{}" stroke-width="1.8"{} points="{}"/>"#,
-                line.color,
-                if line.dashed {
-                    r#" stroke-dasharray="6,4""#
-                } else {
-                    ""
-                },
-                points.trim_end()
-            );
-            points.clear();
-        }
-    };
+) -> Markup {
+    // Runs of finite points: each one polyline.
+    let mut runs: Vec<Vec<String>> = vec![Vec::new()];
     for (&xv, &yv) in x.iter().zip(line.y) {
-        if yv.is_finite() {
-            let _ = write!(points, "{:.1},{:.1} ", sx(f64::from(xv)), sy(yv));
-        } else {
-            flush(&mut points, &mut out);
+        match runs.last_mut() {
+            Some(run) if yv.is_finite() => {
+                run.push(format!("{:.1},{:.1}", sx(f64::from(xv)), sy(yv)))
+            }
+            Some(run) if !run.is_empty() => runs.push(Vec::new()),
+            _ => {}
         }
     }
-    flush(&mut points, &mut out);
-    out
+    html! {
+        @for run in runs.iter().filter(|r| !r.is_empty()) {
+            polyline fill="none" stroke=(line.color) stroke-width="1.8" stroke-dasharray=[line.dashed.then_some("6,4")] points=(run.join(" ")) {}
+        }
+    }
 }
 
 /// A bar chart of `counts` labelled by `labels`, with the count above each bar.
 #[must_use]
-pub fn bar_chart(title: &str, x_label: &str, labels: &[String], counts: &[usize]) -> String {
+pub fn bar_chart(title: &str, x_label: &str, labels: &[String], counts: &[usize]) -> Markup {
     let [left, right, top, bottom] = MARGIN;
     let (pw, ph) = (WIDTH - left - right, HEIGHT - top - bottom + 30.0);
     let max = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
     let n = counts.len().max(1) as f64;
     let bw = pw / n;
-    let mut s = format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" class="plot" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img"><title>{t}</title><text x="{}" y="16" text-anchor="middle" font-size="12" font-weight="bold">{t}</text><line x1="{left}" x2="{}" y1="{}" y2="{}" stroke="#555"/>"##,
-        WIDTH / 2.0,
-        left + pw,
-        top + ph,
-        top + ph,
-        t = escape(title)
-    );
-    for (k, (&c, label)) in counts.iter().zip(labels).enumerate() {
-        let h = c as f64 / max * (ph - 14.0);
-        let x = left + k as f64 * bw;
-        let _ = write!(
-            s,
-            r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{h:.1}" fill="#4c78a8"/><text x="{:.1}" y="{:.1}" font-size="9" text-anchor="middle">{c}</text><text x="{:.1}" y="{:.1}" font-size="10" text-anchor="middle">{}</text>"##,
-            x + 0.1 * bw,
-            top + ph - h,
-            0.8 * bw,
-            x + 0.5 * bw,
-            top + ph - h - 3.0,
-            x + 0.5 * bw,
-            top + ph + 13.0,
-            escape(label)
-        );
+    let bars = counts
+        .iter()
+        .zip(labels)
+        .enumerate()
+        .map(|(k, (&c, label))| {
+            let h = c as f64 / max * (ph - 14.0);
+            (left + k as f64 * bw, h, c, label)
+        });
+    html! {
+        svg xmlns="http://www.w3.org/2000/svg" class="plot" viewBox=(format!("0 0 {WIDTH} {HEIGHT}")) width=(WIDTH) height=(HEIGHT) role="img" {
+            title { (title) }
+            text x=(WIDTH / 2.0) y="16" text-anchor="middle" font-size="12" font-weight="bold" { (title) }
+            line x1=(left) x2=(left + pw) y1=(top + ph) y2=(top + ph) stroke="#555" {}
+            @for (x, h, c, label) in bars {
+                rect x=(d1(x + 0.1 * bw)) y=(d1(top + ph - h)) width=(d1(0.8 * bw)) height=(d1(h)) fill="#4c78a8" {}
+                text x=(d1(x + 0.5 * bw)) y=(d1(top + ph - h - 3.0)) font-size="9" text-anchor="middle" { (c) }
+                text x=(d1(x + 0.5 * bw)) y=(d1(top + ph + 13.0)) font-size="10" text-anchor="middle" { (label) }
+            }
+            text x=(d1(left + pw / 2.0)) y=(d1(top + ph + 28.0)) font-size="10" text-anchor="middle" { (x_label) }
+        }
     }
-    let _ = write!(
-        s,
-        r#"<text x="{:.1}" y="{:.1}" font-size="10" text-anchor="middle">{}</text></svg>"#,
-        left + pw / 2.0,
-        top + ph + 28.0,
-        escape(x_label)
-    );
-    let _ = right;
-    s
 }
 
 #[cfg(test)]
@@ -343,9 +280,17 @@ mod tests {
             markers: vec![(1.0, "flip".into())],
             reference: Some(1.0),
         };
-        let svg = plot.to_svg();
+        let svg = plot.to_svg().into_string();
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
         assert_eq!(svg.matches("<polyline").count(), 1);
         assert!(svg.contains(">LBS</text>") && svg.contains(">flip</text>"));
+        // The dashed line is the only optional attribute: absent, not empty, on a solid line.
+        assert!(!svg.contains("stroke-dasharray=\"\""), "{svg}");
+        // The NaN ends the line: two points.
+        let points = svg
+            .split("points=\"")
+            .nth(1)
+            .and_then(|p| p.split('"').next());
+        assert_eq!(points.map(|p| p.split(' ').count()), Some(2), "{svg}");
     }
 }

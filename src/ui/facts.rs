@@ -19,6 +19,11 @@ pub struct ModelFacts {
     pub max_influences: usize,
     /// Loader warnings.
     pub warnings: Vec<String>,
+    /// Where the rest pose is not the bind pose ([`crate::analysis::rest_bind`]): the line
+    /// `inspect` prints; `None` where it is.
+    pub rest_bind: Option<String>,
+    /// The same as two short lines for the heat views' colour bar.
+    pub rest_bind_legend: Option<[String; 2]>,
 }
 
 impl ModelFacts {
@@ -33,6 +38,9 @@ impl ModelFacts {
             warnings: scene.warnings.clone(),
             ..Self::default()
         };
+        let rest_bind = crate::analysis::rest_bind(scene);
+        facts.rest_bind = rest_bind.text();
+        facts.rest_bind_legend = rest_bind.legend_lines();
         for p in primitives {
             facts.vertices += p.positions.len();
             facts.triangles += p.triangles().len() / 3;
@@ -60,6 +68,9 @@ pub fn facts_ui(ui: &mut egui::Ui, facts: &ModelFacts) {
                 ui.end_row();
             }
         });
+    if let Some(rest) = &facts.rest_bind {
+        ui.label(format!("{rest}: the heat views show colour there at rest"));
+    }
     if facts.warnings.is_empty() {
         ui.label("no warnings");
     }
@@ -81,5 +92,6 @@ mod tests {
         assert!(f.joints >= 2);
         assert!(f.max_influences >= 1);
         assert_eq!(f.source, "builtin:twist");
+        assert_eq!((f.rest_bind, f.rest_bind_legend), (None, None));
     }
 }

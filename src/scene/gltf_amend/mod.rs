@@ -21,6 +21,7 @@ mod reuse;
 mod rig;
 mod rig_data;
 
+use base64::prelude::{BASE64_STANDARD, Engine as _};
 use serde_json::{Value, json};
 
 pub use rig::{RigChannel, RigEdit, RigInfluences, RigNode, RigSkin, amend_rig};
@@ -445,7 +446,7 @@ fn glb_buffer(
         _ => {
             let uri = format!(
                 "data:application/octet-stream;base64,{}",
-                base64_encode(bytes)
+                BASE64_STANDARD.encode(bytes)
             );
             let index = push(
                 root,
@@ -531,28 +532,6 @@ fn uri_encode(name: &str) -> String {
             out.push(char::from(b));
         } else {
             out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Standard base64 with padding.
-fn base64_encode(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for k in 0..4 {
-            if k <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * k)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
         }
     }
     out
