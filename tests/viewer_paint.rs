@@ -296,3 +296,70 @@ fn a_rig_session_restores_the_painted_map() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn fit_to_cor_shows_the_before_and_after_that_blend_prints() {
+    let test = "fit_to_cor_shows_the_before_and_after_that_blend_prints";
+    if skip_without_xvfb(test) {
+        return;
+    }
+    let dir = temp("fit_table");
+    let path = |f: &str| dir.join(f).to_str().expect("utf-8").to_owned();
+    // Select the tip, open the Paint section (P) and fit, at the tip twisted 90 degrees.
+    let steps = [
+        json!({"frame": 3, "do": "click", "joint": "tip"}),
+        json!({"frame": 4, "do": "key", "key": "P"}),
+        json!({"frame": 7, "do": "click", "probe": "Fit to CoR"}),
+        json!({"frame": 12, "do": "dump", "path": path("fitted.json")}),
+    ];
+    run_script(&dir, "builtin:twist", &steps, 13, &["--twist", "tip=90"]);
+    let dump = read(&dir.join("fitted.json"));
+    assert!(dump["error"].is_null(), "{}", dump["error"]);
+    let shown: Vec<String> = dump["paint"]["fit_table"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no fit table: {}", dump["paint"]))
+        .iter()
+        .map(|l| l.as_str().expect("line").trim_end().to_owned())
+        .collect();
+    // `blend` over the poses the viewer fits: the clip, the pose on screen and the selected
+    // joint's twist (-180..180) and bend (0..120) sweeps, 24 samples each.
+    let out = support::dqview_in(
+        &[
+            "blend",
+            "builtin:twist",
+            "--clip",
+            "all",
+            "--samples",
+            "24",
+            "--twist",
+            "tip=90",
+            "--sweep",
+            "tip=-180:180",
+            "--bend-sweep",
+            "tip=0:120",
+            "--out",
+            &path("fit.json"),
+        ],
+        &dir,
+    );
+    assert!(out.status.success(), "{}", support::stderr_of(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let printed: Vec<String> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("before/after at the pose under review"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l[2..].trim_end().to_owned())
+        .collect();
+    assert_eq!(shown, printed, "viewer vs `dqview blend`:\n{stdout}");
+    // Rows in order, the fit between LBS and CoR: a table that shows what the fit did.
+    let labels: Vec<&str> = shown[1..]
+        .iter()
+        .map(|l| l.split("  ").next().expect("label"))
+        .collect();
+    assert_eq!(
+        labels,
+        ["LBS", "hybrid joint flags", "hybrid fitted", "DQS", "CoR"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 
 use glam::Vec2;
 
-use crate::analysis::{FitComparison, compare_fit};
+use crate::analysis::{FitComparison, compare_fit, review_maps};
 use crate::anim::Pose;
 use crate::scene::Scene;
 use crate::skin::{
@@ -83,7 +83,9 @@ impl Painter {
     /// Carries out this frame's requests and dabs; true when the map changed (upload it).
     ///
     /// `shown` is what the mesh shows without a painted map (the flags' betas, the file's
-    /// `_DQS_BLEND` where it has one), the start of a first stroke.
+    /// `_DQS_BLEND` where it has one), the start of a first stroke. `settle` (a scripted run)
+    /// waits for a running fit, so a dump shows its outcome.
+    #[allow(clippy::too_many_arguments)]
     pub fn update(
         &mut self,
         state: &mut ViewerState,
@@ -92,10 +94,11 @@ impl Painter {
         shown: &SceneBetas,
         views: &[ViewRect],
         centers: Option<&Arc<SceneCenters>>,
+        settle: bool,
     ) -> bool {
         let before = self.revision;
         self.requests(state, scene);
-        self.poll_fit(state);
+        self.poll_fit(state, settle);
         // A fit waits for the CoR centers, which the frame starts computing while it waits.
         let fit = std::mem::take(&mut state.paint.requests.fit) || state.paint.fit_waiting;
         state.paint.fit_waiting = false;
@@ -279,23 +282,15 @@ impl Painter {
                 &progress,
                 &thread_cancel,
             )?;
-            let before_label = if painted {
-                "before (painted)"
-            } else {
-                "before (as stored)"
-            };
-            let mut maps = vec![("joint flags", &flags)];
-            if painted || before != flags {
-                maps.push((before_label, &before));
-            }
-            maps.push(("fitted", &fit.betas));
+            // The rows `dqview blend` prints, labelled alike.
+            let maps = review_maps(&flags, &before, painted, &fit.betas);
             let pose = current.to_pose(&scene);
             let comparison = compare_fit(&scene, &centers, &pose, joint, &maps);
             Ok((fit, comparison))
         });
         state.paint.fit_progress = Some(0.0);
         state.paint.message = None;
-        state.paint.fit_summary.clear();
+        state.paint.fit_table = None;
         self.fit = Some(FitJob {
             done,
             total,
@@ -304,15 +299,16 @@ impl Painter {
         });
     }
 
-    /// Reports the fit's progress; takes its map (undoable) when it ends.
-    fn poll_fit(&mut self, state: &mut ViewerState) {
+    /// Reports the fit's progress; takes its map (undoable) when it ends (`wait`: blocks
+    /// until it does).
+    fn poll_fit(&mut self, state: &mut ViewerState, wait: bool) {
         let Some(job) = &self.fit else {
             state.paint.fit_progress = None;
             return;
         };
         state.paint.fit_progress =
             Some(job.done.load(Ordering::Relaxed) as f32 / job.total.max(1) as f32);
-        if !job.handle.is_finished() {
+        if !wait && !job.handle.is_finished() {
             return;
         }
         let Some(job) = self.fit.take() else { return };
@@ -327,7 +323,7 @@ impl Painter {
                      vertices); paint on it, undo to go back",
                     fit.poses, fit.vertices
                 ));
-                state.paint.fit_summary = comparison.lines();
+                state.paint.fit_table = Some(comparison.table());
             }
             Ok(Err(e)) => state.paint.message = Some(format!("fit: {e}")),
             Err(_) => state.paint.message = Some("the fit panicked".into()),

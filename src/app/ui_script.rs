@@ -322,6 +322,8 @@ pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
             "redo_steps": state.paint.redo_steps,
             "radius_px": state.paint.radius_px,
             "message": state.paint.message,
+            // The last fit's before/after, as `dqview blend` prints it.
+            "fit_table": state.paint.fit_table.as_ref().map(crate::analysis::FitTable::lines),
         },
         "twist": {
             "joints": state.twist.joints.iter().map(|r| json!({"joint": r.name, "count": r.count})).collect::<Vec<_>>(),

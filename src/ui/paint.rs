@@ -58,8 +58,8 @@ pub struct PaintState {
     /// The last fit's or save's outcome, shown under the buttons.
     pub message: Option<String>,
     /// The last fit's before/after table at the pose under review (whole mesh and the
-    /// selected joint's region: volume ratio, distance from CoR), one line per row.
-    pub fit_summary: Vec<String>,
+    /// selected joint's region: volume ratio, distance from CoR), as `dqview blend` prints it.
+    pub fit_table: Option<crate::analysis::FitTable>,
     /// Open the Paint section on the next frame (paint mode was switched on with P).
     pub reveal: bool,
 }
@@ -105,7 +105,7 @@ impl Default for PaintState {
             fit_progress: None,
             fit_waiting: false,
             message: None,
-            fit_summary: Vec::new(),
+            fit_table: None,
             reveal: false,
         }
     }
@@ -135,14 +135,10 @@ pub fn paint_ui(ui: &mut egui::Ui, p: &mut PaintState) {
     if let Some(m) = &p.message {
         ui.small(m);
     }
-    if !p.fit_summary.is_empty() {
+    if let Some(table) = &p.fit_table {
         egui::CollapsingHeader::new("fit: before and after, at this pose")
             .default_open(true)
-            .show(ui, |ui| {
-                for line in &p.fit_summary {
-                    ui.label(egui::RichText::new(line).monospace().small());
-                }
-            });
+            .show(ui, |ui| super::fit_table::fit_table_ui(ui, table));
     }
 }
 

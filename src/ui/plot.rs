@@ -6,12 +6,15 @@
 use std::sync::Arc;
 
 use egui::Color32;
-use egui_plot::{HLine, Line, LineStyle, Plot, PlotPoints, Span, VLine};
+use egui_plot::{Axis, HLine, Line, LineStyle, Plot, PlotPoints, Span, VLine};
 
-use super::{JointsState, Playback};
+use super::{JointsState, Playback, plot_ticks};
 use crate::analysis::{Measure, RatioSeries, SeriesAxis, TwistFlips};
 use crate::anim::JointAngles;
 use crate::skin::SkinningMode;
+
+/// The plot's least height in points: three rows of tick labels and the x axis.
+pub const MIN_PLOT_HEIGHT: f32 = 110.0;
 
 /// What rig inspection shows: the plot's series and progress, flips and the warning.
 #[derive(Clone, Debug, Default)]
@@ -155,9 +158,14 @@ pub fn plot_ui(
         .allow_double_click_reset(false)
         // Rest (1) always in view; no forced 0, so a few percent of loss stays visible.
         .include_y(1.0)
-        .x_axis_label(x_label)
-        .height(ui.available_height().max(150.0))
-        .y_axis_min_width(36.0);
+        // At least three labelled ticks per axis, whatever the range (see `plot_ticks`).
+        .grid_spacing(plot_ticks::GRID_SPACING)
+        .x_grid_spacer(|input| plot_ticks::grid_marks(&input, plot_ticks::X_TICK_GAP))
+        .y_grid_spacer(|input| plot_ticks::grid_marks(&input, plot_ticks::Y_TICK_GAP))
+        .custom_x_axes(vec![plot_ticks::axis_hints(Axis::X, x_label)])
+        .custom_y_axes(vec![plot_ticks::axis_hints(Axis::Y, "")])
+        // The room the legend left, so the x axis stays inside the panel.
+        .height(ui.available_height().max(MIN_PLOT_HEIGHT));
     let response = plot.show(ui, |p| {
         for (lo, hi) in runs {
             p.span(
@@ -267,5 +275,130 @@ mod tests {
             &mut joints,
         );
         assert_eq!(joints.overrides.get(3).twist_deg, 180.0);
+    }
+
+    /// A clip series whose ratios stay within 0.995..1.003 (the held-out character's clip),
+    /// with a region whose long joint name makes long legend entries.
+    fn narrow_series() -> RatioSeries {
+        use crate::analysis::{Measure, RegionSeries};
+        let x: Vec<f32> = (0..=40).map(|i| i as f32 / 30.0).collect();
+        let wave = |a: f64, b: f64| -> Vec<f64> {
+            (0..x.len())
+                .map(|i| a + b * (i as f64 * 0.2).sin())
+                .collect()
+        };
+        RatioSeries {
+            measure: Measure::Volume,
+            axis: SeriesAxis::ClipTime { clip: 0 },
+            ratios: [
+                wave(0.999, 0.003),
+                wave(1.0, 0.002),
+                wave(0.998, 0.003),
+                Vec::new(),
+            ],
+            dqs_flipped: vec![false; x.len()],
+            region: Some(RegionSeries {
+                joint: 7,
+                name: "mixamorig:LeftForeArmTwist".into(),
+                vertices: 120,
+                measure: Measure::Volume,
+                ratios: [
+                    wave(0.997, 0.002),
+                    wave(1.001, 0.001),
+                    wave(0.996, 0.002),
+                    Vec::new(),
+                ],
+            }),
+            x,
+        }
+    }
+
+    /// Every text shape in `shapes`, nested ones included: (text, rectangle).
+    fn texts(shapes: &[egui::epaint::ClippedShape]) -> Vec<(String, egui::Rect)> {
+        fn walk(shape: &egui::Shape, out: &mut Vec<(String, egui::Rect)>) {
+            match shape {
+                egui::Shape::Vec(v) => v.iter().for_each(|s| walk(s, out)),
+                egui::Shape::Text(t) => {
+                    out.push((t.galley.text().to_owned(), t.visual_bounding_rect()))
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        shapes.iter().for_each(|c| walk(&c.shape, &mut out));
+        out
+    }
+
+    #[test]
+    fn a_narrow_panel_shows_three_ticks_per_axis_and_the_legend_above_the_plot() {
+        let ctx = egui::Context::default();
+        let panel = egui::Rect::from_min_size(egui::pos2(0.0, 500.0), egui::vec2(340.0, 220.0));
+        let mut inspect = InspectState {
+            series: Some(Arc::new(narrow_series())),
+            ..InspectState::default()
+        };
+        let mut playback = Playback::default();
+        playback.select(Some(0), 1.333);
+        let mut joints = JointsState::default();
+        let mut shapes = Vec::new();
+        for frame in 0..3 {
+            let input = egui::RawInput {
+                time: Some(f64::from(frame)),
+                screen_rect: Some(egui::Rect::from_min_size(
+                    egui::Pos2::ZERO,
+                    egui::vec2(1024.0, 768.0),
+                )),
+                ..Default::default()
+            };
+            let mut output = ctx.run_ui(input, |ui| {
+                let builder = egui::UiBuilder::new().max_rect(panel);
+                ui.scope_builder(builder, |ui| {
+                    plot_ui(ui, &mut inspect, &mut playback, &mut joints, &|j| {
+                        format!("joint {j}")
+                    });
+                });
+            });
+            output.textures_delta.clear();
+            shapes = output.shapes;
+        }
+        let probes = super::super::probe::take(&ctx);
+        let area = probes.get("plot area").expect("plot area probed").rect;
+        let texts = texts(&shapes);
+        let numbers = |keep: &dyn Fn(egui::Rect) -> bool| -> Vec<String> {
+            let mut v: Vec<String> = texts
+                .iter()
+                .filter(|(t, r)| t.parse::<f64>().is_ok() && keep(*r))
+                .map(|(t, _)| t.clone())
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let y_ticks = numbers(&|r| r.max.x <= area.min.x + 1.0);
+        let x_ticks = numbers(&|r| r.min.y >= area.max.y - 1.0);
+        assert!(y_ticks.len() >= 3, "y ticks {y_ticks:?} in {texts:?}");
+        assert!(x_ticks.len() >= 3, "x ticks {x_ticks:?} in {texts:?}");
+        let legend: Vec<&(String, egui::Rect)> = texts
+            .iter()
+            .filter(|(t, _)| ["LBS", "DQS", "Hybrid"].iter().any(|m| t.starts_with(m)))
+            .collect();
+        assert!(legend.len() >= 6, "{texts:?}");
+        for (text, rect) in legend {
+            // One row each: a long name is cut, never wrapped onto the next row.
+            assert!(rect.height() < 16.0, "legend {text:?} {rect:?} wraps");
+            assert!(
+                !rect.intersects(area),
+                "legend {text:?} {rect:?} over the plot {area:?}"
+            );
+            assert!(
+                rect.max.x <= panel.max.x + 0.5,
+                "legend {text:?} {rect:?} past the panel"
+            );
+        }
+        // The whole plot, x axis and its label included, fits the panel.
+        assert!(
+            texts.iter().all(|(_, r)| r.max.y <= panel.max.y + 0.5),
+            "{texts:?}"
+        );
     }
 }

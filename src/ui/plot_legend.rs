@@ -79,14 +79,20 @@ pub fn legend_entries(series: &RatioSeries) -> Vec<LegendEntry> {
 }
 
 /// The legend strip: a fold toggle, then each line's swatch and name; a line hidden under
-/// another says so. Returns the strip's rectangle.
+/// another says so. Entries flow whole onto new rows and a name too long for the strip is cut
+/// with an ellipsis (the full one on hover), so no name wraps under the strip. Returns the
+/// strip's rectangle.
 pub fn legend_strip_ui(
     ui: &mut egui::Ui,
     entries: &[LegendEntry],
     folded: &mut bool,
 ) -> egui::Rect {
     ui.horizontal_wrapped(|ui| {
-        let label = if *folded { "show legend" } else { "hide legend" };
+        let label = if *folded {
+            "show legend"
+        } else {
+            "hide legend"
+        };
         if ui
             .small_button(label)
             .on_hover_text("show or hide the legend")
@@ -98,18 +104,7 @@ pub fn legend_strip_ui(
             return;
         }
         for entry in entries {
-            swatch(ui, entry.color, entry.dashed);
-            let text = match &entry.under {
-                Some(top) => format!("{} (under {top}: identical)", entry.name),
-                None => entry.name.clone(),
-            };
-            let label = ui.label(egui::RichText::new(text).small());
-            if let Some(top) = &entry.under {
-                label.on_hover_text(format!(
-                    "{} has the same values as {top} at every sample, so its line is hidden under it",
-                    entry.name
-                ));
-            }
+            entry_ui(ui, entry);
             ui.add_space(6.0);
         }
     })
@@ -117,9 +112,56 @@ pub fn legend_strip_ui(
     .rect
 }
 
-/// A short line in `color`, solid or dashed, as the curve is drawn.
-fn swatch(ui: &mut egui::Ui, color: Color32, dashed: bool) {
-    let (rect, _) = ui.allocate_exact_size(egui::vec2(18.0, 10.0), egui::Sense::hover());
+/// The swatch's size in points.
+const SWATCH: egui::Vec2 = egui::vec2(18.0, 10.0);
+
+/// Points between the swatch and the name.
+const SWATCH_GAP: f32 = 4.0;
+
+/// One entry as a single widget (swatch and name never part), its name cut to the strip's width.
+fn entry_ui(ui: &mut egui::Ui, entry: &LegendEntry) {
+    let text = match &entry.under {
+        Some(top) => format!("{} (under {top}: identical)", entry.name),
+        None => entry.name.clone(),
+    };
+    let max_text = (ui.max_rect().width() - SWATCH.x - SWATCH_GAP).max(24.0);
+    let galley = egui::WidgetText::from(egui::RichText::new(&text).small()).into_galley(
+        ui,
+        Some(egui::TextWrapMode::Truncate),
+        max_text,
+        egui::TextStyle::Small,
+    );
+    let size = egui::vec2(
+        SWATCH.x + SWATCH_GAP + galley.size().x,
+        galley.size().y.max(SWATCH.y),
+    );
+    let (rect, response) = ui.allocate_exact_size(size, egui::Sense::hover());
+    let swatch_rect = egui::Rect::from_center_size(
+        egui::pos2(rect.min.x + SWATCH.x * 0.5, rect.center().y),
+        SWATCH,
+    );
+    swatch(ui, swatch_rect, entry.color, entry.dashed);
+    let text_pos = egui::pos2(
+        swatch_rect.max.x + SWATCH_GAP,
+        rect.center().y - galley.size().y * 0.5,
+    );
+    let elided = galley.elided;
+    ui.painter()
+        .galley(text_pos, galley, ui.visuals().text_color());
+    let hover = match &entry.under {
+        Some(top) => Some(format!(
+            "{} has the same values as {top} at every sample, so its line is hidden under it",
+            entry.name
+        )),
+        None => elided.then(|| entry.name.clone()),
+    };
+    if let Some(hover) = hover {
+        response.on_hover_text(hover);
+    }
+}
+
+/// A short line in `color` across `rect`, solid or dashed, as the curve is drawn.
+fn swatch(ui: &egui::Ui, rect: egui::Rect, color: Color32, dashed: bool) {
     let y = rect.center().y;
     let stroke = Stroke::new(2.0, color);
     if dashed {
