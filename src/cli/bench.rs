@@ -208,6 +208,11 @@ fn measure_cpu(scene: &crate::scene::Scene, clip: Option<usize>, duration: f32) 
     }
 }
 
+/// DQS's skinning time over LBS's, where both were long enough to time.
+fn skin_ratio(g: &[(f64, Option<f64>)]) -> Option<f64> {
+    Some(g.get(1)?.1? / g.first()?.1?)
+}
+
 /// Prints what both parts measured, as a table or (`as_json`) one JSON object.
 fn print_report(
     options: &BenchOptions,
@@ -223,7 +228,8 @@ fn print_report(
     let (c, r) = (&cpu.rates, &cpu.reference_rates);
     let mode_json = |m: usize| {
         let (frame, skin) = g[m];
-        json!({"frame_ms": frame, "skin_ms": skin, "vertices_per_s": total_vertices / (skin / 1e3)})
+        let rate = skin.map(|skin| total_vertices / (skin / 1e3));
+        json!({"frame_ms": frame, "skin_ms": skin, "vertices_per_s": rate})
     };
     let report = json!({
         "adapter": gpu.adapter,
@@ -240,7 +246,7 @@ fn print_report(
         "modes": {"lbs": mode_json(0), "dqs": mode_json(1), "hybrid": mode_json(2)},
         "dqs_over_lbs": {
             "frame": g[1].0 / g[0].0,
-            "skin": g[1].1 / g[0].1,
+            "skin": skin_ratio(g),
             "skin_cpu_s": gpu.vertices_per_cpu_s.as_ref().map(|r| r[0] / r[1]),
         },
         "cpu": {
@@ -268,9 +274,12 @@ fn print_report(
     for (m, mode) in SkinningMode::ALL.into_iter().enumerate() {
         let gpu_columns = g.get(m).map_or_else(
             || format!("{:>10} {:>10} {:>16}", "-", "-", "-"),
-            |(frame, skin)| {
-                let rate = total_vertices / (skin / 1e3);
-                format!("{frame:>10.3} {skin:>10.3} {rate:>16.3e}")
+            |(frame, skin)| match skin {
+                Some(skin) => {
+                    let rate = total_vertices / (skin / 1e3);
+                    format!("{frame:>10.3} {skin:>10.3} {rate:>16.3e}")
+                }
+                None => format!("{frame:>10.3} {:>10} {:>16}", "< 0.005", "-"),
             },
         );
         println!(
@@ -280,10 +289,10 @@ fn print_report(
             r[m]
         );
     }
+    let skin_ratio = skin_ratio(g).map_or_else(|| "not timed".to_owned(), |r| format!("{r:.3}"));
     println!(
-        "dqs/lbs     frame {:.3}, skinning {:.3}",
-        g[1].0 / g[0].0,
-        g[1].1 / g[0].1
+        "dqs/lbs     frame {:.3}, skinning {skin_ratio}",
+        g[1].0 / g[0].0
     );
     println!("palette     {:.1} ns a joint", cpu.palette_ns);
     println!("first frame {:.1} ms after start", gpu.first_frame_ms);
