@@ -24,11 +24,12 @@ struct Run {
     longest_ms: f64,
 }
 
-/// A state to measure: its name, the model and the viewer's extra arguments.
+/// A state to measure: its name, the model, the viewer's extra arguments and environment.
 struct State {
     name: &'static str,
     model: String,
     args: Vec<String>,
+    env: Vec<(&'static str, &'static str)>,
 }
 
 fn main() {
@@ -49,6 +50,7 @@ fn main() {
     );
     println!("| state | median frame ms | FPS | p95 ms | longest ms |");
     println!("| --- | --- | --- | --- | --- |");
+    let mut medians = Vec::new();
     for state in &states {
         let runs: Vec<Run> = (0..3)
             .filter_map(|_| run_frames(&display, &size, state, frames, &scratch))
@@ -63,12 +65,22 @@ fn main() {
         }
         let median = |f: fn(&Run) -> f64| median_of(runs.iter().map(f).collect());
         let ms = median(|r| r.median_ms);
+        medians.push((state.name, ms));
         println!(
             "| {} | {ms:.2} | {:.1} | {:.2} | {:.2} |",
             state.name,
             1e3 / ms,
             median(|r| r.p95_ms),
             median(|r| r.longest_ms)
+        );
+    }
+    let ms_of = |name: &str| medians.iter().find(|(n, _)| *n == name).map(|m| m.1);
+    if let (Some(part), Some(whole)) = (ms_of(PLAYING), ms_of(PLAYING_WHOLE_UI)) {
+        println!(
+            "playing: UI drawn where it changed {:.1} FPS, whole UI every frame {:.1} FPS: {:.2}x",
+            1e3 / part,
+            1e3 / whole,
+            whole / part
         );
     }
     let idle: Vec<f64> = (0..3)
@@ -81,6 +93,10 @@ fn main() {
         );
     }
 }
+
+/// The playing state, and the same with the whole UI drawn every frame (as before the damage rectangles).
+const PLAYING: &str = "Adventurer split, Run clip playing";
+const PLAYING_WHOLE_UI: &str = "Adventurer split, Run clip playing, whole UI every frame (before)";
 
 /// The states of the targets.
 fn states(adventurer: &str, scratch: &Path, frames: u64) -> Vec<State> {
@@ -115,26 +131,40 @@ fn states(adventurer: &str, scratch: &Path, frames: u64) -> Vec<State> {
             name: "builtin:twist split, rest",
             model: "builtin:twist".into(),
             args: split(),
+            env: vec![],
         },
         State {
             name: "Adventurer split, rest (the clip's analysis runs at open)",
             model: adventurer.into(),
             args: split(),
+            env: vec![],
         },
         State {
-            name: "Adventurer split, Run clip playing",
+            name: PLAYING,
+            model: adventurer.into(),
+            args: with(
+                with(split(), vec!["--clip".into(), "Run".into()]),
+                play.clone(),
+            ),
+            env: vec![],
+        },
+        State {
+            name: PLAYING_WHOLE_UI,
             model: adventurer.into(),
             args: with(with(split(), vec!["--clip".into(), "Run".into()]), play),
+            env: vec![("DQVIEW_WHOLE_UI_PASS", "1")],
         },
         State {
             name: "Adventurer split, painting",
             model: adventurer.into(),
             args: with(split(), paint),
+            env: vec![],
         },
         State {
             name: "Adventurer four panes, rest",
             model: adventurer.into(),
             args: vec!["--view".into(), "split4".into()],
+            env: vec![],
         },
     ]
 }
@@ -149,6 +179,7 @@ fn run_frames(
 ) -> Option<Run> {
     let out = viewer(display, size, &state.model, scratch)
         .args(&state.args)
+        .envs(state.env.iter().copied())
         .args(["--exit-after-frames", &frames.to_string()])
         .stderr(Stdio::piped())
         .output()

@@ -1,6 +1,8 @@
-//! Camera and playback in the viewer (Xvfb): "follow" keeps the selected joint's region in
-//! the middle of the pane while its clip steps and plays, framing leaves a margin, a session
-//! keeps the play state, and legends stay off the plot's curves (paint mode shows one for beta).
+//! Camera and playback in the viewer (Xvfb): after Frame on a joint, "follow" is on and keeps
+//! its region in the middle of the pane while its clip steps and plays, framing leaves a
+//! margin; an orbit drag turns following off and switching it on again moves no camera; a
+//! session keeps the play state, and legends stay off the plot's curves (paint mode shows one
+//! for beta).
 //!
 //! Input is scripted (`--ui-script`); the viewer dumps its camera, views and pose, and the
 //! test poses the model itself to find where the joint's region is. Without Xvfb (or the
@@ -137,7 +139,8 @@ fn follow_keeps_the_joint_region_in_the_pane_while_the_clip_steps_and_plays() {
         json!({"frame": 3, "do": "click", "probe": "joint search"}),
         json!({"frame": 4, "do": "type", "text": "LowerArm.L"}),
         json!({"frame": 5, "do": "key", "key": "Enter"}),
-        json!({"frame": 8, "do": "click", "probe": "follow joint"}),
+        // Frame: following is on from here by default.
+        json!({"frame": 8, "do": "key", "key": "F"}),
         json!({"frame": 11, "do": "dump", "path": dump("d0.json")}),
         json!({"frame": 11, "do": "save", "path": shot("viewer_follow_framed.png")}),
     ];
@@ -194,9 +197,9 @@ fn follow_keeps_the_joint_region_in_the_pane_while_the_clip_steps_and_plays() {
         }
         let region = region_at(&scene, &d, joint, t);
         let p = on_screen(&d, &camera(&d), region.center());
-        let off = (p - centre).abs() / size;
+        // Where Frame put it, to within a pixel.
         assert!(
-            off.max_element() <= 0.02,
+            (p - centre).length() <= 1.0,
             "{name}: the region's centre is at {p} in a {size} pane (t = {t})"
         );
         drift_px = drift_px.max((on_screen(&d, &still, region.center()) - centre).length());
@@ -207,6 +210,92 @@ fn follow_keeps_the_joint_region_in_the_pane_while_the_clip_steps_and_plays() {
     assert!(
         drift_px > 0.1 * size.min_element(),
         "the clip moved the region only {drift_px:.0} px: not a test of following"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The dumped camera's `view_from_world`, to compare two frames' views.
+fn view_matrix(dump: &Value) -> glam::Mat4 {
+    camera(dump).view_from_world()
+}
+
+#[test]
+fn an_orbit_turns_follow_off_and_switching_it_on_moves_no_camera() {
+    let test = "an_orbit_turns_follow_off_and_switching_it_on_moves_no_camera";
+    let Some(chars) = support::data_dir("DQVIEW_CHARACTERS", test) else {
+        return;
+    };
+    if skip_without_xvfb(test) {
+        return;
+    }
+    let model = chars.join("Adventurer.gltf");
+    let dir = temp("orbit");
+    let dump = |name: &str| text(&dir.join(name));
+    let step =
+        |from: u64| (from..from + 8).map(|f| json!({"frame": f, "do": "key", "key": "ArrowRight"}));
+    let mut steps = vec![
+        json!({"frame": 3, "do": "click", "probe": "joint search"}),
+        json!({"frame": 4, "do": "type", "text": "LowerArm.L"}),
+        json!({"frame": 5, "do": "key", "key": "Enter"}),
+        json!({"frame": 8, "do": "key", "key": "F"}),
+        json!({"frame": 11, "do": "dump", "path": dump("framed.json")}),
+        // An orbit drag over the viewport (left of the plot, right of the panel).
+        json!({"frame": 12, "do": "drag", "at": [800.0, 250.0], "dx": 80.0, "dy": 0.0}),
+        json!({"frame": 18, "do": "dump", "path": dump("orbited.json")}),
+    ];
+    steps.extend(step(19));
+    steps.push(json!({"frame": 30, "do": "dump", "path": dump("stepped_off.json")}));
+    steps.push(json!({"frame": 32, "do": "click", "probe": "follow joint"}));
+    steps.push(json!({"frame": 35, "do": "dump", "path": dump("switched_on.json")}));
+    steps.extend(step(36));
+    steps.push(json!({"frame": 47, "do": "dump", "path": dump("followed.json")}));
+    run_script(
+        &dir,
+        &[model.to_str().expect("utf-8"), "--clip", "Punch_Left"],
+        &steps,
+        49,
+    );
+    let framed = read(&dir.join("framed.json"));
+    assert_eq!(framed["follow"], true, "on after Frame");
+    let orbited = read(&dir.join("orbited.json"));
+    assert_eq!(orbited["follow"], false, "an orbit drag turns follow off");
+    assert!(
+        (camera(&orbited).yaw - camera(&framed).yaw).abs() > 0.2,
+        "the drag orbited: yaw {} -> {}",
+        camera(&framed).yaw,
+        camera(&orbited).yaw
+    );
+    // Off: stepping the clip leaves the camera alone.
+    let off = read(&dir.join("stepped_off.json"));
+    assert!(time_of(&off) > time_of(&orbited), "the clip stepped");
+    assert_eq!(view_matrix(&off), view_matrix(&orbited));
+    // Switched on: the same view, to float precision, and the region stays where it was.
+    let on = read(&dir.join("switched_on.json"));
+    assert_eq!(on["follow"], true);
+    assert!(
+        view_matrix(&on).abs_diff_eq(view_matrix(&off), 1e-5),
+        "follow switched on moved the camera:\n{}\n{}",
+        view_matrix(&off),
+        view_matrix(&on)
+    );
+    let scene = dqview::model::load_model(model.to_str().expect("utf-8")).expect("model");
+    let joint = find_node(&scene, "LowerArm.L").expect("joint");
+    let at_on = region_at(&scene, &on, joint, time_of(&on)).center();
+    let followed = read(&dir.join("followed.json"));
+    let t = followed["follow_time_s"].as_f64().expect("following") as f32;
+    assert!(t > time_of(&on), "the clip stepped while following");
+    let now = region_at(&scene, &followed, joint, t).center();
+    let before = on_screen(&on, &camera(&on), at_on);
+    let after = on_screen(&followed, &camera(&followed), now);
+    assert!(
+        (after - before).length() <= 1.0,
+        "followed from where it was: {before} -> {after}"
+    );
+    let unfollowed = on_screen(&on, &camera(&on), now);
+    assert!(
+        (unfollowed - before).length() > 3.0,
+        "the steps moved the region only {} px: not a test of following",
+        (unfollowed - before).length()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -203,14 +203,16 @@ fn the_twist_pane_previews_and_saves_what_twist_joints_writes() {
         );
     }
 
-    // The saved file in LBS, same window and camera: its pane is the preview's.
+    // The saved file in LBS, same window and camera: its pane is the preview's. Opened in
+    // single view like the preview's run (opening frames into the panes shown) and split after.
     let saved_model = dir.join("Adventurer_twist.gltf");
     let mut steps = select_joint();
     steps.extend([
+        json!({"frame": 6, "do": "click", "probe": "view split"}),
         json!({"frame": 10, "do": "dump", "path": text(&dir.join("reopened.json"))}),
         json!({"frame": 10, "do": "save", "path": text(&dir.join("reopened.png"))}),
     ]);
-    run_script(&dir, &saved_model, &steps, 12, &["--view", "split"]);
+    run_script(&dir, &saved_model, &steps, 12, &[]);
     let reopened = read(&dir.join("reopened.json"));
     assert_eq!(reopened["views"][0]["mode"], "lbs", "{reopened}");
     assert_eq!(

@@ -13,6 +13,8 @@ use crate::ui::{ViewMode, ViewRect, panel_ui, plot_ui, shortcuts, viewport_ui};
 pub(super) struct UiFrame {
     /// The 3D views' rectangles and modes.
     pub(super) views: Vec<ViewRect>,
+    /// egui's shapes, as painted.
+    pub(super) shapes: Vec<egui::epaint::ClippedShape>,
     /// egui's tessellated shapes.
     pub(super) primitives: Vec<egui::ClippedPrimitive>,
     /// egui's texture changes.
@@ -52,7 +54,9 @@ impl Running {
         self.state.status.on_demand = self.stats.clock.on_demand;
         self.state.status.cpu_ms = self.stats.clock.cpu_ms;
         self.state.playback.advance(dt);
-        self.poll_jobs(screenshot.is_some());
+        // A scripted run's fit waits for its CoR centers, so its dumps show the outcome.
+        let scripted_fit = self.script.is_scripted() && self.state.paint.fit_waiting;
+        self.poll_jobs(screenshot.is_some() || scripted_fit);
         let mut ui = {
             profiling::scope!("ui");
             self.run_ui()
@@ -121,21 +125,13 @@ impl Running {
                 .set_betas(&self.gpu.ctx, &self.graphics.renderer, betas);
         }
         self.resize_crowd();
+        // A Frame the UI did not carry out (a crowd resized after it ran).
         if std::mem::take(&mut self.state.requests.frame_model) {
             let (min, max) = self.model.drawn_bounds();
-            self.state.camera.frame(min, max);
-        }
-        if let Some(node) = self.state.requests.frame_joint.take() {
-            // Fit the narrowest pane; near and far keep holding the whole model.
-            let aspect = ui
-                .views
-                .iter()
-                .map(|v| v.rect.width() / v.rect.height().max(1.0))
-                .fold(f32::INFINITY, f32::min);
-            let model_radius = (self.model.bounds.1 - self.model.bounds.0).length() * 0.5;
-            match self.model.joint_region(node) {
-                Ok((min, max)) => self.state.camera.frame_part(min, max, aspect, model_radius),
-                Err(e) => self.state.error = Some(e.to_string()),
+            // Into the part of the panes that labels and the status line leave free.
+            match crate::ui::FrameArea::of_views(&ui.views) {
+                Some(area) => self.state.camera.frame_in(min, max, area),
+                None => self.state.camera.frame(min, max),
             }
         }
         let p = &self.state.playback;
@@ -154,6 +150,8 @@ impl Running {
                 &self.state.joints.overrides,
             );
         }
+        // After the pose: a joint is framed, and followed from, where this frame shows it.
+        self.frame_joint(&ui.views);
         self.follow_joint(&ui.views);
         if self.state.display.wireframe || self.state.skinning.view == ViewMode::Overlay {
             self.model.gpu.make_edges(&self.gpu.ctx, &self.model.scene);
@@ -250,15 +248,17 @@ impl Running {
             .map(|v| v.repaint_delay)
             .min()
             .unwrap_or(std::time::Duration::MAX);
+        let shapes = output.shapes;
         let primitives = {
             profiling::scope!("egui tessellate");
             self.egui
                 .ctx
-                .tessellate(output.shapes, output.pixels_per_point)
+                .tessellate(shapes.clone(), output.pixels_per_point)
         };
         UiFrame {
             repaint_delay,
             views,
+            shapes,
             primitives,
             textures: output.textures_delta,
             panel_fill: linear_rgba(panel_fill),
@@ -271,6 +271,7 @@ impl Running {
 
     /// Applies this frame's brush dabs and paint requests; hands a changed map to the inspector.
     fn update_paint(&mut self, ui: &UiFrame) {
+        let settle = self.script.is_scripted();
         let model = &mut self.model;
         let changed = model.paint.update(
             &mut self.state,
@@ -279,6 +280,7 @@ impl Running {
             self.inspector.flag_betas(),
             &ui.views,
             model.cor.centers(),
+            settle,
         );
         if changed {
             let revision = model.paint.revision();
@@ -320,7 +322,8 @@ impl Running {
             Ok(false) => {}
             Ok(true) => {
                 let (min, max) = self.model.drawn_bounds();
-                self.state.camera.frame(min, max);
+                self.state.framed_bounds = Some((min, max));
+                self.state.requests.frame_model = true;
             }
             Err(e) => {
                 self.state.error = Some(crate::report::error_message(&e));
@@ -365,20 +368,44 @@ impl Running {
         let whole = self.reuse_frame(&mut encoder, &frame.texture, &key, fingerprint);
         let mut commands = Vec::new();
         let timed = !whole && self.stats.timer.as_ref().is_some_and(|t| t.can_time());
+        let mut drawn_in_part = false;
         if !whole {
+            // A glyph added to the font atlas (a partial update) leaves every texel the last
+            // frame sampled as it was; a texture replaced or freed does not.
+            let textures = &ui.textures;
+            let textures_changed = !textures.free.is_empty()
+                || textures
+                    .set
+                    .iter()
+                    .any(|(_, ds)| ds.iter().any(|d| d.pos.is_none()));
+            let damage = self
+                .gpu
+                .targets
+                .scene
+                .damage(&key, &ui.shapes, textures_changed);
+            let partial = damage
+                .as_deref()
+                .map(|rects| self.damaged_primitives(ui, rects));
+            drawn_in_part = partial.is_some();
+            let primitives = partial.as_deref().unwrap_or(&ui.primitives);
             let upload = tracing::info_span!("egui upload").entered();
             commands = self.egui.renderer.update_buffers(
                 &self.gpu.ctx.device,
                 &self.gpu.ctx.queue,
                 &mut encoder,
-                &ui.primitives,
+                primitives,
                 &ui.screen,
             );
             drop(upload);
             let target = frame
                 .texture
                 .create_view(&wgpu::TextureViewDescriptor::default());
-            let ui_drawn = (ui, fingerprint);
+            let ui_drawn = super::passes::FrameUi {
+                frame: ui,
+                primitives: (primitives, &ui.screen),
+                fingerprint,
+                damage: damage.as_deref(),
+            };
             self.encode_frame(
                 &mut encoder,
                 (&frame.texture, &target),
@@ -392,7 +419,7 @@ impl Running {
         if let Some(twin) = &twin {
             let view = twin.create_view(&wgpu::TextureViewDescriptor::default());
             self.encode_scene(&mut encoder, &view, ui, false);
-            self.encode_ui(&mut encoder, &view, ui, false);
+            self.encode_ui(&mut encoder, &view, (&ui.primitives, &ui.screen), false);
         }
         let ctx = &self.gpu.ctx;
         let copy = images
@@ -409,6 +436,10 @@ impl Running {
         if timed && let Some(timer) = &self.stats.timer {
             timer.after_submit();
         }
+        if drawn_in_part {
+            self.check_damage(&frame.texture, ui)?;
+        }
+        let ctx = &self.gpu.ctx;
         if let (Some(copy), Some(first)) = (copy, images.first()) {
             copy.write_png(ctx, first)?;
             for path in &images[1..] {
@@ -434,8 +465,31 @@ impl Running {
         Ok(())
     }
 
+    /// The shapes of `ui` that reach `rects`, tessellated as in the whole frame and cut to them.
+    fn damaged_primitives(
+        &self,
+        ui: &UiFrame,
+        rects: &[super::ui_damage::PixelRect],
+    ) -> Vec<egui::ClippedPrimitive> {
+        profiling::scope!("egui tessellate damaged");
+        let ppp = ui.screen.pixels_per_point;
+        let size = ui.screen.size_in_pixels;
+        let reaching: Vec<egui::epaint::ClippedShape> = ui
+            .shapes
+            .iter()
+            .filter(|s| {
+                rects
+                    .iter()
+                    .any(|r| super::ui_damage::reaches(s, r, ppp, size))
+            })
+            .cloned()
+            .collect();
+        let primitives = self.egui.ctx.tessellate(reaching, ppp);
+        super::ui_damage::clip_primitives(primitives, rects, ppp)
+    }
+
     /// A texture like the swapchain image but copyable, for screenshots.
-    fn twin_texture(&self) -> wgpu::Texture {
+    pub(super) fn twin_texture(&self) -> wgpu::Texture {
         self.gpu
             .ctx
             .device

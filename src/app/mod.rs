@@ -4,6 +4,7 @@
 //! the window or the GPU and feeds `ui` what it shows.
 
 mod cor_job;
+mod damage_check;
 mod egui_layer;
 mod files;
 mod follow;
@@ -24,6 +25,7 @@ mod session;
 mod surface;
 mod timing;
 mod twist_job;
+mod ui_damage;
 mod ui_script;
 mod viewer;
 

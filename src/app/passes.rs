@@ -2,6 +2,7 @@
 
 use super::frame::UiFrame;
 use super::scene_cache::SceneKey;
+use super::ui_damage::PixelRect;
 use super::viewer::Running;
 use crate::render::{Camera, DebugView, ViewParams, begin_scene_pass};
 use crate::skin::SkinningMode;
@@ -98,17 +99,17 @@ impl Running {
     }
 
     /// Records the 3D pass into `target` (the swapchain's `frame`), or copies the last
-    /// frame's views when `key` matches what they were drawn from; then the egui pass.
-    /// A frame drawn over reused views is kept whole for the next frame ([`Running::reuse_frame`]).
+    /// frame's views when `key` matches what they were drawn from; outside `ui.damage`, the
+    /// last frame; then the egui pass of `ui.primitives`. The frame is kept whole for the next
+    /// one ([`Running::reuse_frame`], [`super::scene_cache::SceneCache::damage`]).
     pub(super) fn encode_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         (frame, target): (&wgpu::Texture, &wgpu::TextureView),
-        ui: (&UiFrame, Option<u64>),
+        ui: FrameUi<'_>,
         timed: bool,
         key: SceneKey,
     ) {
-        let (ui, fingerprint) = ui;
         let reused = self.gpu.targets.scene.holds(&key);
         if reused {
             profiling::scope!("reuse 3D views");
@@ -117,16 +118,21 @@ impl Running {
                 self.timestamp_pass(encoder, target);
             }
         } else {
-            self.encode_scene(encoder, target, ui, timed);
+            self.encode_scene(encoder, target, ui.frame, timed);
             self.gpu.targets.scene.store(encoder, frame, key.clone());
         }
-        self.encode_ui(encoder, target, ui, timed);
-        if reused {
+        if let Some(damaged) = ui.damage {
+            profiling::scope!("reuse undamaged UI");
             self.gpu
                 .targets
                 .scene
-                .store_frame(encoder, frame, key, fingerprint);
+                .restore_undamaged(encoder, frame, damaged);
         }
+        self.encode_ui(encoder, target, ui.primitives, timed);
+        self.gpu
+            .targets
+            .scene
+            .store_frame(encoder, frame, (key, ui.fingerprint), &ui.frame.shapes);
     }
 
     /// Copies the last frame whole into `frame` when neither its views (`key`) nor its UI
@@ -212,22 +218,36 @@ impl Running {
         }
     }
 
-    /// Records the egui pass over `target`.
+    /// Records the egui pass of `primitives` over `target`.
     pub(super) fn encode_ui(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         target: &wgpu::TextureView,
-        ui: &UiFrame,
+        (primitives, screen): (&[egui::ClippedPrimitive], &egui_wgpu::ScreenDescriptor),
         timed: bool,
     ) {
         profiling::scope!("encode UI");
         let writes = self.stats.timer.as_ref().filter(|_| timed);
         let writes = writes.map(|t| t.writes(false));
         let mut pass = overlay_pass(encoder, "dqview::app::pass_ui", target, writes);
-        self.egui
-            .renderer
-            .render(&mut pass, &ui.primitives, &ui.screen);
+        self.egui.renderer.render(&mut pass, primitives, screen);
     }
+}
+
+/// What a frame's egui pass draws: the frame's UI, the primitives (all of them, or those cut
+/// to the damaged rectangles), their fingerprint and the damage.
+pub(super) struct FrameUi<'a> {
+    /// This frame's UI.
+    pub(super) frame: &'a UiFrame,
+    /// What the egui pass draws, with the screen it is for.
+    pub(super) primitives: (
+        &'a [egui::ClippedPrimitive],
+        &'a egui_wgpu::ScreenDescriptor,
+    ),
+    /// [`super::scene_cache::ui_fingerprint`] of the whole UI.
+    pub(super) fingerprint: Option<u64>,
+    /// The rectangles drawn afresh; `None`: the whole frame.
+    pub(super) damage: Option<&'a [PixelRect]>,
 }
 
 /// A pass that keeps what `target` holds and draws over it (no depth), with `timestamps`.

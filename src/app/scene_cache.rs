@@ -5,8 +5,13 @@
 //! A frame reuses the views only when its [`SceneKey`] equals the one they were drawn
 //! with: every input of the 3D pass is in the key, so a reused picture is the picture.
 //! Where the UI did not change either (a still window redrawn, a pointer moved over
-//! nothing), the whole last frame is copied and neither pass runs.
+//! nothing), the whole last frame is copied and neither pass runs. Where only some widgets
+//! changed (a playing clip's time label, slider and plot cursor), the last frame is copied
+//! outside the damaged rectangles and the egui pass draws inside them only ([`super::ui_damage`]).
 
+use egui::epaint::ClippedShape;
+
+use super::ui_damage::{PixelRect, changed_rects, disjoint, pixel_rect};
 use crate::render::{Camera, GpuContext, ViewParams};
 use crate::skin::SkinningMode;
 
@@ -74,6 +79,42 @@ impl<K: PartialEq> Snapshot<K> {
         self.key = Some(key);
     }
 
+    /// Records copying the snapshot's `rects` into the same places of `frame`.
+    fn restore_rects(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &wgpu::Texture,
+        rects: &[PixelRect],
+    ) {
+        let Some(texture) = &self.texture else {
+            return;
+        };
+        for r in rects {
+            let origin = wgpu::Origin3d {
+                x: r[0],
+                y: r[1],
+                z: 0,
+            };
+            fn at(
+                texture: &wgpu::Texture,
+                origin: wgpu::Origin3d,
+            ) -> wgpu::TexelCopyTextureInfo<'_> {
+                wgpu::TexelCopyTextureInfo {
+                    texture,
+                    mip_level: 0,
+                    origin,
+                    aspect: wgpu::TextureAspect::All,
+                }
+            }
+            let size = wgpu::Extent3d {
+                width: r[2] - r[0],
+                height: r[3] - r[1],
+                depth_or_array_layers: 1,
+            };
+            encoder.copy_texture_to_texture(at(texture, origin), at(frame, origin), size);
+        }
+    }
+
     /// Records copying the snapshot into `frame`; false when there is none to copy.
     fn restore(&self, encoder: &mut wgpu::CommandEncoder, frame: &wgpu::Texture) -> bool {
         let Some(texture) = &self.texture else {
@@ -88,15 +129,28 @@ impl<K: PartialEq> Snapshot<K> {
     }
 }
 
-/// The last frame's 3D views, and the last whole frame (views and UI) drawn over reused views.
+/// What the last whole frame was drawn from: its views and its UI's fingerprint, if any.
+#[derive(Clone, Debug, PartialEq)]
+struct FrameKey {
+    views: SceneKey,
+    ui: Option<u64>,
+}
+
+/// The last frame's 3D views, and the last whole frame (views and UI) with the shapes it drew.
 pub struct SceneCache {
     views: Snapshot<SceneKey>,
-    /// Keyed by the views and the UI's fingerprint ([`ui_fingerprint`]).
-    frame: Snapshot<(SceneKey, u64)>,
+    /// The last frame presented, keyed by its views and UI fingerprint ([`ui_fingerprint`]).
+    frame: Snapshot<FrameKey>,
+    /// The egui shapes `frame` holds (meaningful while it has a key).
+    frame_shapes: Vec<ClippedShape>,
+    /// Off (`DQVIEW_WHOLE_UI_PASS` set): every drawn frame draws its whole UI, as before.
+    partial_ui: bool,
     /// Frames whose views were copied from the cache, and frames whose views were drawn.
     pub counts: (u64, u64),
     /// Frames copied whole (neither the views nor the UI changed), counted in `counts.0` too.
     pub whole_frames: u64,
+    /// Frames whose UI was drawn only where it changed, and the pixels drawn in them.
+    pub partial_frames: (u64, u64),
 }
 
 impl SceneCache {
@@ -107,8 +161,11 @@ impl SceneCache {
         Self {
             views: Snapshot::new(ctx, config, "dqview::app::scene_cache"),
             frame: Snapshot::new(ctx, config, "dqview::app::frame_cache"),
+            frame_shapes: Vec::new(),
+            partial_ui: std::env::var_os("DQVIEW_WHOLE_UI_PASS").is_none(),
             counts: (0, 0),
             whole_frames: 0,
+            partial_frames: (0, 0),
         }
     }
 
@@ -126,8 +183,6 @@ impl SceneCache {
         key: SceneKey,
     ) {
         self.counts.1 += 1;
-        // Views that change keep changing (a playing clip): no whole frame is kept for them.
-        self.frame.key = None;
         self.views.store(encoder, frame, key);
     }
 
@@ -146,8 +201,58 @@ impl SceneCache {
             self.frame
                 .key
                 .as_ref()
-                .is_some_and(|(k, u)| *u == ui && k == key)
+                .is_some_and(|k| k.ui == Some(ui) && k.views == *key)
         })
+    }
+
+    /// The rectangles (pixels, disjoint) a frame of views `key` and UI `shapes` must draw
+    /// afresh over the last frame, or `None` when it must be drawn whole: no last frame of this
+    /// size, a texture changed (`textures_changed`), a paint callback, or most of it changed.
+    #[must_use]
+    pub fn damage(
+        &self,
+        key: &SceneKey,
+        shapes: &[ClippedShape],
+        textures_changed: bool,
+    ) -> Option<Vec<PixelRect>> {
+        let Some(last) = self.frame.key.as_ref() else {
+            log::debug!(target: "dqview::damage", "whole: no last frame");
+            return None;
+        };
+        if !self.partial_ui || textures_changed || last.views.size != key.size {
+            log::debug!(target: "dqview::damage", "whole: textures changed {textures_changed}, size {:?} -> {:?}", last.views.size, key.size);
+            return None;
+        }
+        let (width, height, ppp) = key.size;
+        let size = [width, height];
+        let mut rects = changed_rects(&self.frame_shapes, shapes, ppp, size)?;
+        if last.views != *key {
+            // The views are drawn afresh, where they are now and where they were.
+            let views = key.views.iter().chain(&last.views.views);
+            rects.extend(views.filter_map(|v| {
+                let [x0, y0, x1, y1] = v.0;
+                let rect = egui::Rect::from_min_max(egui::pos2(x0, y0), egui::pos2(x1, y1));
+                pixel_rect(rect, ppp, 1.0, size)
+            }));
+        }
+        let rects = disjoint(rects, size);
+        log::debug!(target: "dqview::damage", "damaged: {rects:?}");
+        rects
+    }
+
+    /// Records copying the last frame into `frame` outside `damaged` (of [`SceneCache::damage`]).
+    pub fn restore_undamaged(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &wgpu::Texture,
+        damaged: &[PixelRect],
+    ) {
+        let size = frame.size();
+        let clean = super::ui_damage::clean_rects([size.width, size.height], damaged);
+        self.frame.restore_rects(encoder, frame, &clean);
+        self.partial_frames.0 += 1;
+        let area = |r: &PixelRect| u64::from(r[2] - r[0]) * u64::from(r[3] - r[1]);
+        self.partial_frames.1 += damaged.iter().map(area).sum::<u64>();
     }
 
     /// Records copying the whole cached frame into `frame` (after [`SceneCache::holds_frame`]).
@@ -159,17 +264,19 @@ impl SceneCache {
         }
     }
 
-    /// Records copying `frame`, whole (views reused from `key`, UI `ui` drawn over them).
+    /// Records copying `frame`, whole: views of `key`, UI `shapes` (fingerprint `ui`) over them.
     pub fn store_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         frame: &wgpu::Texture,
-        key: SceneKey,
-        ui: Option<u64>,
+        (key, ui): (SceneKey, Option<u64>),
+        shapes: &[ClippedShape],
     ) {
-        match ui {
-            Some(ui) => self.frame.store(encoder, frame, (key, ui)),
-            None => self.frame.key = None,
+        self.frame
+            .store(encoder, frame, FrameKey { views: key, ui });
+        self.frame_shapes.clear();
+        if self.frame.key.is_some() {
+            self.frame_shapes.extend_from_slice(shapes);
         }
     }
 

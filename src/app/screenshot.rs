@@ -54,8 +54,8 @@ pub fn copy_texture(
 }
 
 impl PendingCopy {
-    /// Waits for the copy (after submission) and writes it to `path` as an RGB PNG.
-    pub fn write_png(self, ctx: &GpuContext, path: &Path) -> Result<()> {
+    /// Waits for the copy (after submission): its pixels as RGB rows, top to bottom.
+    pub fn rgb(self, ctx: &GpuContext) -> Result<Vec<u8>> {
         let swap_rb = match self.format {
             wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb => true,
             wgpu::TextureFormat::Rgba8Unorm | wgpu::TextureFormat::Rgba8UnormSrgb => false,
@@ -79,6 +79,13 @@ impl PendingCopy {
                 pixels.extend_from_slice(&[r, g, b]);
             }
         }
+        Ok(pixels)
+    }
+
+    /// Waits for the copy (after submission) and writes it to `path` as an RGB PNG.
+    pub fn write_png(self, ctx: &GpuContext, path: &Path) -> Result<()> {
+        let (width, height) = (self.width, self.height);
+        let pixels = self.rgb(ctx)?;
         let file = std::fs::File::create(path)
             .with_context(|| format!("cannot create {}", path.display()))?;
         // Best compression keeps README screenshots small; it costs milliseconds once.
@@ -90,8 +97,8 @@ impl PendingCopy {
         image::ImageEncoder::write_image(
             encoder,
             &pixels,
-            self.width,
-            self.height,
+            width,
+            height,
             image::ExtendedColorType::Rgb8,
         )
         .with_context(|| format!("cannot write {}", path.display()))

@@ -121,6 +121,8 @@ fn apply_hybrid_flags(names: &[String], state: &mut ViewerState, scene: &Scene) 
 /// `durations` are the clip lengths in seconds, in clip order.
 pub fn apply(session: &Session, state: &mut ViewerState, scene: &Scene, durations: &[f32]) {
     if let Some(c) = session.camera {
+        // The saved view, not a fresh framing.
+        state.requests.frame_model = false;
         let cam = &mut state.camera;
         cam.target = glam::Vec3::from_array(c.target);
         cam.yaw = c.yaw_deg.to_radians();

@@ -52,6 +52,8 @@ pub struct Running {
     pub(super) stats: FrameStats,
     /// Watching edited shaders and the device-loss test hook.
     pub(super) faults: FaultHooks,
+    /// Test hook: frames drawn in part are checked against the whole frame.
+    pub(super) damage_check: Option<super::damage_check::DamageCheck>,
     /// The frame to save as a PNG and the session files.
     pub(super) files: ModelFiles,
     /// Scripted input (`--ui-script`) and the widgets laid out last frame.
@@ -159,10 +161,20 @@ impl ApplicationHandler for Viewer {
                     }
                     let cache = &running.gpu.targets.scene;
                     let ((reused, drawn), whole) = (cache.counts, cache.whole_frames);
+                    let (partial, pixels) = cache.partial_frames;
                     log::info!(
                         "3D views drawn in {drawn} frames, reused unchanged in {reused}; \
-                         whole frames reused (UI unchanged too) in {whole}"
+                         whole frames reused (UI unchanged too) in {whole}; \
+                         UI drawn only where it changed in {partial} ({} pixels a frame)",
+                        pixels.checked_div(partial).unwrap_or(0)
                     );
+                    if let Some(check) = running.damage_check {
+                        log::info!(
+                            "UI damage checked in {} frames: {} pixels differ from the whole frames",
+                            check.frames,
+                            check.differing_pixels
+                        );
+                    }
                     event_loop.exit();
                     return;
                 }
@@ -264,6 +276,7 @@ impl Running {
             state,
             stats,
             faults: FaultHooks::new(options),
+            damage_check: super::damage_check::DamageCheck::from_env(),
             files: ModelFiles::new(options),
             script: ScriptHooks::new(script),
             next_frame: NextFrame::Now,
@@ -375,6 +388,9 @@ impl Running {
         self.state
             .camera
             .frame(self.model.bounds.0, self.model.bounds.1);
+        // The first frame frames it again into the panes it lays out (labels left free).
+        self.state.framed_bounds = Some(self.model.drawn_bounds());
+        self.state.requests.frame_model = true;
         self.state.length_scale = Some(crate::analysis::LengthScale {
             diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
             unit_meters: self.model.scene.source_info.unit_meters,

@@ -52,9 +52,27 @@ impl FollowState {
         true
     }
 
+    /// Turns following on for joint `node`, just framed with its region's centre at `centre`
+    /// at the pose `clip`, `time_s`, `overrides`: the camera moves on from that framing
+    /// without framing again.
+    pub fn start(
+        &mut self,
+        node: usize,
+        centre: Vec3,
+        clip: Option<usize>,
+        time_s: f32,
+        overrides: &JointOverrides,
+    ) {
+        self.enabled = true;
+        self.anchor = centre.is_finite().then_some((node, centre));
+        self.measured_at = Some((clip, time_s, overrides.clone()));
+    }
+
     /// Moves `camera` by how far the region of joint `node` moved (its centre now `centre`).
-    /// Returns true when `node` was not followed before: the caller frames its region, since
-    /// a newly followed joint may be anywhere on screen.
+    ///
+    /// Following just switched on (no anchor) starts from the camera as it is, so the view
+    /// does not jump. Returns true when another joint was followed before: the caller frames
+    /// the new one's region, since it may be anywhere on screen.
     pub fn track(&mut self, camera: &mut OrbitCamera, node: usize, centre: Vec3) -> bool {
         if !centre.is_finite() {
             return false;
@@ -65,8 +83,16 @@ impl FollowState {
                 camera.target += centre - before;
                 false
             }
-            _ => true,
+            Some(_) => true,
+            None => false,
         }
+    }
+
+    /// The user took the camera (orbit or pan): following stops, and the panel's toggle
+    /// shows it off.
+    pub fn stop(&mut self) {
+        self.enabled = false;
+        self.reset();
     }
 }
 
@@ -87,14 +113,10 @@ mod tests {
             ..OrbitCamera::default()
         };
         assert!(
-            follow.track(&mut camera, 4, Vec3::new(0.0, 1.0, 0.0)),
-            "frame it first"
+            !follow.track(&mut camera, 4, Vec3::new(0.0, 1.0, 0.0)),
+            "switched on: no framing, no jump"
         );
-        assert_eq!(
-            camera.target,
-            Vec3::new(1.0, 2.0, 3.0),
-            "framing is the caller's"
-        );
+        assert_eq!(camera.target, Vec3::new(1.0, 2.0, 3.0), "the camera stays");
         // The user's pan (target off the centre by (1, 1, 3)) is kept as the region moves.
         assert!(!follow.track(&mut camera, 4, Vec3::new(0.5, 0.0, -1.0)));
         assert_eq!(camera.target, Vec3::new(1.5, 1.0, 2.0));
@@ -114,6 +136,29 @@ mod tests {
         assert_eq!(camera.target, Vec3::new(1.5, 1.0, 2.0));
         follow.enabled = false;
         assert_eq!(follow.joint(Some(4)), None);
+    }
+
+    #[test]
+    fn frame_starts_following_from_the_framed_camera_and_a_drag_stops_it() {
+        let mut follow = FollowState::default();
+        let none = JointOverrides::new();
+        let framed = OrbitCamera {
+            target: Vec3::new(0.5, 1.0, 0.0),
+            ..OrbitCamera::default()
+        };
+        let mut camera = framed;
+        follow.start(3, Vec3::new(0.5, 1.0, 0.0), Some(0), 0.25, &none);
+        assert_eq!(follow.joint(Some(3)), Some(3));
+        // The frame that framed it: same pose, nothing to measure, the camera as framed.
+        assert!(!follow.pose_changed(3, Some(0), 0.25, &none));
+        assert_eq!(camera.view_from_world(), framed.view_from_world());
+        // The clip moves on: the camera moves with the region, framing nothing again.
+        assert!(follow.pose_changed(3, Some(0), 0.5, &none));
+        assert!(!follow.track(&mut camera, 3, Vec3::new(0.7, 1.1, 0.0)));
+        assert!(camera.target.abs_diff_eq(Vec3::new(0.7, 1.1, 0.0), 1e-6));
+        follow.stop();
+        assert!(!follow.enabled && follow.anchor.is_none());
+        assert_eq!(follow.joint(Some(3)), None);
     }
 
     #[test]

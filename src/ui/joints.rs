@@ -275,7 +275,7 @@ fn selected_joint_ui(
         let r = ui.checkbox(follow, "follow");
         super::probe::record(ui, "follow joint", r.rect);
         r.on_hover_text(
-            "follow joint: frame it and keep its region in view while a clip plays or the joint moves",
+            "follow joint: keep its region where it is on screen while a clip plays or the joint moves (on after Frame, off when you orbit or pan)",
         );
     });
     let mut a: JointAngles = state.overrides.get(node);

@@ -8,8 +8,10 @@ mod cor;
 mod crowd;
 mod facts;
 mod file_dialog;
+mod fit_table;
 mod flip;
 mod follow;
+mod framing;
 mod heat_legend;
 #[cfg(test)]
 mod input_order;
@@ -22,6 +24,7 @@ mod paint;
 mod playback;
 mod plot;
 mod plot_legend;
+mod plot_ticks;
 pub mod probe;
 mod twist;
 mod viewport;
@@ -34,6 +37,7 @@ pub use file_dialog::{
 };
 pub use flip::{FLIP_COLOR, flip_strip_ui, flipped_ranges, x_of_twist};
 pub use follow::FollowState;
+pub use framing::FrameArea;
 pub use heat_legend::{HeatRangeMode, heat_range_ui, paint_beta_legend, paint_heat_legend};
 pub use input_pacing::InputPacer;
 pub use joint_search::{matching_rows, mirror_joint, mirror_name, shown_rows};
@@ -226,6 +230,8 @@ pub struct ViewerState {
     pub display: DisplaySettings,
     /// The shared camera.
     pub camera: OrbitCamera,
+    /// The box a whole-model Frame fits (every drawn instance; set by the app).
+    pub framed_bounds: Option<(glam::Vec3, glam::Vec3)>,
     /// Facts of the loaded model.
     pub facts: ModelFacts,
     /// Clips of the loaded model: (name, duration in seconds).
@@ -592,63 +598,4 @@ pub fn mirror_selection(state: &mut ViewerState) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_map_shows_as_stored_and_a_strength_says_so_beside_the_label() {
-        let mut s = SkinningSettings::default();
-        assert_eq!((s.beta, s.uniform_beta), (1.0, None));
-        assert_eq!(hybrid_label_note(&s), None);
-        s.beta = 0.5;
-        assert_eq!(hybrid_label_note(&s).as_deref(), Some("map strength 0.50"));
-        s.uniform_beta = Some(0.3);
-        assert_eq!(hybrid_label_note(&s).as_deref(), Some("uniform beta 0.30"));
-    }
-
-    #[test]
-    fn view_and_ghost_names() {
-        for v in ViewMode::ALL {
-            assert_eq!(ViewMode::from_name(v.name()), Some(v));
-        }
-        assert_eq!(ViewMode::from_name("SPLIT"), Some(ViewMode::Split));
-        assert_eq!(ViewMode::from_name("quad"), None);
-        assert_eq!(ghost_mode(SkinningMode::Lbs), SkinningMode::Dqs);
-        assert_eq!(ghost_mode(SkinningMode::Dqs), SkinningMode::Lbs);
-    }
-}
-
-#[cfg(test)]
-mod layout_tests {
-    use super::*;
-
-    /// Where the `skeleton` toggle lies when the Skinning section shows `s`.
-    fn skeleton_toggle_at(s: SkinningSettings) -> egui::Rect {
-        let ctx = egui::Context::default();
-        let (mut s, mut d) = (s, DisplaySettings::default());
-        // Two frames: egui settles sizes on the second.
-        for frame in 0..2 {
-            input_order::frame(&ctx, f64::from(frame), Vec::new(), |ui| {
-                skinning_ui(ui, &mut s, &mut d);
-            });
-        }
-        probe::take(&ctx)["skeleton"].rect
-    }
-
-    #[test]
-    fn switching_the_view_moves_no_row_below() {
-        let single = skeleton_toggle_at(SkinningSettings::default());
-        for changed in [
-            SkinningSettings {
-                view: ViewMode::Split,
-                ..SkinningSettings::default()
-            },
-            SkinningSettings {
-                view: ViewMode::Overlay,
-                ..SkinningSettings::default()
-            },
-        ] {
-            assert_eq!(skeleton_toggle_at(changed), single, "{changed:?}");
-        }
-    }
-}
+mod tests;

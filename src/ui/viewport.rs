@@ -22,6 +22,9 @@ pub struct ViewRect {
     pub twist: bool,
     /// A caption painted in the view (split view only).
     pub label: Option<&'static str>,
+    /// The part of `rect` that no label or status line is painted over (set as they are
+    /// painted): whole-model framing keeps the model inside it.
+    pub free: Rect,
 }
 
 /// Caption of the "LBS + twist joints" pane.
@@ -50,11 +53,13 @@ pub fn view_rects(viewport: Rect, skinning: &SkinningSettings) -> Vec<ViewRect> 
                 .enumerate()
                 .map(|(i, &(mode, twist))| {
                     let x0 = viewport.min.x + width * i as f32;
+                    let rect = Rect::from_min_max(
+                        egui::pos2(x0, viewport.min.y),
+                        egui::pos2(x0 + width, viewport.max.y),
+                    );
                     ViewRect {
-                        rect: Rect::from_min_max(
-                            egui::pos2(x0, viewport.min.y),
-                            egui::pos2(x0 + width, viewport.max.y),
-                        ),
+                        rect,
+                        free: rect,
                         mode,
                         twist,
                         label: Some(if twist {
@@ -68,6 +73,7 @@ pub fn view_rects(viewport: Rect, skinning: &SkinningSettings) -> Vec<ViewRect> 
         }
         ViewMode::Single | ViewMode::Overlay => vec![ViewRect {
             rect: viewport,
+            free: viewport,
             mode: skinning.mode,
             twist: false,
             label: None,
@@ -104,7 +110,7 @@ pub fn viewport_ui(
     state: &mut ViewerState,
     skeleton: &SkeletonPose,
 ) -> Vec<ViewRect> {
-    let views = view_rects(viewport, &state.skinning);
+    let mut views = view_rects(viewport, &state.skinning);
     let response = ui.interact(
         viewport,
         ui.scope_id().with("viewport"),
@@ -123,10 +129,15 @@ pub fn viewport_ui(
     };
     let panning = response.dragged_by(egui::PointerButton::Middle)
         || (shift && response.dragged_by(orbit_button));
+    let moved = delta != Vec2::ZERO;
     if panning {
         state.camera.pan(delta, height);
     } else if response.dragged_by(orbit_button) {
         state.camera.orbit(delta);
+    }
+    // The user takes the camera: following would fight the drag, so it stops (zoom keeps it).
+    if moved && (panning || response.dragged_by(orbit_button)) {
+        state.follow.stop();
     }
     if painting {
         paint_input(ui, &response, state);
@@ -146,8 +157,22 @@ pub fn viewport_ui(
         }
     }
     let painter = ui.painter_at(viewport);
+    // Labels and the status line are laid out first: whole-model framing keeps clear of them,
+    // and frames before anything is projected, so this frame's overlays show the new camera.
+    let labels: Vec<_> = views
+        .iter()
+        .map(|v| pane_label(v, state).map(|text| label_layout(&painter, v.rect, text)))
+        .collect();
+    let status = status_layout(
+        &painter,
+        viewport,
+        &state.status,
+        state.inspect.warning.as_deref(),
+    );
+    mark_covered(ui, &mut views, &labels, status.covered());
+    frame_model_in(state, &views);
     let mut projected: Vec<(usize, Vec2)> = Vec::new();
-    for view in &views {
+    for (view, label) in views.iter().zip(labels) {
         let size = Vec2::new(view.rect.width(), view.rect.height());
         let clip_from_world = state.camera.clip_from_world(size.x / size.y.max(1.0));
         let origin = Vec2::new(view.rect.min.x, view.rect.min.y);
@@ -166,26 +191,8 @@ pub fn viewport_ui(
                 &project,
             );
         }
-        let note = if view.twist {
-            state.twist.pane_note().map(str::to_owned)
-        } else {
-            (view.mode == SkinningMode::Hybrid)
-                .then(|| super::hybrid_label_note(&state.skinning))
-                .flatten()
-        };
-        let label = match (view.label, note) {
-            (Some(label), Some(note)) => Some(format!("{label} · {note}")),
-            (None, Some(note)) => Some(format!("{} · {note}", SkinningMode::Hybrid.title())),
-            (label, None) => label.map(str::to_owned),
-        };
-        if let Some(label) = label {
-            painter.text(
-                view.rect.center_top() + EVec2::new(0.0, 8.0),
-                egui::Align2::CENTER_TOP,
-                label,
-                egui::FontId::proportional(18.0),
-                Color32::WHITE,
-            );
+        if let Some((rect, galley)) = label {
+            painter.galley(rect.min, galley, Color32::WHITE);
         }
     }
     if views.len() > 1
@@ -214,22 +221,86 @@ pub fn viewport_ui(
         let clipped = painter.with_clip_rect(view.rect);
         let legend = match (state.heat_shown, painting) {
             (_, true) => super::paint_beta_legend(&clipped, view.rect),
-            (Some((quantity, range)), false) => {
-                super::paint_heat_legend(&clipped, view.rect, quantity, range, state.length_scale)
-            }
+            (Some((quantity, range)), false) => super::paint_heat_legend(
+                &clipped,
+                view.rect,
+                quantity,
+                range,
+                state.length_scale,
+                state.facts.rest_bind_legend.as_ref(),
+            ),
             (None, false) => None,
         };
         if let Some(rect) = legend {
             super::probe::record(ui, "view legend", rect);
         }
     }
-    paint_status(
-        &painter,
-        viewport,
-        &state.status,
-        state.inspect.warning.as_deref(),
-    );
+    paint_status(&painter, status);
     views
+}
+
+/// The caption of `view`: its mode (split view) and a note (the hybrid's map, the twist rig).
+fn pane_label(view: &ViewRect, state: &ViewerState) -> Option<String> {
+    let note = if view.twist {
+        state.twist.pane_note().map(str::to_owned)
+    } else {
+        (view.mode == SkinningMode::Hybrid)
+            .then(|| super::hybrid_label_note(&state.skinning))
+            .flatten()
+    };
+    match (view.label, note) {
+        (Some(label), Some(note)) => Some(format!("{label} · {note}")),
+        (None, Some(note)) => Some(format!("{} · {note}", SkinningMode::Hybrid.title())),
+        (label, None) => label.map(str::to_owned),
+    }
+}
+
+/// A caption laid out at the top centre of `rect`: where it goes and its text.
+fn label_layout(
+    painter: &egui::Painter,
+    rect: Rect,
+    text: String,
+) -> (Rect, std::sync::Arc<egui::Galley>) {
+    let galley = painter.layout_no_wrap(text, egui::FontId::proportional(18.0), Color32::WHITE);
+    let at = rect.center_top() + EVec2::new(0.0, 8.0);
+    (
+        egui::Align2::CENTER_TOP.anchor_size(at, galley.size()),
+        galley,
+    )
+}
+
+/// Takes what the labels and the status line (`status`) cover out of each view's free part,
+/// and records them as probes.
+fn mark_covered(
+    ui: &egui::Ui,
+    views: &mut [ViewRect],
+    labels: &[Option<(Rect, std::sync::Arc<egui::Galley>)>],
+    status: Rect,
+) {
+    for (i, (view, label)) in views.iter_mut().zip(labels).enumerate() {
+        if let Some((row, _)) = label {
+            view.free.min.y = view.free.min.y.max(row.bottom());
+            super::probe::record(ui, &format!("view label {i}"), *row);
+        }
+        if view.rect.x_range().intersects(status.x_range()) {
+            view.free.max.y = view.free.max.y.min(status.top());
+        }
+    }
+    super::probe::record(ui, "status line", status);
+}
+
+/// Carries out a Frame of the whole model into the views' free parts (the box the app set
+/// in `state.framed_bounds`); without views or a box the app frames it after the UI.
+fn frame_model_in(state: &mut ViewerState, views: &[ViewRect]) {
+    if !state.requests.frame_model {
+        return;
+    }
+    if let Some((min, max)) = state.framed_bounds
+        && let Some(area) = super::FrameArea::of_views(views)
+    {
+        state.camera.frame_in(min, max, area);
+        state.requests.frame_model = false;
+    }
 }
 
 /// Records this frame's brush dabs (spaced along the pointer's path while the left button is
@@ -315,9 +386,31 @@ fn paint_skeleton(
     }
 }
 
-/// FPS, CPU and GPU frame times and the adapter, bottom left of the viewport;
+/// The status line and the warning above it, laid out: backing rectangles and text.
+struct StatusLayout {
+    /// FPS, CPU and GPU frame times and the adapter.
+    line: (Rect, std::sync::Arc<egui::Galley>),
+    /// The DQS flip warning, when there is one.
+    warning: Option<(Rect, std::sync::Arc<egui::Galley>)>,
+}
+
+impl StatusLayout {
+    /// The part of the viewport the lines cover.
+    fn covered(&self) -> Rect {
+        self.warning
+            .as_ref()
+            .map_or(self.line.0, |(w, _)| self.line.0.union(*w))
+    }
+}
+
+/// Lays out FPS, CPU and GPU frame times and the adapter, bottom left of the viewport, and
 /// a warning (the DQS flip) on a line above it.
-fn paint_status(painter: &egui::Painter, viewport: Rect, status: &Status, warning: Option<&str>) {
+fn status_layout(
+    painter: &egui::Painter,
+    viewport: Rect,
+    status: &Status,
+    warning: Option<&str>,
+) -> StatusLayout {
     let gpu = status
         .gpu_ms
         .map_or_else(|| "n/a".to_owned(), |ms| format!("{ms:.2} ms"));
@@ -336,9 +429,7 @@ fn paint_status(painter: &egui::Painter, viewport: Rect, status: &Status, warnin
     let rect = egui::Align2::LEFT_BOTTOM
         .anchor_size(at, galley.size())
         .expand(3.0);
-    painter.rect_filled(rect, 3.0, Color32::from_black_alpha(150));
-    painter.galley(rect.min + EVec2::splat(3.0), galley, Color32::WHITE);
-    if let Some(warning) = warning {
+    let warning = warning.map(|warning| {
         let galley = painter.layout_no_wrap(
             warning.to_owned(),
             egui::FontId::monospace(13.0),
@@ -348,6 +439,20 @@ fn paint_status(painter: &egui::Painter, viewport: Rect, status: &Status, warnin
         let warn_rect = egui::Align2::LEFT_BOTTOM
             .anchor_size(at, galley.size())
             .expand(3.0);
+        (warn_rect, galley)
+    });
+    StatusLayout {
+        line: (rect, galley),
+        warning,
+    }
+}
+
+/// Paints the status line and its warning on their dark backings.
+fn paint_status(painter: &egui::Painter, layout: StatusLayout) {
+    let (rect, galley) = layout.line;
+    painter.rect_filled(rect, 3.0, Color32::from_black_alpha(150));
+    painter.galley(rect.min + EVec2::splat(3.0), galley, Color32::WHITE);
+    if let Some((warn_rect, galley)) = layout.warning {
         painter.rect_filled(
             warn_rect,
             3.0,

@@ -38,6 +38,11 @@ pub fn run_viewer_sized(args: &[&str], size: &str) {
 
 /// Like [`run_viewer_sized`], logging dqview's info lines; its stderr.
 pub fn run_viewer_logged(args: &[&str], size: &str) -> String {
+    run_viewer_logged_with(args, size, &[])
+}
+
+/// Like [`run_viewer_logged`] with the variables `env` set for dqview.
+pub fn run_viewer_logged_with(args: &[&str], size: &str, env: &[(&str, &str)]) -> String {
     let screen = format!("-screen 0 {size}x24");
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", &screen])
@@ -48,6 +53,7 @@ pub fn run_viewer_logged(args: &[&str], size: &str) -> String {
         .env_remove("WAYLAND_DISPLAY")
         .env_remove("WAYLAND_SOCKET")
         .env("RUST_LOG", "warn,dqview=info")
+        .envs(env.iter().copied())
         .output()
         .expect("run xvfb-run");
     assert!(
