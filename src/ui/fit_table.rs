@@ -76,6 +76,7 @@ fn section_ui<'a>(
 mod tests {
     use super::*;
     use crate::analysis::{FitComparison, FitMeasure, FitRow};
+    use crate::ui::input_order::frame as headless_frame;
 
     fn measure(ratio: f64, cor_mean: f32, cor_max: f32) -> FitMeasure {
         FitMeasure {
@@ -132,7 +133,7 @@ mod tests {
         let ctx = egui::Context::default();
         let mut content = egui::Rect::NOTHING;
         for frame in 0..3 {
-            super::super::input_order::frame(&ctx, f64::from(frame), Vec::new(), |ui| {
+            headless_frame(&ctx, f64::from(frame), Vec::new(), |ui| {
                 egui::Panel::left("controls")
                     .exact_size(width)
                     .resizable(false)
@@ -199,19 +200,10 @@ mod tests {
         let ctx = egui::Context::default();
         let mut texts = Vec::new();
         for frame in 0..2 {
-            let input = egui::RawInput {
-                time: Some(f64::from(frame)),
-                screen_rect: Some(egui::Rect::from_min_size(
-                    egui::Pos2::ZERO,
-                    egui::vec2(1024.0, 768.0),
-                )),
-                ..Default::default()
-            };
-            let mut out = ctx.run_ui(input, |ui| fit_table_ui(ui, &table));
-            // Nothing draws here: the font textures are dropped unapplied on purpose.
-            out.textures_delta.clear();
-            texts = out
-                .shapes
+            let shapes = headless_frame(&ctx, f64::from(frame), Vec::new(), |ui| {
+                fit_table_ui(ui, &table);
+            });
+            texts = shapes
                 .iter()
                 .filter_map(|s| match &s.shape {
                     egui::Shape::Text(t) => Some(t.galley.text().to_owned()),

@@ -2,13 +2,14 @@
 //! a press and release is a click on the widget under the press, a drag that starts on a
 //! slider stays on it, and text typed arrives in order. Also the headless frame other egui tests use.
 
-/// One headless egui frame at `time_s` with `events`, `draw` laid out (nothing is rendered).
+/// One headless egui frame at `time_s` with `events`, `draw` laid out (nothing is rendered):
+/// the shapes it drew.
 pub(super) fn frame(
     ctx: &egui::Context,
     time_s: f64,
     events: Vec<egui::Event>,
     draw: impl FnMut(&mut egui::Ui),
-) {
+) -> Vec<egui::epaint::ClippedShape> {
     let input = egui::RawInput {
         time: Some(time_s),
         screen_rect: Some(egui::Rect::from_min_size(
@@ -22,6 +23,7 @@ pub(super) fn frame(
     let mut output = ctx.run_ui(input, |ui| draw(ui));
     // Nothing draws here: the font textures are dropped unapplied on purpose.
     output.textures_delta.clear();
+    output.shapes
 }
 
 /// A pointer button event at `pos`.

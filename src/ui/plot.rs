@@ -231,6 +231,7 @@ pub fn plot_ui(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::input_order::frame as headless_frame;
 
     #[test]
     fn runs_of_flipped_samples() {
@@ -342,15 +343,7 @@ mod tests {
         let mut joints = JointsState::default();
         let mut shapes = Vec::new();
         for frame in 0..3 {
-            let input = egui::RawInput {
-                time: Some(f64::from(frame)),
-                screen_rect: Some(egui::Rect::from_min_size(
-                    egui::Pos2::ZERO,
-                    egui::vec2(1024.0, 768.0),
-                )),
-                ..Default::default()
-            };
-            let mut output = ctx.run_ui(input, |ui| {
+            shapes = headless_frame(&ctx, f64::from(frame), Vec::new(), |ui| {
                 let builder = egui::UiBuilder::new().max_rect(panel);
                 ui.scope_builder(builder, |ui| {
                     plot_ui(ui, &mut inspect, &mut playback, &mut joints, &|j| {
@@ -358,8 +351,6 @@ mod tests {
                     });
                 });
             });
-            output.textures_delta.clear();
-            shapes = output.shapes;
         }
         let probes = super::super::probe::take(&ctx);
         let area = probes.get("plot area").expect("plot area probed").rect;
