@@ -129,8 +129,53 @@ impl RestBind {
 #[must_use]
 pub fn rest_bind(scene: &Scene) -> RestBind {
     let pose = Pose::rest(scene);
-    // Per skin and joint index: the rest matrix relative to the parent joint's, and that parent.
-    let relative: Vec<Vec<Option<(Mat4, usize)>>> = (0..scene.skins.len())
+    let relative = relative_matrices(scene, &pose);
+    let Some(moves) = joint_moves(scene, &pose, &relative) else {
+        return RestBind::default();
+    };
+    let mut joints: Vec<RestBindJoint> = Vec::new();
+    for (s, skin) in scene.skins.iter().enumerate() {
+        for (j, &node) in skin.joints.iter().enumerate() {
+            let Some((d, gap)) = moves.moved.get(s).and_then(|m| m.get(j)).copied().flatten()
+            else {
+                continue;
+            };
+            let Some(Some((r, parent))) = relative.get(s).and_then(|r| r.get(j)).copied() else {
+                continue;
+            };
+            let offset = d / moves.diagonal;
+            if offset <= REST_BIND_TOLERANCE
+                || joints.iter().any(|o| o.node == node && o.offset >= offset)
+            {
+                continue;
+            }
+            joints.retain(|o| o.node != node);
+            let (_, angle) = split_rigid(r).rotation.to_axis_angle();
+            joints.push(RestBindJoint {
+                skin: s,
+                node,
+                name: scene
+                    .nodes
+                    .get(node)
+                    .map_or_else(String::new, |n| n.name.clone()),
+                parent,
+                angle_deg: wrap_degrees(angle.to_degrees()),
+                offset,
+                rest_gap: gap / moves.rest_diagonal,
+            });
+        }
+    }
+    joints.sort_by(|a, b| (b.rest_gap.total_cmp(&a.rest_gap)).then(b.offset.total_cmp(&a.offset)));
+    RestBind { joints }
+}
+
+/// Per skin and joint index: the joint's rest matrix relative to its parent joint's, and that
+/// parent's node (`None` for a root joint or a non-finite matrix).
+type Relative = Vec<Vec<Option<(Mat4, usize)>>>;
+
+/// [`Relative`] for every skin of `scene` at `pose`.
+fn relative_matrices(scene: &Scene, pose: &Pose) -> Relative {
+    (0..scene.skins.len())
         .map(|s| {
             let mut m = Vec::new();
             pose.skinning_matrices(scene, s, &mut m);
@@ -144,9 +189,23 @@ pub fn rest_bind(scene: &Scene) -> RestBind {
                 })
                 .collect()
         })
-        .collect();
-    // Per skin and joint index: the farthest move of one of its vertices and the widest LBS/DQS
-    // gap at rest; and the bind and rest bounds.
+        .collect()
+}
+
+/// What the relative matrices do to the skinned vertices at rest.
+struct JointMoves {
+    /// Per skin and joint index: the farthest move of one of its vertices and the widest
+    /// LBS/DQS gap at rest (`None`: no weighted vertex, or a root joint).
+    moved: Vec<Vec<Option<(f32, f32)>>>,
+    /// The bind-pose (stored) bounding-box diagonal.
+    diagonal: f32,
+    /// The rest (LBS-posed) bounding-box diagonal.
+    rest_diagonal: f32,
+}
+
+/// Skins `scene` at `pose` in LBS and DQS and measures every joint's vertices against
+/// `relative`; `None` when either diagonal is zero or not finite (nothing to compare with).
+fn joint_moves(scene: &Scene, pose: &Pose, relative: &Relative) -> Option<JointMoves> {
     let mut moved: Vec<Vec<Option<(f32, f32)>>> = scene
         .skins
         .iter()
@@ -157,8 +216,8 @@ pub fn rest_bind(scene: &Scene) -> RestBind {
     let grow = |b: Option<(Vec3, Vec3)>, p: Vec3| {
         Some(b.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p))))
     };
-    let lbs = skin_scene(scene, &pose, SkinningMode::Lbs, Betas::Uniform(0.0));
-    let dqs = skin_scene(scene, &pose, SkinningMode::Dqs, Betas::Uniform(1.0));
+    let lbs = skin_scene(scene, pose, SkinningMode::Lbs, Betas::Uniform(0.0));
+    let dqs = skin_scene(scene, pose, SkinningMode::Dqs, Betas::Uniform(1.0));
     for (l, d) in lbs.iter().zip(&dqs) {
         let Some((skin, prim, influences)) = l.skinned_source(scene) else {
             continue;
@@ -186,42 +245,11 @@ pub fn rest_bind(scene: &Scene) -> RestBind {
     let diagonal_of = |b: Option<(Vec3, Vec3)>| b.map_or(0.0, |(lo, hi)| (hi - lo).length());
     let (diagonal, rest_diagonal) = (diagonal_of(bounds), diagonal_of(rest_bounds));
     let usable = |d: f32| d.is_finite() && d > 0.0;
-    if !(usable(diagonal) && usable(rest_diagonal)) {
-        return RestBind::default();
-    }
-    let mut joints: Vec<RestBindJoint> = Vec::new();
-    for (s, skin) in scene.skins.iter().enumerate() {
-        for (j, &node) in skin.joints.iter().enumerate() {
-            let Some((d, gap)) = moved.get(s).and_then(|m| m.get(j)).copied().flatten() else {
-                continue;
-            };
-            let Some(Some((r, parent))) = relative.get(s).and_then(|r| r.get(j)).copied() else {
-                continue;
-            };
-            let offset = d / diagonal;
-            if offset <= REST_BIND_TOLERANCE
-                || joints.iter().any(|o| o.node == node && o.offset >= offset)
-            {
-                continue;
-            }
-            joints.retain(|o| o.node != node);
-            let (_, angle) = split_rigid(r).rotation.to_axis_angle();
-            joints.push(RestBindJoint {
-                skin: s,
-                node,
-                name: scene
-                    .nodes
-                    .get(node)
-                    .map_or_else(String::new, |n| n.name.clone()),
-                parent,
-                angle_deg: wrap_degrees(angle.to_degrees()),
-                offset,
-                rest_gap: gap / rest_diagonal,
-            });
-        }
-    }
-    joints.sort_by(|a, b| (b.rest_gap.total_cmp(&a.rest_gap)).then(b.offset.total_cmp(&a.offset)));
-    RestBind { joints }
+    (usable(diagonal) && usable(rest_diagonal)).then_some(JointMoves {
+        moved,
+        diagonal,
+        rest_diagonal,
+    })
 }
 
 /// The index in `joints` of joint `j`'s parent joint: its nearest ancestor node that is a joint

@@ -85,12 +85,6 @@ pub fn facts(scene: &Scene) -> Value {
         Value::Null,
         |(lo, hi)| json!({"min": lo.to_array(), "max": hi.to_array()}),
     );
-    let rest_bind = crate::analysis::rest_bind(scene);
-    let rest_joints: Vec<Value> = (rest_bind.joints.iter())
-        .map(|j| {
-            json!({"skin": j.skin, "node": j.node, "name": j.name, "angle_deg": j.angle_deg, "offset": j.offset})
-        })
-        .collect();
     let info = &scene.source_info;
     let skinning_methods: Vec<&str> = {
         let mut m: Vec<&str> = primitives
@@ -121,11 +115,7 @@ pub fn facts(scene: &Scene) -> Value {
         "vertices_over_4_influences": over_4,
         "zero_weight_vertices": zero_weight,
         "non_rigid_joints": non_rigid,
-        "rest_pose": {
-            "is_bind_pose": rest_bind.is_bind_pose(),
-            "text": rest_bind.text(),
-            "joints_not_at_bind": rest_joints,
-        },
+        "rest_pose": rest_pose_facts(scene),
         "clips": clips,
         "vrm": vrm_facts(scene),
         "bbox": bbox,
@@ -359,6 +349,22 @@ fn text(scene: &Scene, f: &Value) -> String {
         let _ = writeln!(s, "note        {n}");
     }
     s
+}
+
+/// `facts`' `rest_pose`: whether the rest pose is the bind pose, the line `inspect` prints,
+/// and the joints that differ ([`crate::analysis::rest_bind`]).
+fn rest_pose_facts(scene: &Scene) -> Value {
+    let rest_bind = crate::analysis::rest_bind(scene);
+    let joints: Vec<Value> = (rest_bind.joints.iter())
+        .map(|j| {
+            json!({"skin": j.skin, "node": j.node, "name": j.name, "angle_deg": j.angle_deg, "offset": j.offset})
+        })
+        .collect();
+    json!({
+        "is_bind_pose": rest_bind.is_bind_pose(),
+        "text": rest_bind.text(),
+        "joints_not_at_bind": joints,
+    })
 }
 
 /// Most joints listed under the `rest pose` line.
