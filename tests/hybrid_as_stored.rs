@@ -260,7 +260,7 @@ fn a_fit_with_the_twist_under_review_brings_that_pose_closer_to_cor_than_flags()
             ("fitted", &fitted),
         ],
     );
-    for line in table.lines() {
+    for line in table.table().lines() {
         eprintln!("{line}");
     }
     let region = |label: &str| table.row(label).and_then(|r| r.region).expect("region row");

@@ -824,6 +824,19 @@ fn exported_spirv_matches_the_cpu_reference_on_both_characters() {
     }
 }
 
+/// The Adventurer in `dir`, posed 0.4 s into its Run clip.
+fn adventurer_running(dir: &std::path::Path) -> (dqview::scene::Scene, Pose) {
+    let scene = dqview::scene::load_gltf_path(&dir.join("Adventurer.gltf")).expect("loads");
+    let mut pose = Pose::rest(&scene);
+    pose.sample(
+        &scene,
+        find_clip(&scene, "Run"),
+        0.4,
+        &JointOverrides::new(),
+    );
+    (scene, pose)
+}
+
 /// The antipodality line of dq.wgsl, and the bug: the sign dropped.
 const SIGN_LINE: &str = "let signed_w = select(w, -w, dot(q[0], pivot[0]) < 0.0);";
 const SIGN_DROPPED: &str = "let signed_w = w;";
@@ -837,14 +850,7 @@ fn dropped_antipodality_sign_fails_the_run_test() {
     // The Adventurer at a clip pose, every odd joint's dual quaternion negated: the same
     // motions, so a correct DQS gives the CPU's result, but now many vertices blend joints
     // whose rotations lie in opposite hemispheres.
-    let scene = dqview::scene::load_gltf_path(&dir.join("Adventurer.gltf")).expect("loads");
-    let mut pose = Pose::rest(&scene);
-    pose.sample(
-        &scene,
-        find_clip(&scene, "Run"),
-        0.4,
-        &JointOverrides::new(),
-    );
+    let (scene, pose) = adventurer_running(&dir);
     let mut cases = cases("Adventurer.gltf", &scene, &pose);
     for case in &mut cases {
         for dq in case.palette.dual_quats.iter_mut().skip(1).step_by(2) {
@@ -923,14 +929,7 @@ fn eight_influence_exports_match_the_cpu_reference() {
         return;
     };
     // The Adventurer at a clip pose, each of its up to four influences split over two joints.
-    let scene = dqview::scene::load_gltf_path(&dir.join("Adventurer.gltf")).expect("loads");
-    let mut pose = Pose::rest(&scene);
-    pose.sample(
-        &scene,
-        find_clip(&scene, "Run"),
-        0.4,
-        &JointOverrides::new(),
-    );
+    let (scene, pose) = adventurer_running(&dir);
     let cases: Vec<Case> = cases("Adventurer.gltf", &scene, &pose)
         .into_iter()
         .map(|c| {

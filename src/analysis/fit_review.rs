@@ -244,12 +244,6 @@ impl FitComparison {
                 .collect(),
         }
     }
-
-    /// The table as text lines, one per row ([`FitTable::lines`] of [`Self::table`]).
-    #[must_use]
-    pub fn lines(&self) -> Vec<String> {
-        self.table().lines()
-    }
 }
 
 /// Per posed primitive: whether each vertex is weighted at least the focus threshold to `joint`.

@@ -39,17 +39,17 @@ impl Running {
                 label: Some("dqview::app::damage_check"),
             });
         let drawn = copy_texture(ctx, &mut encoder, frame);
+        let primitives = self.whole_primitives(ui);
         let mut commands = self.egui.renderer.update_buffers(
             &ctx.device,
             &ctx.queue,
             &mut encoder,
-            &ui.primitives,
+            &primitives,
             &ui.screen,
         );
         let twin = self.twin_texture();
         let view = twin.create_view(&wgpu::TextureViewDescriptor::default());
-        self.encode_scene(&mut encoder, &view, ui, false);
-        self.encode_ui(&mut encoder, &view, (&ui.primitives, &ui.screen), false);
+        self.encode_whole(&mut encoder, &view, ui, &primitives);
         let ctx = &self.gpu.ctx;
         let whole = copy_texture(ctx, &mut encoder, &twin);
         commands.push(encoder.finish());

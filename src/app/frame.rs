@@ -6,6 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use super::screenshot::copy_texture;
+use super::ui_damage::FrameDamage;
 use super::viewer::Running;
 use crate::ui::{ViewMode, ViewRect, panel_ui, plot_ui, shortcuts, viewport_ui};
 
@@ -13,10 +14,8 @@ use crate::ui::{ViewMode, ViewRect, panel_ui, plot_ui, shortcuts, viewport_ui};
 pub(super) struct UiFrame {
     /// The 3D views' rectangles and modes.
     pub(super) views: Vec<ViewRect>,
-    /// egui's shapes, as painted.
+    /// egui's shapes, as painted (tessellated where the frame draws them).
     pub(super) shapes: Vec<egui::epaint::ClippedShape>,
-    /// egui's tessellated shapes.
-    pub(super) primitives: Vec<egui::ClippedPrimitive>,
     /// egui's texture changes.
     pub(super) textures: egui::TexturesDelta,
     /// Window size and scale for egui's renderer.
@@ -248,18 +247,10 @@ impl Running {
             .map(|v| v.repaint_delay)
             .min()
             .unwrap_or(std::time::Duration::MAX);
-        let shapes = output.shapes;
-        let primitives = {
-            profiling::scope!("egui tessellate");
-            self.egui
-                .ctx
-                .tessellate(shapes.clone(), output.pixels_per_point)
-        };
         UiFrame {
             repaint_delay,
             views,
-            shapes,
-            primitives,
+            shapes: output.shapes,
             textures: output.textures_delta,
             panel_fill: linear_rgba(panel_fill),
             screen: egui_wgpu::ScreenDescriptor {
@@ -364,62 +355,30 @@ impl Running {
             });
         // A saved image is what the window shows, reused views included (the twin draws afresh).
         let key = self.scene_key(ui, uniforms);
-        let fingerprint = super::scene_cache::ui_fingerprint(&ui.primitives, &ui.textures);
-        let whole = self.reuse_frame(&mut encoder, &frame.texture, &key, fingerprint);
-        let mut commands = Vec::new();
-        let timed = !whole && self.stats.timer.as_ref().is_some_and(|t| t.can_time());
-        let mut drawn_in_part = false;
-        if !whole {
-            // A glyph added to the font atlas (a partial update) leaves every texel the last
-            // frame sampled as it was; a texture replaced or freed does not.
-            let textures = &ui.textures;
-            let textures_changed = !textures.free.is_empty()
-                || textures
-                    .set
-                    .iter()
-                    .any(|(_, ds)| ds.iter().any(|d| d.pos.is_none()));
-            let damage = self
+        // Without COPY_SRC on the swapchain, a saved image is the same frame drawn again into a
+        // copyable twin, from the buffers this frame uploads: so the frame uploads all of them.
+        let twin = (!images.is_empty() && !self.gpu.copy_src).then(|| self.twin_texture());
+        let damage = match twin {
+            Some(_) => FrameDamage::Whole,
+            None => self
                 .gpu
                 .targets
                 .scene
-                .damage(&key, &ui.shapes, textures_changed);
-            let partial = damage
-                .as_deref()
-                .map(|rects| self.damaged_primitives(ui, rects));
-            drawn_in_part = partial.is_some();
-            let primitives = partial.as_deref().unwrap_or(&ui.primitives);
-            let upload = tracing::info_span!("egui upload").entered();
-            commands = self.egui.renderer.update_buffers(
-                &self.gpu.ctx.device,
-                &self.gpu.ctx.queue,
-                &mut encoder,
-                primitives,
-                &ui.screen,
-            );
-            drop(upload);
-            let target = frame
-                .texture
-                .create_view(&wgpu::TextureViewDescriptor::default());
-            let ui_drawn = super::passes::FrameUi {
-                frame: ui,
-                primitives: (primitives, &ui.screen),
-                fingerprint,
-                damage: damage.as_deref(),
-            };
-            self.encode_frame(
-                &mut encoder,
-                (&frame.texture, &target),
-                ui_drawn,
-                timed,
-                key,
-            );
+                .damage(&key, &ui.shapes, &ui.textures),
+        };
+        let drawn = damage != FrameDamage::Nothing;
+        let timed = drawn && self.stats.timer.as_ref().is_some_and(|t| t.can_time());
+        let mut commands = Vec::new();
+        if drawn {
+            commands = self.encode_drawn(&mut encoder, &frame.texture, ui, (key, &damage), timed);
+        } else {
+            profiling::scope!("reuse whole frame");
+            let cache = &mut self.gpu.targets.scene;
+            cache.restore_frame(&mut encoder, &frame.texture);
         }
-        // Without COPY_SRC on the swapchain, draw the same frame again into a copyable twin.
-        let twin = (!images.is_empty() && !self.gpu.copy_src).then(|| self.twin_texture());
         if let Some(twin) = &twin {
             let view = twin.create_view(&wgpu::TextureViewDescriptor::default());
-            self.encode_scene(&mut encoder, &view, ui, false);
-            self.encode_ui(&mut encoder, &view, (&ui.primitives, &ui.screen), false);
+            self.encode_whole(&mut encoder, &view, ui, &self.whole_primitives(ui));
         }
         let ctx = &self.gpu.ctx;
         let copy = images
@@ -436,7 +395,7 @@ impl Running {
         if timed && let Some(timer) = &self.stats.timer {
             timer.after_submit();
         }
-        if drawn_in_part {
+        if matches!(damage, FrameDamage::Rects(_)) {
             self.check_damage(&frame.texture, ui)?;
         }
         let ctx = &self.gpu.ctx;
@@ -463,6 +422,51 @@ impl Running {
             self.gpu.ctx.device.destroy();
         }
         Ok(())
+    }
+
+    /// Records the frame drawn over the last one where `damage` says: its views, then its UI's
+    /// primitives (all of them, or those cut to the damaged rectangles); the egui upload's
+    /// commands.
+    fn encode_drawn(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        frame: &wgpu::Texture,
+        ui: &UiFrame,
+        (key, damage): (super::scene_cache::SceneKey, &FrameDamage),
+        timed: bool,
+    ) -> Vec<wgpu::CommandBuffer> {
+        let rects = match damage {
+            FrameDamage::Rects(rects) => Some(rects.as_slice()),
+            FrameDamage::Nothing | FrameDamage::Whole => None,
+        };
+        let primitives = match rects {
+            Some(rects) => self.damaged_primitives(ui, rects),
+            None => self.whole_primitives(ui),
+        };
+        let upload = tracing::info_span!("egui upload").entered();
+        let commands = self.egui.renderer.update_buffers(
+            &self.gpu.ctx.device,
+            &self.gpu.ctx.queue,
+            encoder,
+            &primitives,
+            &ui.screen,
+        );
+        drop(upload);
+        let target = frame.create_view(&wgpu::TextureViewDescriptor::default());
+        let ui_drawn = super::passes::FrameUi {
+            frame: ui,
+            primitives: (&primitives, &ui.screen),
+            damage: rects,
+        };
+        self.encode_frame(encoder, (frame, &target), ui_drawn, timed, key);
+        commands
+    }
+
+    /// Every shape of `ui`, tessellated (a frame drawn whole).
+    pub(super) fn whole_primitives(&self, ui: &UiFrame) -> Vec<egui::ClippedPrimitive> {
+        profiling::scope!("egui tessellate");
+        let ppp = ui.screen.pixels_per_point;
+        self.egui.ctx.tessellate(ui.shapes.clone(), ppp)
     }
 
     /// The shapes of `ui` that reach `rects`, tessellated as in the whole frame and cut to them.

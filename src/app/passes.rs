@@ -101,7 +101,7 @@ impl Running {
     /// Records the 3D pass into `target` (the swapchain's `frame`), or copies the last
     /// frame's views when `key` matches what they were drawn from; outside `ui.damage`, the
     /// last frame; then the egui pass of `ui.primitives`. The frame is kept whole for the next
-    /// one ([`Running::reuse_frame`], [`super::scene_cache::SceneCache::damage`]).
+    /// one ([`super::scene_cache::SceneCache::damage`]).
     pub(super) fn encode_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
@@ -132,25 +132,20 @@ impl Running {
         self.gpu
             .targets
             .scene
-            .store_frame(encoder, frame, (key, ui.fingerprint), &ui.frame.shapes);
+            .store_frame(encoder, frame, key, &ui.frame.shapes);
     }
 
-    /// Copies the last frame whole into `frame` when neither its views (`key`) nor its UI
-    /// (`fingerprint`) changed; false when the frame must be drawn.
-    pub(super) fn reuse_frame(
-        &mut self,
+    /// Records the whole frame of `ui` (3D views and every primitive) into `target`, untimed:
+    /// the copyable twin of a screenshot or of a damage check.
+    pub(super) fn encode_whole(
+        &self,
         encoder: &mut wgpu::CommandEncoder,
-        frame: &wgpu::Texture,
-        key: &SceneKey,
-        fingerprint: Option<u64>,
-    ) -> bool {
-        let cache = &mut self.gpu.targets.scene;
-        if !cache.holds_frame(key, fingerprint) {
-            return false;
-        }
-        profiling::scope!("reuse whole frame");
-        cache.restore_frame(encoder, frame);
-        true
+        target: &wgpu::TextureView,
+        ui: &UiFrame,
+        primitives: &[egui::ClippedPrimitive],
+    ) {
+        self.encode_scene(encoder, target, ui, false);
+        self.encode_ui(encoder, target, (primitives, &ui.screen), false);
     }
 
     /// An empty pass holding the 3D pass's timestamps on a frame that reused its views.
@@ -235,7 +230,7 @@ impl Running {
 }
 
 /// What a frame's egui pass draws: the frame's UI, the primitives (all of them, or those cut
-/// to the damaged rectangles), their fingerprint and the damage.
+/// to the damaged rectangles) and the damage.
 pub(super) struct FrameUi<'a> {
     /// This frame's UI.
     pub(super) frame: &'a UiFrame,
@@ -244,8 +239,6 @@ pub(super) struct FrameUi<'a> {
         &'a [egui::ClippedPrimitive],
         &'a egui_wgpu::ScreenDescriptor,
     ),
-    /// [`super::scene_cache::ui_fingerprint`] of the whole UI.
-    pub(super) fingerprint: Option<u64>,
     /// The rectangles drawn afresh; `None`: the whole frame.
     pub(super) damage: Option<&'a [PixelRect]>,
 }

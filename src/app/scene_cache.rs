@@ -11,7 +11,7 @@
 
 use egui::epaint::ClippedShape;
 
-use super::ui_damage::{PixelRect, changed_rects, disjoint, pixel_rect};
+use super::ui_damage::{FrameDamage, PixelRect, changed_rects, disjoint, pixel_rect, texels_kept};
 use crate::render::{Camera, GpuContext, ViewParams};
 use crate::skin::SkinningMode;
 
@@ -129,18 +129,11 @@ impl<K: PartialEq> Snapshot<K> {
     }
 }
 
-/// What the last whole frame was drawn from: its views and its UI's fingerprint, if any.
-#[derive(Clone, Debug, PartialEq)]
-struct FrameKey {
-    views: SceneKey,
-    ui: Option<u64>,
-}
-
 /// The last frame's 3D views, and the last whole frame (views and UI) with the shapes it drew.
 pub struct SceneCache {
     views: Snapshot<SceneKey>,
-    /// The last frame presented, keyed by its views and UI fingerprint ([`ui_fingerprint`]).
-    frame: Snapshot<FrameKey>,
+    /// The last frame presented, keyed by its views (its UI is `frame_shapes`).
+    frame: Snapshot<SceneKey>,
     /// The egui shapes `frame` holds (meaningful while it has a key).
     frame_shapes: Vec<ClippedShape>,
     /// Off (`DQVIEW_WHOLE_UI_PASS` set): every drawn frame draws its whole UI, as before.
@@ -193,51 +186,45 @@ impl SceneCache {
         }
     }
 
-    /// Whether the cache holds the whole frame of views `key` under a UI of `ui` (its fingerprint).
-    #[must_use]
-    pub fn holds_frame(&self, key: &SceneKey, ui: Option<u64>) -> bool {
-        // A key is kept only where the texture exists (`Snapshot::store`).
-        ui.is_some_and(|ui| {
-            self.frame
-                .key
-                .as_ref()
-                .is_some_and(|k| k.ui == Some(ui) && k.views == *key)
-        })
-    }
-
-    /// The rectangles (pixels, disjoint) a frame of views `key` and UI `shapes` must draw
-    /// afresh over the last frame, or `None` when it must be drawn whole: no last frame of this
-    /// size, a texture changed (`textures_changed`), a paint callback, or most of it changed.
+    /// What a frame of views `key` and UI `shapes` (after `textures`) must draw over the last
+    /// frame: nothing, some rectangles, or all of it (no last frame of this size, a texture
+    /// replaced, a paint callback, most of it changed, or partial drawing switched off).
     #[must_use]
     pub fn damage(
         &self,
         key: &SceneKey,
         shapes: &[ClippedShape],
-        textures_changed: bool,
-    ) -> Option<Vec<PixelRect>> {
+        textures: &egui::TexturesDelta,
+    ) -> FrameDamage {
         let Some(last) = self.frame.key.as_ref() else {
-            log::debug!(target: "dqview::damage", "whole: no last frame");
-            return None;
+            return FrameDamage::Whole;
         };
-        if !self.partial_ui || textures_changed || last.views.size != key.size {
-            log::debug!(target: "dqview::damage", "whole: textures changed {textures_changed}, size {:?} -> {:?}", last.views.size, key.size);
-            return None;
+        if !texels_kept(textures) || last.size != key.size {
+            return FrameDamage::Whole;
         }
         let (width, height, ppp) = key.size;
         let size = [width, height];
-        let mut rects = changed_rects(&self.frame_shapes, shapes, ppp, size)?;
-        if last.views != *key {
+        let Some(mut rects) = changed_rects(&self.frame_shapes, shapes, ppp, size) else {
+            return FrameDamage::Whole;
+        };
+        if last != key {
             // The views are drawn afresh, where they are now and where they were.
-            let views = key.views.iter().chain(&last.views.views);
+            let views = key.views.iter().chain(&last.views);
             rects.extend(views.filter_map(|v| {
                 let [x0, y0, x1, y1] = v.0;
                 let rect = egui::Rect::from_min_max(egui::pos2(x0, y0), egui::pos2(x1, y1));
                 pixel_rect(rect, ppp, 1.0, size)
             }));
         }
+        if rects.is_empty() && last == key {
+            return FrameDamage::Nothing;
+        }
+        if !self.partial_ui {
+            return FrameDamage::Whole;
+        }
         let rects = disjoint(rects, size);
         log::debug!(target: "dqview::damage", "damaged: {rects:?}");
-        rects
+        rects.map_or(FrameDamage::Whole, FrameDamage::Rects)
     }
 
     /// Records copying the last frame into `frame` outside `damaged` (of [`SceneCache::damage`]).
@@ -255,7 +242,7 @@ impl SceneCache {
         self.partial_frames.1 += damaged.iter().map(area).sum::<u64>();
     }
 
-    /// Records copying the whole cached frame into `frame` (after [`SceneCache::holds_frame`]).
+    /// Records copying the whole cached frame into `frame` (after [`FrameDamage::Nothing`]).
     pub fn restore_frame(&mut self, encoder: &mut wgpu::CommandEncoder, frame: &wgpu::Texture) {
         if self.frame.restore(encoder, frame) {
             // Its views are reused too.
@@ -264,16 +251,15 @@ impl SceneCache {
         }
     }
 
-    /// Records copying `frame`, whole: views of `key`, UI `shapes` (fingerprint `ui`) over them.
+    /// Records copying `frame`, whole: views of `key`, UI `shapes` over them.
     pub fn store_frame(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
         frame: &wgpu::Texture,
-        (key, ui): (SceneKey, Option<u64>),
+        key: SceneKey,
         shapes: &[ClippedShape],
     ) {
-        self.frame
-            .store(encoder, frame, FrameKey { views: key, ui });
+        self.frame.store(encoder, frame, key);
         self.frame_shapes.clear();
         if self.frame.key.is_some() {
             self.frame_shapes.extend_from_slice(shapes);
@@ -285,33 +271,6 @@ impl SceneCache {
         self.views.key = None;
         self.frame.key = None;
     }
-}
-
-/// A fingerprint of what the egui pass draws: its meshes, clip rectangles and textures;
-/// `None` (never equal) when a texture changed this frame or a paint callback draws.
-#[must_use]
-pub fn ui_fingerprint(
-    primitives: &[egui::ClippedPrimitive],
-    textures: &egui::TexturesDelta,
-) -> Option<u64> {
-    use std::hash::{Hash, Hasher};
-    if !textures.set.is_empty() || !textures.free.is_empty() {
-        return None;
-    }
-    let mut hasher = std::hash::DefaultHasher::new();
-    for clipped in primitives {
-        let egui::epaint::Primitive::Mesh(mesh) = &clipped.primitive else {
-            return None;
-        };
-        let r = clipped.clip_rect;
-        [r.min.x, r.min.y, r.max.x, r.max.y]
-            .map(f32::to_bits)
-            .hash(&mut hasher);
-        mesh.texture_id.hash(&mut hasher);
-        hasher.write(bytemuck::cast_slice(&mesh.indices));
-        hasher.write(bytemuck::cast_slice(&mesh.vertices));
-    }
-    Some(hasher.finish())
 }
 
 /// The size of `config`'s images.

@@ -25,9 +25,31 @@ const MAX_RECTS: usize = 24;
 /// pixel past the geometry, and rounding to whole pixels adds up to one more.
 const FEATHER_PX: f32 = 2.0;
 
+/// What a frame must draw over the last one ([`super::scene_cache::SceneCache::damage`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrameDamage {
+    /// Nothing changed: the last frame is the frame.
+    Nothing,
+    /// These disjoint rectangles (pixels) changed.
+    Rects(Vec<PixelRect>),
+    /// All of it.
+    Whole,
+}
+
+/// Whether every texel the last frame sampled is as it was after `textures`: a glyph added to
+/// the font atlas (a partial update) keeps them, a texture replaced or freed does not.
+#[must_use]
+pub fn texels_kept(textures: &egui::TexturesDelta) -> bool {
+    textures.free.is_empty()
+        && textures
+            .set
+            .iter()
+            .all(|(_, deltas)| deltas.iter().all(|d| d.pos.is_some()))
+}
+
 /// The rectangles where `shapes` differ from `last` (shapes added, removed or changed), in
-/// whole pixels of a `size` window at `ppp`; `None` where the frame must be drawn whole
-/// (a paint callback, or nearly everything changed).
+/// whole pixels of a `size` window at `ppp`; `None` where the frame must be drawn whole (a
+/// paint callback anywhere: it may draw something else each frame).
 #[must_use]
 pub fn changed_rects(
     last: &[ClippedShape],
@@ -35,6 +57,9 @@ pub fn changed_rects(
     ppp: f32,
     size: [u32; 2],
 ) -> Option<Vec<PixelRect>> {
+    if shapes.iter().any(|s| has_callback(&s.shape)) {
+        return None;
+    }
     // Shapes keep their order frame to frame; what was inserted or replaced lies between the
     // common head and the common tail.
     let head = last.iter().zip(shapes).take_while(|(a, b)| a == b).count();
@@ -62,9 +87,6 @@ pub fn changed_rects(
     };
     let mut rects = Vec::new();
     for clipped in changed {
-        if has_callback(&clipped.shape) {
-            return None;
-        }
         let bounds = clipped.transform_after_tessellation * clipped.shape.visual_bounding_rect();
         let visible = bounds.intersect(clipped.clip_rect);
         if let Some(rect) = pixel_rect(visible, ppp, FEATHER_PX, size) {

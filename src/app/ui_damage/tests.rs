@@ -162,3 +162,25 @@ fn a_paint_callback_draws_the_frame_whole() {
     }];
     assert_eq!(changed_rects(&[], &now, 1.0, WINDOW), None);
 }
+
+#[test]
+fn a_glyph_added_keeps_the_texels_and_a_texture_replaced_or_freed_does_not() {
+    use egui::epaint::{ColorImage, ImageDelta, TextureId};
+    let image = || ColorImage::new([2, 2], vec![egui::Color32::WHITE; 4]);
+    let options = egui::TextureOptions::LINEAR;
+    let mut delta = egui::TexturesDelta::default();
+    assert!(texels_kept(&delta));
+    let atlas = TextureId::Managed(0);
+    let atlas_deltas = delta.set.entry(atlas).or_default();
+    atlas_deltas.push(ImageDelta::partial([4, 4], image(), options));
+    assert!(texels_kept(&delta), "a partial update adds texels only");
+    let atlas_deltas = delta.set.entry(atlas).or_default();
+    atlas_deltas.push(ImageDelta::full(image(), options));
+    assert!(!texels_kept(&delta), "a full update replaces the texture");
+    // Nothing draws here: dropped unapplied on purpose.
+    delta.clear();
+    let mut freed = egui::TexturesDelta::default();
+    freed.free.insert(TextureId::Managed(1));
+    assert!(!texels_kept(&freed));
+    freed.clear();
+}
