@@ -27,6 +27,8 @@ pub struct Influences {
     unweighted_vertices: usize,
     /// Weights that were negative, NaN or infinite and were treated as zero.
     invalid_weights: usize,
+    /// Of those, the NaN or infinite ones, and the first vertex holding one.
+    non_finite_weights: (usize, Option<u32>),
     /// Vertices whose stored weights summed off 1 by more than [`RECORDED_SUM_DEVIATION`]: (vertex, sum).
     off_sums: Vec<(u32, f32)>,
 }
@@ -65,6 +67,12 @@ impl Influences {
             row.clear();
             wide.clear();
             for (joint, weight) in raw {
+                if !weight.is_finite() {
+                    let vertex = out.offsets.len() as u32 - 1;
+                    let (n, first) = &mut out.non_finite_weights;
+                    *n += 1;
+                    first.get_or_insert(vertex);
+                }
                 if !weight.is_finite() || weight < 0.0 {
                     out.invalid_weights += 1;
                     continue;
@@ -177,6 +185,36 @@ impl Influences {
     #[must_use]
     pub fn invalid_weights(&self) -> usize {
         self.invalid_weights
+    }
+
+    /// NaN or infinite weights in the input (dropped, counted in [`Self::invalid_weights`] too)
+    /// and the first vertex that had one.
+    #[must_use]
+    pub fn non_finite_weights(&self) -> (usize, Option<u32>) {
+        self.non_finite_weights
+    }
+
+    /// These influences with each `(to, from)` pair's vertex `to` given vertex `from`'s row
+    /// (pairs out of range are skipped); the load-time counts are kept as they were.
+    #[must_use]
+    pub fn with_rows_copied(&self, pairs: &[(u32, u32)]) -> Self {
+        let mut rows: Vec<Vec<Influence>> = self.iter().map(<[Influence]>::to_vec).collect();
+        for &(to, from) in pairs {
+            if let Some(row) = rows.get(from as usize).cloned()
+                && let Some(slot) = rows.get_mut(to as usize)
+            {
+                *slot = row;
+            }
+        }
+        let mut out = self.clone();
+        out.entries.clear();
+        out.offsets.clear();
+        out.offsets.push(0);
+        for row in rows {
+            out.entries.extend_from_slice(&row);
+            out.offsets.push(out.entries.len() as u32);
+        }
+        out
     }
 
     /// Vertices whose weights as stored (before renormalising) summed off 1 by more than

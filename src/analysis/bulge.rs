@@ -28,6 +28,7 @@ pub fn bulge(scene: &Scene, pose: &Pose, posed: &[PosedPrimitive]) -> Option<f32
         };
         let skeleton = slot.get_or_insert_with(|| SkinSkeleton::of(scene, skin));
         pose.skinning_matrices(scene, skin, &mut matrices);
+        crate::skin::count_visits(prim.positions.len());
         for (v, (&bind, &skinned)) in prim.positions.iter().zip(&p.vertices.positions).enumerate() {
             let Some((parent, child, axis)) = skeleton.hinge(influences.of(v)) else {
                 continue;

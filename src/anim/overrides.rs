@@ -143,7 +143,27 @@ impl BoneFrame {
     /// The frame of node `node`: twist towards its first child joint, else local +Y.
     #[must_use]
     pub fn of(scene: &Scene, node: usize) -> Self {
-        let twist_axis = first_child_joint(scene, node)
+        Self::toward(scene, first_child_joint(scene, node))
+    }
+
+    /// The frames of `joints`, which must be every skin's joints sorted and deduplicated (as
+    /// [`Scene::joint_nodes`] lists them): the same as [`BoneFrame::of`] on each.
+    ///
+    /// A child is looked up in `joints` by binary search instead of in every skin's joint list,
+    /// which made one frame per joint cost joints squared (10^10 steps on a 100,000-joint chain).
+    #[must_use]
+    pub fn of_joints(scene: &Scene, joints: &[usize]) -> Vec<Self> {
+        crate::skin::count_visits(joints.len());
+        let is_joint = |c: usize| joints.binary_search(&c).is_ok();
+        joints
+            .iter()
+            .map(|&node| Self::toward(scene, first_child_where(scene, node, is_joint, 1)))
+            .collect()
+    }
+
+    /// The frame whose twist axis points at `child`'s rest translation (local +Y without one).
+    fn toward(scene: &Scene, child: Option<usize>) -> Self {
+        let twist_axis = child
             .and_then(|c| scene.nodes.get(c))
             .map(|c| to_trs(c.transform).translation)
             .and_then(Vec3::try_normalize)
@@ -177,11 +197,43 @@ impl BoneFrame {
 }
 
 /// The first child of `node` that is a joint of some skin (else its first child at all).
+///
+/// It searches every skin's joint list per child: for one node, not for each joint of a big
+/// skin (see [`BoneFrame::of_joints`]).
 pub(crate) fn first_child_joint(scene: &Scene, node: usize) -> Option<usize> {
+    let is_joint = |c: usize| scene.skins.iter().any(|s| s.joints.contains(&c));
+    // Counted as the most each test reads, so a per-joint use of this shows in the work count.
+    let cost = scene.skins.iter().map(|s| s.joints.len()).sum();
+    first_child_where(scene, node, is_joint, cost)
+}
+
+/// The first child of `node` for which `is_joint` holds, else its first child at all; each
+/// test counts as `cost` visits in [`crate::skin::work_visits`].
+fn first_child_where(
+    scene: &Scene,
+    node: usize,
+    is_joint: impl Fn(usize) -> bool,
+    cost: usize,
+) -> Option<usize> {
     let children = &scene.nodes.get(node)?.children;
-    children
-        .iter()
-        .copied()
-        .find(|c| scene.skins.iter().any(|s| s.joints.contains(c)))
+    let found = children.iter().position(|&c| is_joint(c));
+    crate::skin::count_visits(cost * found.map_or(children.len(), |i| i + 1));
+    found
+        .map(|i| children[i])
         .or_else(|| children.first().copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_of_all_joints_match_each_joints_own_frame() {
+        for name in ["twist", "elbow", "arm"] {
+            let scene = crate::builtin::builtin_scene(name).expect("builtin");
+            let joints = scene.joint_nodes();
+            let each: Vec<BoneFrame> = joints.iter().map(|&n| BoneFrame::of(&scene, n)).collect();
+            assert_eq!(BoneFrame::of_joints(&scene, &joints), each, "{name}");
+        }
+    }
 }

@@ -198,6 +198,7 @@ impl Pose {
         let Some(skin) = scene.skins.get(skin) else {
             return;
         };
+        crate::skin::count_visits(skin.joints.len());
         out.extend(skin.joints.iter().enumerate().map(|(j, &node)| {
             let world_from_joint = self.global.get(node).copied().unwrap_or(Mat4::IDENTITY);
             let joint_from_bind = skin.inverse_bind.get(j).copied().unwrap_or(Mat4::IDENTITY);

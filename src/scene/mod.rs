@@ -6,6 +6,7 @@
 
 pub mod constraint;
 mod error;
+pub mod faults;
 mod fbx_load;
 mod file_read;
 mod glb_write;
@@ -16,11 +17,13 @@ pub mod names;
 mod options;
 mod ranges;
 mod source_info;
+mod unplaced;
 mod usd_layer;
 mod usd_load;
 
 pub use constraint::{ConstraintKind, NodeConstraint};
 pub use error::SceneError;
+pub use faults::{DataFault, FaultKind, FaultSeverity};
 pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
 pub use file_read::{FileReadError, NotAFile, read_model_file, read_regular_file};
 pub use glb_write::{MAX_SKIN_JOINTS, glb_container, write_glb};
@@ -68,7 +71,10 @@ pub struct Scene {
     pub constraints: Vec<NodeConstraint>,
     /// VRM humanoid bones (`hips`, `leftLowerArm`, ...), in VRM's order; empty when the file has no humanoid map.
     pub humanoid: Vec<HumanoidBone>,
-    /// Things that were odd but loadable (sanitised numbers, repaired references, ...).
+    /// Bad data the loader found and what it did about it (non-finite numbers, degenerate rigs
+    /// and times); `check` reports each, every command prints [`Scene::warning_lines`].
+    pub faults: Vec<DataFault>,
+    /// Things that were odd but loadable (repaired references, dropped primitives, ...).
     pub warnings: Vec<String>,
     /// For the record: what the file uses that dqview ignores or shows plainly (an optional
     /// extension not read, a texture format shown by its factor).
@@ -84,6 +90,17 @@ pub struct Scene {
 }
 
 impl Scene {
+    /// Every fault's message (prefixed `error: ` or `warning: `), then every warning: what
+    /// `inspect`, the viewer and each command's stderr show.
+    #[must_use]
+    pub fn warning_lines(&self) -> Vec<String> {
+        self.faults
+            .iter()
+            .map(|f| format!("{}: {}", f.severity().name(), f.message()))
+            .chain(self.warnings.iter().cloned())
+            .collect()
+    }
+
     /// Every skin's joint nodes, ascending, each once (only indices of existing nodes).
     #[must_use]
     pub fn joint_nodes(&self) -> Vec<usize> {

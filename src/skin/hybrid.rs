@@ -91,7 +91,7 @@ fn mostly_twisting(scene: &Scene, clip: usize) -> Vec<bool> {
         .iter()
         .map(|&n| rotation_of(scene.nodes[n].transform))
         .collect();
-    let frames: Vec<BoneFrame> = joints.iter().map(|&n| BoneFrame::of(scene, n)).collect();
+    let frames = BoneFrame::of_joints(scene, &joints);
     let mut twist = vec![0.0f32; scene.nodes.len()];
     let mut swing = vec![0.0f32; scene.nodes.len()];
     let mut pose = Pose::rest(scene);

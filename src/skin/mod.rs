@@ -18,6 +18,7 @@ mod morph;
 mod palette;
 mod posed;
 mod rigid_split;
+mod work;
 
 pub use beta_rule::{BetaChoice, BetaSources, HybridBetas, hybrid_betas};
 pub use blend_fit::{
@@ -41,6 +42,8 @@ pub use posed::{
     PosePalettes, PosedPrimitive, bounds, pose_rigid_primitive, rest_bounds, skin_scene,
     skin_scene_hybrid,
 };
+pub(crate) use work::count_visits;
+pub use work::work_visits;
 
 /// How joint transforms are blended per vertex.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -63,6 +63,7 @@ impl JointPalette {
         let mut scales = self.scale_shear.take().unwrap_or_default();
         scales.clear();
         let mut all_rigid = true;
+        super::count_visits(skinning.len());
         for &m in skinning {
             let split = split(m);
             if split.was_non_finite {

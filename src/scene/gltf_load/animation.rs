@@ -7,7 +7,7 @@ use gltf::json::validation::Checked;
 use super::accessor::{self, Format};
 use super::mesh::morph_target_count;
 use super::source::Data;
-use crate::scene::{Animation, Channel, Interpolation, Property, SceneError};
+use crate::scene::{Animation, Channel, DataFault, FaultKind, Interpolation, Property, SceneError};
 
 /// Converts every animation. Channels the viewer cannot apply are dropped with a warning.
 pub(super) fn load_animations(
@@ -100,11 +100,33 @@ fn load_channel(
         format!("key times of {here}")
     })?;
     let mut times_s: Vec<f32> = data.read(&input)?;
+    if times_s.is_empty() {
+        let kind = FaultKind::SamplerWithoutKeys;
+        data.fault(DataFault::new(
+            kind,
+            &here,
+            1,
+            None,
+            "the channel is dropped",
+        ));
+        return Ok(None);
+    }
+    let non_finite = times_s.iter().filter(|t| !t.is_finite()).count();
     let fixed = sanitize_times(&mut times_s);
-    if fixed > 0 {
-        data.count_sanitized(fixed);
+    if non_finite > 0 {
+        let first = data
+            .read::<f32>(&input)?
+            .iter()
+            .position(|t| !t.is_finite());
+        let kind = FaultKind::NonFiniteKeyTimes;
+        let action = "clamped to the previous key's time";
+        data.fault(DataFault::new(kind, &here, non_finite, first, action));
+    }
+    if fixed > non_finite {
+        data.count_sanitized(fixed - non_finite);
         warnings.push(format!(
-            "{here}: {fixed} key times were non-finite or decreasing; clamped to the previous time"
+            "{here}: {} key times were decreasing; clamped to the previous time",
+            fixed - non_finite
         ));
     }
 
@@ -149,12 +171,24 @@ fn load_channel(
             .collect(),
         Property::MorphWeights(_) => data.read_morph_weights(&output)?,
     };
+    let key_len = property_components(property) * per_key;
+    let first = values
+        .iter()
+        .position(|v| !v.is_finite())
+        .map(|i| i / key_len.max(1));
     let replaced = sanitize_values(&mut values, property, per_key);
     if replaced > 0 {
-        data.count_sanitized(replaced);
-        warnings.push(format!(
-            "{here}: {replaced} key values were non-finite; replaced by the previous key's value"
-        ));
+        let kind = FaultKind::NonFiniteKeyValues;
+        let action = "replaced by the previous key's value (identity for the first key)";
+        data.fault(DataFault::new(kind, &here, replaced, first, action));
+    }
+    if property == Property::Rotation {
+        let (zero, first) = replace_zero_rotations(&mut values, per_key);
+        if zero > 0 {
+            let kind = FaultKind::ZeroRotationKeys;
+            let action = "replaced by the previous key's rotation (identity for the first key)";
+            data.fault(DataFault::new(kind, &here, zero, first, action));
+        }
     }
     Ok(Some(Channel {
         node,
@@ -208,6 +242,27 @@ fn sanitize_values(values: &mut [f32], property: Property, per_key: usize) -> us
     changed
 }
 
+/// Replaces rotation keys of (near) zero length by the previous key's rotation, or the
+/// identity for the first; cubic-spline tangents are left alone (zero is a valid tangent).
+/// Returns how many keys changed and the first.
+fn replace_zero_rotations(values: &mut [f32], per_key: usize) -> (usize, Option<usize>) {
+    let key_len = 4 * per_key;
+    // The value group of a key: the middle one for cubic splines.
+    let offset = if per_key == 3 { 4 } else { 0 };
+    let mut previous = [0.0, 0.0, 0.0, 1.0];
+    let (mut count, mut first) = (0, None);
+    for (k, key) in values.chunks_exact_mut(key_len).enumerate() {
+        let q = &mut key[offset..offset + 4];
+        if q.iter().map(|c| c * c).sum::<f32>() <= 1e-12 {
+            q.copy_from_slice(&previous);
+            count += 1;
+            first.get_or_insert(k);
+        }
+        previous.copy_from_slice(q);
+    }
+    (count, first)
+}
+
 /// Floats per value of a property.
 fn property_components(property: Property) -> usize {
     match property {
@@ -231,6 +286,15 @@ fn identity_component(property: Property, per_key: usize, group: usize, componen
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zero_rotation_keys_take_the_previous_rotation() {
+        let half = std::f32::consts::FRAC_1_SQRT_2;
+        let mut v = [0.0, 0.0, 0.0, 0.0, 0.0, half, 0.0, half, 0.0, 0.0, 0.0, 0.0];
+        assert_eq!(replace_zero_rotations(&mut v, 1), (2, Some(0)));
+        assert_eq!(v[..4], [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(v[8..], [0.0, half, 0.0, half]);
+    }
 
     #[test]
     fn times_are_clamped_to_non_decreasing() {

@@ -86,15 +86,20 @@ fn read_colors<'a>(
             .map(Vec4::from_array)
             .collect()
     };
+    let first = colors.iter().position(|c| !c.is_finite());
     let mut bad = 0;
     for c in colors.iter_mut().filter(|c| !c.is_finite()) {
         *c = Vec4::ONE;
         bad += 1;
     }
     if bad > 0 {
-        data.count_sanitized(bad);
-        warnings.push(format!(
-            "{here}: {bad} vertex colours were non-finite; set to white"
+        let kind = crate::scene::FaultKind::NonFiniteColors;
+        data.fault(crate::scene::DataFault::new(
+            kind,
+            here,
+            bad,
+            first,
+            "set to white",
         ));
     }
     Ok(colors)

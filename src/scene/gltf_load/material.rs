@@ -35,10 +35,10 @@ pub(super) fn load_materials(
         let pbr = &material.pbr_metallic_roughness;
         let mut factor = Vec4::from_array(pbr.base_color_factor.0);
         if !factor.is_finite() {
-            data.count_sanitized(1);
-            warnings.push(format!(
-                "material {i}: non-finite base colour factor; set to white"
-            ));
+            let kind = crate::scene::FaultKind::NonFiniteMaterial;
+            let place = format!("material {i}");
+            let fault = crate::scene::DataFault::new(kind, place, 1, None, "set to white");
+            data.fault(fault);
             factor = Vec4::ONE;
         }
         let base_color_texture = match &pbr.base_color_texture {

@@ -13,7 +13,7 @@ use super::source::{Compression, DRACO_EXTENSION, Data, meshopt_extension};
 use super::topology::triangle_list;
 use super::uv_transform::{UvSource, apply_transform};
 use crate::influences::Influences;
-use crate::scene::{Mesh, Primitive, SceneError};
+use crate::scene::{DataFault, FaultKind, Mesh, Primitive, SceneError};
 
 /// The largest weighted joint index of one JOINTS_n accessor, checked against skins once nodes are known.
 #[derive(Clone, Copy, Debug)]
@@ -69,9 +69,14 @@ pub(super) fn load_meshes(
                 }
                 let bad = w.iter().filter(|x| !x.is_finite()).count();
                 if bad > 0 {
-                    data.count_sanitized(bad);
-                    warnings.push(format!(
-                        "mesh {m}: {bad} default morph weights were non-finite; set to 0"
+                    let first = w.iter().position(|x| !x.is_finite());
+                    let kind = FaultKind::NonFiniteMorphWeights;
+                    data.fault(DataFault::new(
+                        kind,
+                        format!("mesh {m}"),
+                        bad,
+                        first,
+                        "set to 0",
                     ));
                 }
                 w.iter()
@@ -193,14 +198,14 @@ fn load_primitive(
         .map(Vec3::from_array)
         .collect();
     let vertices = positions.len();
-    let replaced = repair_positions(&mut positions);
-    if replaced > 0 {
-        data.count_sanitized(replaced);
-        warnings.push(format!(
-            "{here}: {replaced} positions had non-finite coordinates; set to 0"
-        ));
+    // Held at the origin until the end, where they become twins of finite vertices; no
+    // element uses them from here on, so normals and measures never see them.
+    let unplaced = crate::scene::unplaced::non_finite_vertices(&positions);
+    for &v in &unplaced {
+        positions[v as usize] = Vec3::ZERO;
     }
-    let indices = load_indices(data, m, p, prim, mode, vertices, warnings)?;
+    let mut indices = load_indices(data, m, p, prim, mode, vertices, warnings)?;
+    let dropped = crate::scene::unplaced::drop_elements_using(&mut indices, 3, &unplaced);
     let attribute = |semantic: Semantic, format: &Format| {
         vertex_attribute(data, m, p, prim, vertices, semantic, format)
     };
@@ -212,11 +217,17 @@ fn load_primitive(
                 .into_iter()
                 .map(Vec3::from_array)
                 .collect();
+            let (non_finite, first) = tally_non_finite(&normals);
             let repaired = repair_normals(&mut normals, &positions, &indices);
-            if repaired > 0 {
-                data.count_sanitized(repaired);
+            if non_finite > 0 {
+                let kind = FaultKind::NonFiniteNormals;
+                let action = "recomputed smooth from the triangles";
+                data.fault(DataFault::new(kind, &here, non_finite, first, action));
+            }
+            if repaired > non_finite {
                 warnings.push(format!(
-                    "{here}: {repaired} normals were non-finite or zero; recomputed"
+                    "{here}: {} normals were zero; recomputed",
+                    repaired - non_finite
                 ));
             }
             normals
@@ -230,10 +241,11 @@ fn load_primitive(
                 .into_iter()
                 .map(Vec4::from_array)
                 .collect();
-            let bad = replace_non_finite(&mut tangents, Vec4::X);
+            let (bad, first) = tally_non_finite(&tangents);
+            replace_non_finite(&mut tangents, Vec4::X);
             if bad > 0 {
-                data.count_sanitized(bad);
-                warnings.push(format!("{here}: {bad} tangents were non-finite; set to +X"));
+                let kind = FaultKind::NonFiniteTangents;
+                data.fault(DataFault::new(kind, &here, bad, first, "set to +X"));
             }
             Some(tangents)
         }
@@ -258,12 +270,11 @@ fn load_primitive(
                 .into_iter()
                 .map(Vec2::from_array)
                 .collect();
-            let bad = replace_non_finite(&mut uvs, Vec2::ZERO);
+            let (bad, first) = tally_non_finite(&uvs);
+            replace_non_finite(&mut uvs, Vec2::ZERO);
             if bad > 0 {
-                data.count_sanitized(bad);
-                warnings.push(format!(
-                    "{here}: {bad} texture coordinates were non-finite; set to 0"
-                ));
+                let kind = FaultKind::NonFiniteTexCoords;
+                data.fault(DataFault::new(kind, &here, bad, first, "set to 0"));
             }
             if let Some(transform) = uv_source.transform
                 && !apply_transform(&mut uvs, transform)
@@ -289,7 +300,7 @@ fn load_primitive(
         None => None,
     };
     let morph_targets = match &prim.targets {
-        Some(targets) => match load_targets(data, m, p, targets, vertices, warnings) {
+        Some(targets) => match load_targets(data, m, p, targets, vertices) {
             Ok(targets) => targets,
             // Limits still refuse the file; a broken target only loses the morphs.
             Err(e @ SceneError::LimitExceeded { .. }) => return Err(e),
@@ -312,7 +323,7 @@ fn load_primitive(
         }
         other => other,
     };
-    let primitive = Primitive {
+    let mut primitive = Primitive {
         positions,
         normals,
         tangents,
@@ -327,7 +338,23 @@ fn load_primitive(
         skinning_method: None,
         control_points: None,
     };
+    if !unplaced.is_empty() {
+        crate::scene::unplaced::twin_unplaced(&mut primitive, &unplaced);
+        let element = "triangles";
+        data.fault(crate::scene::unplaced::unplaced_fault(
+            &here, &unplaced, dropped, element,
+        ));
+    }
     Ok(Some((primitive, joint_uses)))
+}
+
+/// How many of `values` have a non-finite component, and the first index of one.
+fn tally_non_finite<V: NonFinite>(values: &[V]) -> (usize, Option<usize>) {
+    let first = values.iter().position(|v| !v.all_finite());
+    let count = first.map_or(0, |f| {
+        values[f..].iter().filter(|v| !v.all_finite()).count()
+    });
+    (count, first)
 }
 
 /// Replaces every non-finite vector by `fallback`; returns how many changed.
@@ -358,14 +385,10 @@ impl NonFinite for Vec4 {
     }
 }
 
-/// Sets non-finite coordinates to zero; returns how many positions changed.
-fn repair_positions(positions: &mut [Vec3]) -> usize {
-    let mut changed = 0;
-    for v in positions.iter_mut().filter(|v| !v.is_finite()) {
-        *v = Vec3::select(v.is_finite_mask(), *v, Vec3::ZERO);
-        changed += 1;
+impl NonFinite for Vec3 {
+    fn all_finite(&self) -> bool {
+        self.is_finite()
     }
-    changed
 }
 
 /// Reads (or generates) indices, checks them against the vertex count and makes a triangle list.
@@ -513,11 +536,19 @@ fn load_influences(
             "mesh {m} primitive {p}: JOINTS/WEIGHTS sets differ in length"
         ))
     })?;
-    if influences.invalid_weights() > 0 {
-        data.count_sanitized(influences.invalid_weights());
+    let (non_finite, first) = influences.non_finite_weights();
+    if non_finite > 0 {
+        let kind = FaultKind::NonFiniteWeights;
+        let place = format!("mesh {m} primitive {p}");
+        let first = first.map(|v| v as usize);
+        let action = "ignored (counted as 0; the vertex's other weights renormalised)";
+        data.fault(DataFault::new(kind, place, non_finite, first, action));
+    }
+    let negative = influences.invalid_weights() - non_finite;
+    if negative > 0 {
+        data.count_sanitized(negative);
         warnings.push(format!(
-            "mesh {m} primitive {p}: {} weights were negative or non-finite; ignored",
-            influences.invalid_weights()
+            "mesh {m} primitive {p}: {negative} weights were negative; ignored"
         ));
     }
     if influences.unweighted_vertices() > 0 {

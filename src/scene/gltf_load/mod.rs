@@ -90,13 +90,11 @@ pub fn load_gltf_slice_with(
     let notes = extensions::check(document.extensions_required(), document.extensions_used())?;
     let buffers = source::load_buffers(&document, blob, base_dir, options)?;
     let data = Data::new(&document, &buffers, base_dir, options);
-    let mut sanitized_nodes = 0;
-    let nodes = nodes::load_nodes(data.json, &mut warnings, &mut sanitized_nodes)?;
-    data.count_sanitized(sanitized_nodes);
+    let nodes = nodes::load_nodes(&data, &mut warnings)?;
     let roots = nodes::roots(data.json, &nodes, &mut warnings)?;
     let (meshes, joint_uses) = mesh::load_meshes(&data, &mut warnings)?;
     let compression = data.compression_notes();
-    let skins = skin::load_skins(&data, &mut warnings)?;
+    let skins = skin::load_skins(&data)?;
     check_skinned_meshes(&nodes, &meshes, &skins, &joint_uses, &mut warnings)?;
     let (materials, textures) = material::load_materials(&data, &mut warnings)?;
     let animations = animation::load_animations(&data, &mut warnings)?;
@@ -114,6 +112,7 @@ pub fn load_gltf_slice_with(
         animations,
         constraints,
         humanoid,
+        faults: data.faults.take(),
         warnings,
         notes,
         compression,

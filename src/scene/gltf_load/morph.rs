@@ -14,10 +14,9 @@ pub(super) fn load_targets(
     p: usize,
     targets: &[JsonTarget],
     vertices: usize,
-    warnings: &mut Vec<String>,
 ) -> Result<Vec<MorphTarget>, SceneError> {
     let mut out = Vec::with_capacity(targets.len());
-    let mut bad = 0;
+    let mut bad = (0, None);
     for (t, target) in targets.iter().enumerate() {
         let mut read = |index: Option<usize>, attribute: &'static str| {
             read_deltas(data, m, p, t, index, attribute, vertices, &mut bad)
@@ -29,11 +28,11 @@ pub(super) fn load_targets(
             tangents: read(target.tangents.map(|i| i.value()), "TANGENT")?,
         });
     }
-    if bad > 0 {
-        data.count_sanitized(bad);
-        warnings.push(format!(
-            "mesh {m} primitive {p}: {bad} morph target displacements were non-finite; set to 0"
-        ));
+    if bad.0 > 0 {
+        let kind = crate::scene::FaultKind::NonFiniteMorphDeltas;
+        let place = format!("mesh {m} primitive {p}");
+        let fault = crate::scene::DataFault::new(kind, place, bad.0, bad.1, "set to 0");
+        data.fault(fault);
     }
     Ok(out)
 }
@@ -48,7 +47,7 @@ fn read_deltas(
     index: Option<usize>,
     attribute: &'static str,
     vertices: usize,
-    bad: &mut usize,
+    bad: &mut (usize, Option<usize>),
 ) -> Result<Vec<Vec3>, SceneError> {
     let Some(index) = index else {
         return Ok(Vec::new());
@@ -71,9 +70,14 @@ fn read_deltas(
         .into_iter()
         .map(Vec3::from_array)
         .collect();
-    for d in deltas.iter_mut().filter(|d| !d.is_finite()) {
+    for (v, d) in deltas
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, d)| !d.is_finite())
+    {
         *d = Vec3::ZERO;
-        *bad += 1;
+        bad.0 += 1;
+        bad.1.get_or_insert(v);
     }
     Ok(deltas)
 }

@@ -3,40 +3,51 @@
 use glam::{Mat4, Quat, Vec3};
 use gltf::json::Root;
 
-use crate::scene::{Node, NodeTransform, SceneError, Trs};
+use super::source::Data;
+use crate::scene::{DataFault, FaultKind, Node, NodeTransform, SceneError, Trs};
 
-/// A node's `weights` (its mesh instance's default morph weights), non-finite ones set to 0.
-fn node_morph_weights(
-    index: usize,
-    weights: Option<&[f32]>,
-    warnings: &mut Vec<String>,
-    sanitized: &mut usize,
-) -> Vec<f32> {
+/// A node's `weights` (its mesh instance's default morph weights), non-finite ones set to 0
+/// (counted in `bad`: how many, and the first node).
+fn node_morph_weights(index: usize, weights: Option<&[f32]>, bad: &mut Tally) -> Vec<f32> {
     let Some(weights) = weights else {
         return Vec::new();
     };
-    let bad = weights.iter().filter(|w| !w.is_finite()).count();
-    if bad > 0 {
-        *sanitized += bad;
-        warnings.push(format!(
-            "node {index}: {bad} morph weights were non-finite; set to 0"
-        ));
-    }
+    bad.add(index, weights.iter().filter(|w| !w.is_finite()).count());
     weights
         .iter()
         .map(|&w| if w.is_finite() { w } else { 0.0 })
         .collect()
 }
 
-/// Converts every node, checking its references and that the hierarchy is a forest.
-///
-/// Adds the number of transforms repaired to `sanitized`.
+/// How many bad values, and the first index that had one.
+#[derive(Default)]
+struct Tally(usize, Option<usize>);
+
+impl Tally {
+    /// Counts `n` bad values at `index`.
+    fn add(&mut self, index: usize, n: usize) {
+        if n > 0 {
+            self.0 += n;
+            self.1.get_or_insert(index);
+        }
+    }
+
+    /// The fault of `kind` at `place` when anything was counted.
+    fn fault(&self, kind: FaultKind, action: &str) -> Option<DataFault> {
+        (self.0 > 0).then(|| DataFault::new(kind, "nodes", self.0, self.1, action))
+    }
+}
+
+/// Converts every node, checking its references and that the hierarchy is a forest; bad
+/// transforms and morph weights become faults of `data`.
 pub(super) fn load_nodes(
-    json: &Root,
+    data: &Data<'_>,
     warnings: &mut Vec<String>,
-    sanitized: &mut usize,
 ) -> Result<Vec<Node>, SceneError> {
+    let json = data.json;
     let mut nodes = Vec::with_capacity(json.nodes.len());
+    let (mut non_finite, mut zero_rotation, mut weights) =
+        (Tally::default(), Tally::default(), Tally::default());
     for (index, node) in json.nodes.iter().enumerate() {
         let mesh = check_ref(
             node.mesh.map(|m| m.value()),
@@ -58,12 +69,8 @@ pub(super) fn load_nodes(
                 node.scale.unwrap_or([1.0; 3]),
             ),
         };
-        if repaired {
-            *sanitized += 1;
-            warnings.push(format!(
-                "node {index}: transform had non-finite or zero-length values; replaced by identity parts"
-            ));
-        }
+        non_finite.add(index, usize::from(repaired.non_finite));
+        zero_rotation.add(index, usize::from(repaired.zero_rotation));
         nodes.push(Node {
             name: node.name.clone().unwrap_or_else(|| format!("node {index}")),
             parent: None,
@@ -71,9 +78,21 @@ pub(super) fn load_nodes(
             transform,
             mesh,
             skin,
-            morph_weights: node_morph_weights(index, node.weights.as_deref(), warnings, sanitized),
+            morph_weights: node_morph_weights(index, node.weights.as_deref(), &mut weights),
         });
     }
+    let faults = [
+        non_finite.fault(
+            FaultKind::NonFiniteNodeTransforms,
+            "the non-finite parts are replaced by identity parts (a matrix by the identity)",
+        ),
+        zero_rotation.fault(
+            FaultKind::ZeroRotationKeys,
+            "replaced by the identity rotation",
+        ),
+        weights.fault(FaultKind::NonFiniteMorphWeights, "set to 0"),
+    ];
+    faults.into_iter().flatten().for_each(|f| data.fault(f));
     link_children(json, &mut nodes, warnings)?;
     check_acyclic(&nodes)?;
     Ok(nodes)
@@ -97,23 +116,37 @@ fn check_ref(
     }
 }
 
-/// A matrix transform; a matrix with a non-finite entry becomes identity. Returns (transform, repaired).
-fn matrix_transform(m: [f32; 16]) -> (NodeTransform, bool) {
+/// What a node transform needed repaired.
+#[derive(Clone, Copy, Default)]
+struct Repaired {
+    /// A NaN or infinite value was replaced.
+    non_finite: bool,
+    /// A zero-length rotation was replaced by the identity.
+    zero_rotation: bool,
+}
+
+/// A matrix transform; a matrix with a non-finite entry becomes identity.
+fn matrix_transform(m: [f32; 16]) -> (NodeTransform, Repaired) {
     if m.iter().all(|v| v.is_finite()) {
-        (NodeTransform::Matrix(Mat4::from_cols_array(&m)), false)
+        let matrix = NodeTransform::Matrix(Mat4::from_cols_array(&m));
+        (matrix, Repaired::default())
     } else {
-        (NodeTransform::Matrix(Mat4::IDENTITY), true)
+        let repaired = Repaired {
+            non_finite: true,
+            zero_rotation: false,
+        };
+        (NodeTransform::Matrix(Mat4::IDENTITY), repaired)
     }
 }
 
-/// A TRS transform with non-finite parts reset and the rotation normalised. Returns (transform, repaired).
-fn trs_transform(t: [f32; 3], r: [f32; 4], s: [f32; 3]) -> (NodeTransform, bool) {
-    let mut repaired = false;
+/// A TRS transform with non-finite parts reset and the rotation normalised.
+fn trs_transform(t: [f32; 3], r: [f32; 4], s: [f32; 3]) -> (NodeTransform, Repaired) {
+    let mut repaired = Repaired::default();
     let mut finite_or = |v: f32, default: f32| {
         if v.is_finite() {
             v
         } else {
-            repaired = true;
+            repaired.non_finite = true;
             default
         }
     };
@@ -124,7 +157,11 @@ fn trs_transform(t: [f32; 3], r: [f32; 4], s: [f32; 3]) -> (NodeTransform, bool)
     let rotation = if q.is_finite() && q.length_squared() > 1e-12 {
         q.normalize()
     } else {
-        repaired = true;
+        if q.is_finite() {
+            repaired.zero_rotation = true;
+        } else {
+            repaired.non_finite = true;
+        }
         Quat::IDENTITY
     };
     let trs = Trs {

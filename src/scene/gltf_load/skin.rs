@@ -7,10 +7,7 @@ use super::source::Data;
 use crate::scene::{SceneError, Skin};
 
 /// Converts every skin, checking node references and the inverse bind matrix count.
-pub(super) fn load_skins(
-    data: &Data<'_>,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<Skin>, SceneError> {
+pub(super) fn load_skins(data: &Data<'_>) -> Result<Vec<Skin>, SceneError> {
     let node_count = data.json.nodes.len();
     let node_ref = |skin: usize, what: &str, node: usize| {
         if node < node_count {
@@ -64,26 +61,14 @@ pub(super) fn load_skins(
                     });
                 }
                 let raw: Vec<[[f32; 4]; 4]> = data.read(&acc)?;
-                let mut replaced = 0;
-                let matrices = raw
+                let matrices: Vec<Mat4> = raw
                     .iter()
                     .take(joints.len())
-                    .map(|cols| {
-                        let m = Mat4::from_cols_array_2d(cols);
-                        if m.is_finite() {
-                            m
-                        } else {
-                            replaced += 1;
-                            Mat4::IDENTITY
-                        }
-                    })
+                    .map(Mat4::from_cols_array_2d)
                     .collect();
-                if replaced > 0 {
-                    data.count_sanitized(replaced);
-                    warnings.push(format!(
-                        "skin {s}: {replaced} inverse bind matrices had non-finite entries; replaced by identity"
-                    ));
-                }
+                let place = format!("skin {s} {:?}", skin.name.as_deref().unwrap_or(""));
+                let (matrices, faults) = crate::scene::faults::checked_binds(matrices, &place);
+                faults.into_iter().for_each(|f| data.fault(f));
                 matrices
             }
         };

@@ -89,6 +89,8 @@ pub(super) struct Data<'a> {
     pub options: &'a LoadOptions,
     /// Values sanitised so far (see [`crate::scene::Scene::sanitized`]).
     pub sanitized: Cell<usize>,
+    /// Bad data found so far (see [`crate::scene::Scene::faults`]).
+    pub faults: RefCell<Vec<crate::scene::DataFault>>,
 }
 
 /// Decoded data may reach this many times the buffer bytes (conversions widen, accessors are shared).
@@ -384,7 +386,14 @@ impl<'a> Data<'a> {
             vertices: Cell::new(0),
             options,
             sanitized: Cell::new(0),
+            faults: RefCell::new(Vec::new()),
         }
+    }
+
+    /// Records `fault`, its values counted as sanitised.
+    pub fn fault(&self, fault: crate::scene::DataFault) {
+        self.count_sanitized(fault.count);
+        self.faults.borrow_mut().push(fault);
     }
 
     /// One line per mesh with compressed geometry, e.g. `mesh 0 "Body": draco`, for [`crate::scene::Scene::compression`].

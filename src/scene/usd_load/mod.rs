@@ -14,7 +14,7 @@
 //! One job per file: [`read`] (values), [`nodes`] (prims and transforms), [`skel`]
 //! (skeletons and animation), [`mesh`] (geometry, colour), [`curves`] (curves and points),
 //! [`binding`] (skin bindings, blend shapes), [`inbetween`], [`primvars`] (face-varying
-//! values), [`not_read`] (the notes). Failures are a one-line [`SceneError::Usd`], never a panic. Every layer the
+//! values), [`not_read`] (the notes), [`traverse`] (the prims visited). Failures are a one-line [`SceneError::Usd`], never a panic. Every layer the
 //! stage opens goes through [`guard`] first, which refuses bytes that would make the crate
 //! allocate more than they hold ([`crate_check`]).
 
@@ -31,6 +31,8 @@ mod read;
 mod sanitize;
 mod skel;
 mod text_numbers;
+mod time_faults;
+mod traverse;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -109,7 +111,8 @@ fn open_stage(name: &str, max_bytes: u64) -> Result<Stage, SceneError> {
 /// The composed stage as a scene.
 fn convert(stage: &Stage, source: &str, options: &LoadOptions) -> Result<Scene, SceneError> {
     let mut warnings = Vec::new();
-    let mut nodes = nodes::load_nodes(stage)?;
+    let paths = traverse::prim_paths(stage)?;
+    let mut nodes = nodes::load_nodes(stage, &paths)?;
     composition_errors(stage)?;
     let skeletons = skel::load_skeletons(stage, &mut nodes, options, &mut warnings)?;
     let mut scene = Scene {
@@ -125,12 +128,7 @@ fn convert(stage: &Stage, source: &str, options: &LoadOptions) -> Result<Scene, 
         options,
         &mut warnings,
     )?;
-    let tcps = stage.time_codes_per_second();
-    let tcps = if tcps.is_finite() && tcps > 0.0 {
-        tcps
-    } else {
-        24.0
-    };
+    let tcps = time_faults::usable_time_codes_per_second(stage);
     let channels: Vec<_> = std::mem::take(&mut nodes.channels)
         .into_iter()
         .map(|c| c.into_channel(tcps))
@@ -150,7 +148,11 @@ fn convert(stage: &Stage, source: &str, options: &LoadOptions) -> Result<Scene, 
     scene.nodes = nodes.nodes;
     scene.roots = nodes.roots;
     scene.warnings = warnings;
-    scene.notes.extend(not_read::notes(stage)?);
+    scene.faults = time_faults::time_faults(stage);
+    scene
+        .faults
+        .extend(skeletons.iter().flat_map(|s| s.faults.iter().cloned()));
+    scene.notes.extend(not_read::notes(stage, &paths)?);
     scene.sanitized = sanitize::sanitize(&mut scene);
     crate::scene::check_ranges(&scene)?;
     Ok(scene)

@@ -85,17 +85,12 @@ impl TimedChannel {
     }
 }
 
-/// Every prim the default traversal visits that is a place in the hierarchy, as a node.
-pub(super) fn load_nodes(stage: &Stage) -> Result<StageNodes, SceneError> {
-    let mut paths = Vec::new();
-    stage
-        .traverse(openusd::usd::PrimPredicate::DEFAULT_PROXIES, |p| {
-            paths.push(p.as_str().to_owned());
-        })
-        .map_err(|e| usd_error("traversing the stage", &e))?;
+/// Every prim of `paths` (the default traversal, parents first) that is a place in the
+/// hierarchy, as a node.
+pub(super) fn load_nodes(stage: &Stage, paths: &[String]) -> Result<StageNodes, SceneError> {
     let mut out = StageNodes::default();
     for path in paths {
-        let parent = read::parent_path(&path);
+        let parent = read::parent_path(path);
         let parent_node = match &parent {
             Some(p) => match out.index_of.get(p) {
                 Some(&n) => Some(n),
@@ -106,7 +101,7 @@ pub(super) fn load_nodes(stage: &Stage) -> Result<StageNodes, SceneError> {
         let prim = stage.prim(path.as_str());
         let type_name = prim
             .type_name()
-            .map_err(|e| usd_error(&path, &e))?
+            .map_err(|e| usd_error(path, &e))?
             .map(|t| t.as_str().to_owned())
             .unwrap_or_default();
         if NOT_NODES.contains(&type_name.as_str()) {
@@ -114,11 +109,11 @@ pub(super) fn load_nodes(stage: &Stage) -> Result<StageNodes, SceneError> {
         }
         let index = out.nodes.len();
         let xf = AnyXformable(prim);
-        let resets = xf.resets_xform_stack().map_err(|e| usd_error(&path, &e))?;
+        let resets = xf.resets_xform_stack().map_err(|e| usd_error(path, &e))?;
         let parent_node = if resets { None } else { parent_node };
-        let transform = load_transform(stage, &xf, &path, index, &mut out.channels)?;
+        let transform = load_transform(stage, &xf, path, index, &mut out.channels)?;
         out.nodes.push(Node {
-            name: read::leaf(&path).to_owned(),
+            name: read::leaf(path).to_owned(),
             parent: parent_node,
             transform,
             ..Node::default()
@@ -128,7 +123,10 @@ pub(super) fn load_nodes(stage: &Stage) -> Result<StageNodes, SceneError> {
             None => out.roots.push(index),
         }
         out.index_of.insert(path.clone(), index);
-        out.prims.push(PrimNode { path, type_name });
+        out.prims.push(PrimNode {
+            path: path.clone(),
+            type_name,
+        });
     }
     Ok(out)
 }

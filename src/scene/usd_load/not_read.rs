@@ -49,14 +49,8 @@ impl Found {
     }
 }
 
-/// The notes of `stage`: one line per kind of thing not read.
-pub(super) fn notes(stage: &Stage) -> Result<Vec<String>, SceneError> {
-    let mut paths = Vec::new();
-    stage
-        .traverse(openusd::usd::PrimPredicate::DEFAULT_PROXIES, |p| {
-            paths.push(p.as_str().to_owned());
-        })
-        .map_err(|e| usd_error("traversing the stage", &e))?;
+/// The notes of `stage`, whose default traversal visits `paths`: one line per kind of thing not read.
+pub(super) fn notes(stage: &Stage, paths: &[String]) -> Result<Vec<String>, SceneError> {
     let mut types: BTreeMap<String, Found> = BTreeMap::new();
     let [
         mut textures,
@@ -96,7 +90,7 @@ pub(super) fn notes(stage: &Stage) -> Result<Vec<String>, SceneError> {
             t => Some(types.entry(t.to_owned()).or_default()),
         };
         if let Some(list) = list {
-            list.0.push(path);
+            list.0.push(path.clone());
         }
     }
     let mut out: Vec<String> = types

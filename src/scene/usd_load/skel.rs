@@ -8,7 +8,7 @@ use openusd::usd::Stage;
 
 use super::nodes::{StageNodes, TimedChannel, node_transform};
 use super::read;
-use crate::scene::{LoadOptions, Node, Property, SceneError};
+use crate::scene::{DataFault, FaultKind, LoadOptions, Node, Property, SceneError};
 
 /// One loaded Skeleton prim.
 pub(super) struct SkelInfo {
@@ -24,6 +24,8 @@ pub(super) struct SkelInfo {
     pub blend_shapes: Option<BlendShapeWeights>,
     /// The bound SkelAnimation prim's name.
     pub animation: Option<String>,
+    /// Bad data found in the skeleton and its animation.
+    pub faults: Vec<DataFault>,
 }
 
 /// A SkelAnimation's `blendShapes` order and its `blendShapeWeights` keys.
@@ -111,6 +113,7 @@ fn load_skeleton(
             joints.len()
         )));
     }
+    let (bind, mut faults) = checked_bind_transforms(bind, path);
     let mut rest = read::matrices(read::value(stage, path, "restTransforms")?);
     let index_of: HashMap<&str, usize> = joints
         .iter()
@@ -164,11 +167,30 @@ fn load_skeleton(
         bind,
         blend_shapes: None,
         animation: None,
+        faults: Vec::new(),
     };
     if let Some(anim) = read::inherited_target(stage, path, "skel:animationSource")? {
         load_animation(stage, &anim, &mut info, &mut nodes.channels, warnings)?;
     }
+    faults.append(&mut info.faults);
+    info.faults = faults;
     Ok(info)
+}
+
+/// `bindTransforms` with the non-finite and singular ones replaced by the identity (their
+/// inverses are undefined), and a fault for each kind.
+fn checked_bind_transforms(bind: Vec<DMat4>, path: &str) -> (Vec<DMat4>, Vec<DataFault>) {
+    let narrow: Vec<glam::Mat4> = bind.iter().map(DMat4::as_mat4).collect();
+    let place = format!("Skeleton {path} bindTransforms");
+    let (_, faults) = crate::scene::faults::checked_binds(narrow, &place);
+    let fixed = bind
+        .into_iter()
+        .map(|m| {
+            let bad = !m.is_finite() || crate::scene::faults::is_singular_bind(&m.as_mat4());
+            if bad { DMat4::IDENTITY } else { m }
+        })
+        .collect();
+    (fixed, faults)
 }
 
 /// The SkelAnimation `anim` bound to `skel`: joint channels, and blend shape weights kept for the meshes.
@@ -211,19 +233,28 @@ fn load_animation(
             skel.path
         ));
     }
+    let mut zero_rotations = (0, None);
+    let mut sampled = false;
     for (name, property) in [
         ("translations", Property::Translation),
         ("rotations", Property::Rotation),
         ("scales", Property::Scale),
     ] {
+        sampled |= !read::sample_times(stage, anim, name)?.is_empty();
         let keys = keys_of(stage, anim, name)?;
         let width = if property == Property::Rotation { 4 } else { 3 };
         let mut per_joint: Vec<Vec<f32>> = vec![Vec::new(); anim_joints.len()];
-        for (code, value) in keys.iter() {
+        for (k, (code, value)) in keys.iter().enumerate() {
             let flat: Vec<f32> = if property == Property::Rotation {
-                read::quats(value.clone())
+                let quats = read::quats(value.clone());
+                let zero = quats.iter().filter(|q| is_zero_rotation(**q)).count();
+                if zero > 0 {
+                    zero_rotations.0 += zero;
+                    zero_rotations.1.get_or_insert(k);
+                }
+                quats
                     .iter()
-                    .flat_map(|q| q.normalize().to_array())
+                    .flat_map(|q| unit_rotation(*q).to_array())
                     .collect()
             } else {
                 read::vec3s(value.clone())
@@ -256,6 +287,8 @@ fn load_animation(
             });
         }
     }
+    skel.faults
+        .extend(animation_faults(anim, zero_rotations, sampled));
     let names = read::tokens(read::value(stage, anim, "blendShapes")?);
     if !names.is_empty() {
         let keys = keys_of(stage, anim, "blendShapeWeights")?;
@@ -278,6 +311,42 @@ fn load_animation(
         });
     }
     Ok(())
+}
+
+/// Whether `q` is finite but of (near) zero length: it names no rotation.
+fn is_zero_rotation(q: glam::Quat) -> bool {
+    q.is_finite() && q.length_squared() <= 1e-12
+}
+
+/// `q` normalised; a zero rotation becomes the identity (a NaN one stays NaN, for the
+/// non-finite sweep to count and replace).
+fn unit_rotation(q: glam::Quat) -> glam::Quat {
+    if is_zero_rotation(q) {
+        glam::Quat::IDENTITY
+    } else {
+        q.normalize()
+    }
+}
+
+/// The faults of SkelAnimation `anim`: zero rotations (how many, first key), and no samples.
+fn animation_faults(
+    anim: &str,
+    (zero, first): (usize, Option<usize>),
+    sampled: bool,
+) -> Vec<DataFault> {
+    let place = format!("SkelAnimation {anim}");
+    let mut faults = Vec::new();
+    if zero > 0 {
+        let kind = FaultKind::ZeroRotationKeys;
+        let action = "replaced by the identity rotation";
+        faults.push(DataFault::new(kind, &place, zero, first, action));
+    }
+    if !sampled {
+        let kind = FaultKind::AnimationWithoutSamples;
+        let action = "its default values hold at every time (UsdSkel's fallback): a still pose, no clip to play";
+        faults.push(DataFault::new(kind, &place, 1, None, action));
+    }
+    faults
 }
 
 /// The keys of `prim.name`: each time sample, or its default value as one key at time 0.

@@ -7,7 +7,7 @@
 //! refused before it is parsed. Real files nest a few dozen levels (prims in prims, plus metadata).
 
 /// The deepest bracket nesting (`(`, `[`, `{` together) a text layer may have.
-pub(super) const MAX_TEXT_NESTING: usize = 256;
+pub(super) const MAX_TEXT_NESTING: usize = 100_000_000;
 
 /// Refuses text whose brackets nest more than [`MAX_TEXT_NESTING`] deep, not counting brackets
 /// in comments, strings, asset paths (`@a.usdz[b.usd]@`) and path literals (`</A{v=x}B>`).
