@@ -63,28 +63,28 @@ pub(super) fn notes(stage: &Stage, paths: &[String]) -> Result<Vec<String>, Scen
         let type_name = stage
             .prim(path.as_str())
             .type_name()
-            .map_err(|e| usd_error(&path, &e))?
+            .map_err(|e| usd_error(path, &e))?
             .map(|t| t.as_str().to_owned())
             .unwrap_or_default();
         let list = match type_name.as_str() {
             "Shader" => {
-                let id = read::token(read::value(stage, &path, "info:id")?);
+                let id = read::token(read::value(stage, path, "info:id")?);
                 (id.as_deref() == Some("UsdUVTexture")).then_some(&mut textures)
             }
             "GeomSubset" => Some(&mut subsets),
             "Mesh" => {
                 // UsdGeom's fallback scheme is catmullClark: a mesh that does not say `none` is a subdivision surface.
-                let scheme = read::token(read::value(stage, &path, "subdivisionScheme")?);
+                let scheme = read::token(read::value(stage, path, "subdivisionScheme")?);
                 (scheme.as_deref() != Some("none")).then_some(&mut subdivided)
             }
             "BasisCurves" | "Points" => {
                 if type_name == "BasisCurves" {
-                    let kind = read::token(read::value(stage, &path, "type")?);
+                    let kind = read::token(read::value(stage, path, "type")?);
                     if kind.as_deref() != Some("linear") {
                         cubic.0.push(path.clone());
                     }
                 }
-                read::value(stage, &path, "widths")?.map(|_| &mut widths)
+                read::value(stage, path, "widths")?.map(|_| &mut widths)
             }
             t if READ_TYPES.contains(&t) => None,
             t => Some(types.entry(t.to_owned()).or_default()),
