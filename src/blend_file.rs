@@ -7,15 +7,15 @@
 //! `report`: the CLI and the viewer call it, nothing below them does.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 
+use crate::interrupt::{CommitError, Interrupt};
 use crate::scene::{
-    AmendTarget, BlendValues, DQS_BLEND_ATTRIBUTE, DQS_METHOD_MEAN_BETA, ExternalFile, Scene,
-    USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, amend_dqs_blend, file_primitive_indices, usd_blend_layer,
-    usd_stage_metadata, write_glb,
+    AmendTarget, BlendValues, DQS_BLEND_ATTRIBUTE, DQS_METHOD_MEAN_BETA, DataFault, ExternalFile,
+    FaultSeverity, Scene, USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, amend_dqs_blend,
+    file_primitive_indices, usd_blend_layer, usd_stage_metadata, write_glb,
 };
 use crate::skin::{NEGLIGIBLE_GAP_RELATIVE, SceneBetas};
 
@@ -39,6 +39,8 @@ pub struct WriteReport {
     pub files: Vec<PathBuf>,
     /// Notes for the user (what a GLB from FBX lacks, repointed attributes, ...).
     pub notes: Vec<String>,
+    /// What the input carried that was left out or fixed so others can open the output.
+    pub warnings: Vec<String>,
 }
 
 /// What the model is, as far as writing goes.
@@ -165,16 +167,44 @@ impl OutKind {
     }
 }
 
+/// Refuses to amend the glTF file `model` when its data has an error fault ([`crate::scene::FaultKind::severity`]):
+/// the amended file keeps the input's accessors and animations as written, so it would hold
+/// the same data the glTF spec refuses and fail the glTF-Validator. Other inputs pass.
+pub fn refuse_faulty_gltf(scene: &Scene, model: &str) -> Result<()> {
+    if !matches!(InputKind::of(model), InputKind::Glb | InputKind::Gltf) {
+        return Ok(());
+    }
+    let errors: Vec<String> = scene
+        .faults
+        .iter()
+        .filter(|f| f.severity() == FaultSeverity::Error)
+        .map(DataFault::message)
+        .collect();
+    match errors.as_slice() {
+        [] => Ok(()),
+        [first, rest @ ..] => bail!(
+            "{model} holds data the glTF spec refuses ({first}{}); the amended file would keep it \
+             as written and fail the glTF-Validator: fix the file first (`dqview check` lists each)",
+            if rest.is_empty() {
+                String::new()
+            } else {
+                format!(", and {} more", rest.len())
+            }
+        ),
+    }
+}
+
 /// Writes the fitted map as `kind` says, all files or none.
 pub fn write_output(
     scene: &Scene,
     source: &MapSource<'_>,
     kind: OutKind,
     betas: &SceneBetas,
-    cancel: &AtomicBool,
+    interrupt: &Interrupt,
 ) -> Result<WriteReport> {
     let mut staged = Vec::new();
     let mut notes = Vec::new();
+    let mut warnings = Vec::new();
     let input = InputKind::of(source.model);
     match (kind, input) {
         (OutKind::Json, _) => {
@@ -201,7 +231,7 @@ pub fn write_output(
             staged.push(Staged::write(source.out, &bytes)?);
         }
         (_, InputKind::Usd) => {
-            let text = usd_layer(scene, source, betas)?;
+            let text = usd_layer(scene, source, betas, &mut warnings)?;
             notes.push(format!(
                 "the layer sublayers {} and adds `{USD_DQS_BLEND_PRIMVAR}` per skinned mesh; skinningMethod = dualQuaternion where a mesh's mean beta is {DQS_METHOD_MEAN_BETA} or more",
                 source.model
@@ -209,10 +239,13 @@ pub fn write_output(
             staged.push(Staged::write(source.out, text.as_bytes())?);
         }
         (_, InputKind::Glb | InputKind::Gltf) => {
+            refuse_faulty_gltf(scene, source.model)?;
             amend(source, kind, betas, &mut staged, &mut notes)?;
         }
     }
-    commit(staged, cancel, notes)
+    let mut report = commit(staged, interrupt, notes)?;
+    report.warnings = warnings;
+    Ok(report)
 }
 
 /// What a GLB written from an FBX file does not carry.
@@ -490,29 +523,47 @@ impl Drop for Staged {
     }
 }
 
-/// Renames every staged file into place (the last one, the main file, last), unless `cancel` is set.
+/// Renames every staged file into place (the last one, the main file, last), unless an
+/// interrupt came first ([`Interrupt::commit`]: one that comes later reports the files).
 pub(crate) fn commit(
     mut staged: Vec<Staged>,
-    cancel: &AtomicBool,
+    interrupt: &Interrupt,
     notes: Vec<String>,
 ) -> Result<WriteReport> {
-    if cancel.load(Ordering::Relaxed) {
-        bail!("cancelled: no file written");
-    }
-    for s in &mut staged {
-        std::fs::rename(&s.temp, &s.dest)
-            .with_context(|| format!("cannot write {}", s.dest.display()))?;
-        s.done = true;
-    }
+    let main = staged.last().map(|s| s.dest.clone()).unwrap_or_default();
+    interrupt
+        .commit(&main, || -> Result<()> {
+            for s in &mut staged {
+                std::fs::rename(&s.temp, &s.dest)
+                    .with_context(|| format!("cannot write {}", s.dest.display()))?;
+                s.done = true;
+            }
+            Ok(())
+        })
+        .map_err(|e| match e {
+            CommitError::Cancelled => anyhow!("cancelled: no file written"),
+            CommitError::Failed(e) => e,
+        })?;
     let mut files: Vec<PathBuf> = staged.iter().map(|s| s.dest.clone()).collect();
     files.rotate_right(1);
-    Ok(WriteReport { files, notes })
+    Ok(WriteReport {
+        files,
+        notes,
+        warnings: Vec::new(),
+    })
 }
 
 /// The `.usda` layer over the USD input: its stage metadata, the input as a sublayer, the maps.
-fn usd_layer(scene: &Scene, source: &MapSource<'_>, betas: &SceneBetas) -> Result<String> {
+/// Metadata that would make the layer unreadable is left out, with a line in `warnings`.
+fn usd_layer(
+    scene: &Scene,
+    source: &MapSource<'_>,
+    betas: &SceneBetas,
+    warnings: &mut Vec<String>,
+) -> Result<String> {
     let input = Path::new(source.model);
-    let meta = usd_stage_metadata(input)?;
+    let (meta, dropped) = usd_stage_metadata(input)?.readable();
+    warnings.extend(dropped);
     let mut meshes = Vec::new();
     for (m, prims) in betas.per_primitive.iter().enumerate() {
         let (Some(mesh), Some(b)) = (scene.meshes.get(m), prims.first()) else {

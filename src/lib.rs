@@ -16,6 +16,7 @@
 //! - [`ui`]: the viewer's panels and camera, egui only (no wgpu).
 //! - [`session`]: rig session files (camera, mode, clip, overrides), plain serde data.
 //! - [`report`]: errors as one line for the user, for the edges (`app`, `cli`, `main`).
+//! - [`interrupt`]: Ctrl+C for commands that write files: cancel before the commit, report after.
 //! - [`blend_file`]: writing a DQS blend map into a model's file, for the edges (`app`, `cli`).
 //! - [`app`]: the viewer window: winit, the wgpu surface, the frame loop.
 //! - [`cli`]: the command line; nothing imports it but `main`.
@@ -29,6 +30,7 @@ pub mod check;
 pub mod cli;
 pub mod dq;
 pub mod influences;
+pub mod interrupt;
 pub mod model;
 pub mod pose_request;
 pub mod render;

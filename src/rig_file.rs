@@ -3,11 +3,11 @@
 //! An edge module (anyhow errors): the CLI and the viewer call it.
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result, anyhow, bail};
 
 use crate::blend_file::{InputKind, Staged, WriteReport, commit, copy_external_files, folder_of};
+use crate::interrupt::Interrupt;
 use crate::scene::{
     AmendTarget, Amended, RigChannel, RigEdit, RigInfluences, RigNode, RigSkin, amend_rig,
 };
@@ -20,9 +20,10 @@ pub fn write_twist_rig(
     out: &Path,
     rig: &TwistRig,
     max_influences: usize,
-    cancel: &AtomicBool,
+    interrupt: &Interrupt,
 ) -> Result<WriteReport> {
     let binary = output_is_binary(model, out)?;
+    crate::blend_file::refuse_faulty_gltf(&rig.scene, model)?;
     let input = std::fs::read(model).with_context(|| format!("cannot read {model}"))?;
     let stem = out
         .file_stem()
@@ -57,7 +58,7 @@ pub fn write_twist_rig(
         &mut notes,
     )?;
     staged.push(Staged::write(out, &amended.file)?);
-    commit(staged, cancel, notes)
+    commit(staged, interrupt, notes)
 }
 
 /// Whether `out` is a binary glTF (`.glb`, `.vrm`) for the input `model`, or an error when

@@ -456,3 +456,58 @@ fn inspect_lists_the_targets_their_weights_and_clips() {
     assert!(text.contains("; animated by clip 0"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_control_point_without_a_finite_position_is_drawn_nowhere_and_named() {
+    // 1e39 is a finite f64 but no f32: the first cube's control point 0, in three faces (each
+    // corner with its own normal, so three vertices).
+    let text = fbx::blend_shape_fbx();
+    for spelled in ["1e39", "nan"] {
+        let bad = text.replacen("a: 0,0,0,1,0,0", &format!("a: {spelled},0,0,1,0,0"), 1);
+        assert_ne!(bad, text, "the first cube's first point");
+        let scene = load_fbx_slice_with(bad.as_bytes(), None, "bad point", &LoadOptions::DEFAULT)
+            .unwrap_or_else(|e| panic!("load: {e}"));
+        let faults: Vec<_> = scene
+            .faults
+            .iter()
+            .filter(|f| f.kind == dqview::scene::FaultKind::NonFinitePositions)
+            .collect();
+        let [fault] = faults.as_slice() else {
+            panic!("{spelled}: one positions fault: {:?}", scene.faults);
+        };
+        assert_eq!(fault.count, 3, "{spelled}: {}", fault.message());
+        assert_eq!(
+            fault.first,
+            Some(0),
+            "{spelled}: control point 0 is vertex 0"
+        );
+        let m = scene
+            .meshes
+            .iter()
+            .position(|m| fault.place.contains(&format!("mesh `{}`", m.name)))
+            .unwrap_or_else(|| panic!("{spelled}: the place names a mesh: {}", fault.place));
+        let prim = &scene.meshes[m].primitives[0];
+        // The triangles of the three quads at point 0 are gone (3 to 6 of 12, by how each
+        // quad is split), and every vertex slot holds the place of a vertex a triangle uses:
+        // none was moved anywhere new.
+        let dropped = 12 - prim.indices.len() / 3;
+        assert!((3..=6).contains(&dropped), "{spelled}: {dropped} dropped");
+        let said = format!("the {dropped} triangles using them are dropped");
+        assert!(
+            fault.message().contains(&said),
+            "{spelled}: {}",
+            fault.message()
+        );
+        let used: Vec<Vec3> = prim
+            .indices
+            .iter()
+            .map(|&i| prim.positions[i as usize])
+            .collect();
+        for p in &prim.positions {
+            assert!(
+                p.is_finite() && used.contains(p),
+                "{spelled}: {p} is no drawn vertex"
+            );
+        }
+    }
+}

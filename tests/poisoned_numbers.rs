@@ -11,7 +11,7 @@ use std::process::Command;
 
 use dqview::anim::{JointOverrides, Pose};
 use dqview::influences::Influences;
-use dqview::scene::{NodeTransform, Scene, Trs, load_gltf_slice};
+use dqview::scene::{FaultKind, NodeTransform, Scene, Trs, load_gltf_slice};
 use dqview::skin::{
     Betas, JointPalette, PosedPrimitive, SkinMesh, SkinnedVertices, SkinningMode, skin_scene,
     skin_vertices,
@@ -136,22 +136,56 @@ fn poses(scene: &Scene) -> Vec<(String, Pose)> {
 fn poisoned_file_is_sanitised_counted_and_skins_finite_on_cpu() {
     let scene = load_gltf_slice(&poisoned_glb(), None, "poisoned").expect("loads");
     // 2 node transforms + 1 position + 3 weights + 1 inverse bind matrix + 1 key time + 2 key values.
-    assert_eq!(scene.sanitized, 10, "{:#?}", scene.warnings);
-    for needle in [
-        "node 1: transform",
-        "node 2: transform",
-        "positions had non-finite",
-        "weights were negative or non-finite",
-        "inverse bind matrices had non-finite",
-        "key times were non-finite",
-        "key values were non-finite",
+    assert_eq!(
+        scene.sanitized, 10,
+        "{:#?} {:#?}",
+        scene.faults, scene.warnings
+    );
+    // Each kind is a fault at its place, with the count and the first index.
+    let faults: Vec<(FaultKind, &str, usize, Option<usize>)> = scene
+        .faults
+        .iter()
+        .map(|f| (f.kind, f.place.as_str(), f.count, f.first))
+        .collect();
+    for expected in [
+        (FaultKind::NonFiniteNodeTransforms, "nodes", 1, Some(1)),
+        (FaultKind::ZeroRotationKeys, "nodes", 1, Some(2)),
+        (
+            FaultKind::NonFinitePositions,
+            "mesh 0 primitive 0",
+            1,
+            Some(2),
+        ),
+        (
+            FaultKind::NonFiniteWeights,
+            "mesh 0 primitive 0",
+            2,
+            Some(0),
+        ),
+        (FaultKind::NonFiniteBindMatrices, "skin 0", 1, Some(1)),
+        (
+            FaultKind::NonFiniteKeyTimes,
+            "animation 0 channel 0",
+            1,
+            Some(1),
+        ),
+        (
+            FaultKind::NonFiniteKeyValues,
+            "animation 0 channel 0",
+            2,
+            Some(1),
+        ),
     ] {
-        assert!(
-            scene.warnings.iter().any(|w| w.contains(needle)),
-            "no warning with `{needle}`: {:#?}",
-            scene.warnings
-        );
+        assert!(faults.contains(&expected), "no {expected:?} in {faults:#?}");
     }
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("1 weights were negative")),
+        "{:#?}",
+        scene.warnings
+    );
     let prim = &scene.meshes[0].primitives[0];
     assert!(prim.positions.iter().all(|p| p.is_finite()));
     let influences = prim.influences.as_ref().expect("skinned");

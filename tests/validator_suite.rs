@@ -55,12 +55,13 @@ fn outcome(result: &Result<Scene, String>) -> String {
             let vertices: usize = primitives.iter().map(|p| p.positions.len()).sum();
             let joints: usize = s.skins.iter().map(|k| k.joints.len()).sum();
             format!(
-                "ok (nodes {}, primitives {}, vertices {vertices}, skins {}, joints {joints}, clips {}, textures {}, warnings {}, sanitized {})",
+                "ok (nodes {}, primitives {}, vertices {vertices}, skins {}, joints {joints}, clips {}, textures {}, faults {}, warnings {}, sanitized {})",
                 s.nodes.len(),
                 primitives.len(),
                 s.skins.len(),
                 s.animations.len(),
                 s.textures.len(),
+                s.faults.len(),
                 s.warnings.len(),
                 s.sanitized
             )

@@ -210,10 +210,15 @@ fn non_finite_colors_become_white_and_are_counted() {
     assert_eq!(got[2], Vec4::ONE);
     assert_eq!(got[3], Vec4::new(0.1, 0.2, 0.3, 0.4));
     assert_eq!(scene.sanitized, 2);
+    let [fault] = scene.faults.as_slice() else {
+        panic!("one fault: {:?}", scene.faults);
+    };
+    assert_eq!(fault.kind, dqview::scene::FaultKind::NonFiniteColors);
+    assert_eq!((fault.count, fault.first), (2, Some(1)));
     assert!(
-        scene.warnings.iter().any(|w| w.contains("vertex colours")),
-        "{:?}",
-        scene.warnings
+        fault.message().contains("vertex colours"),
+        "{}",
+        fault.message()
     );
 }
 

@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use super::viewer::Running;
 use crate::blend_file::{InputKind, MapSource, OutKind, write_output};
@@ -61,7 +60,7 @@ pub fn save_twist_rig(
     max_influences: usize,
     out: &Path,
 ) -> Result<String, String> {
-    let never = AtomicBool::new(false);
+    let never = crate::interrupt::Interrupt::new();
     let report = crate::rig_file::write_twist_rig(model, out, rig, max_influences, &never)
         .map_err(|e| {
             format!(
@@ -75,9 +74,9 @@ pub fn save_twist_rig(
         .map(|f| f.display().to_string())
         .collect();
     let mut text = format!("wrote {}", names.join(", "));
-    for note in report.notes {
+    for note in report.notes.iter().chain(&report.warnings) {
         text.push_str("; ");
-        text.push_str(&note);
+        text.push_str(note);
     }
     Ok(text)
 }
@@ -102,12 +101,12 @@ pub fn save_map(scene: &Scene, map: &SceneBetas, out: &Path) -> Result<String, S
         poses: 0,
         smooth: 0,
     };
-    let never = AtomicBool::new(false);
+    let never = crate::interrupt::Interrupt::new();
     let report = write_output(scene, &source, kind, map, &never).map_err(fail)?;
     let mut text = format!("wrote {}", out.display());
-    for note in report.notes {
+    for note in report.notes.iter().chain(&report.warnings) {
         text.push_str("; ");
-        text.push_str(&note);
+        text.push_str(note);
     }
     Ok(text)
 }

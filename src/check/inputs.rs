@@ -36,6 +36,9 @@ pub enum InputError {
     /// A path that does not exist.
     #[error("{0}: no such file or folder")]
     NotFound(PathBuf),
+    /// A path that cannot be followed, with why (`is a link that loops back on itself`, ...).
+    #[error("{0}: {1}")]
+    Unreachable(PathBuf, String),
     /// A `builtin:NAME` that does not exist.
     #[error("unknown built-in rig `{0}` (known: twist, elbow, arm)")]
     UnknownBuiltin(String),
@@ -80,7 +83,7 @@ pub fn collect_inputs(args: &[String]) -> Result<Inputs, InputError> {
             continue;
         }
         let path = Path::new(arg);
-        let meta = std::fs::metadata(path).map_err(|_| InputError::NotFound(path.to_owned()))?;
+        let meta = std::fs::metadata(path).map_err(|e| unreachable(path, &e))?;
         if meta.is_dir() {
             walk(path, &mut out);
         } else {
@@ -147,18 +150,36 @@ fn classify(path: &Path, kind: std::fs::FileType) -> Entry {
                 always: false,
             },
         },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Entry::Skip {
-            reason: String::from("is a dangling link (its target does not exist)"),
-            always: false,
-        },
-        Err(e) if is_link_loop(&e) => Entry::Skip {
-            reason: String::from("is a link that loops back on itself"),
-            always: false,
-        },
         Err(e) => Entry::Skip {
-            reason: format!("is a link that cannot be followed ({e})"),
+            reason: link_trouble(path, &e).map_or_else(
+                || format!("is a link that cannot be followed ({e})"),
+                str::to_owned,
+            ),
             always: false,
         },
+    }
+}
+
+/// Why the path `path` named on the command line cannot be checked, given the error of
+/// following it: a link loop and a dangling link say so; anything else is not found.
+fn unreachable(path: &Path, e: &std::io::Error) -> InputError {
+    match link_trouble(path, e) {
+        Some(why) => InputError::Unreachable(path.to_owned(), why.to_owned()),
+        None if e.kind() == std::io::ErrorKind::NotFound => InputError::NotFound(path.to_owned()),
+        None => InputError::Unreachable(path.to_owned(), format!("cannot be read ({e})")),
+    }
+}
+
+/// What is wrong with the link `path` whose following failed with `e`: a loop, or a target
+/// that does not exist; `None` when `path` is no link (or the error is another).
+fn link_trouble(path: &Path, e: &std::io::Error) -> Option<&'static str> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link_loop(e) {
+        Some("is a link that loops back on itself")
+    } else if is_link && e.kind() == std::io::ErrorKind::NotFound {
+        Some("is a dangling link (its target does not exist)")
+    } else {
+        None
     }
 }
 
@@ -292,6 +313,18 @@ mod tests {
             .iter()
             .map(|s| (s.path.replace(&d, ""), s.reason.as_str()))
             .collect();
+        // Named on the command line, a loop and a dangling link say what they are.
+        for (name, why) in [
+            ("loop.glb", "is a link that loops back on itself"),
+            (
+                "dangling.glb",
+                "is a dangling link (its target does not exist)",
+            ),
+        ] {
+            let path = format!("{d}/{name}");
+            let err = collect_inputs(std::slice::from_ref(&path)).unwrap_err();
+            assert_eq!(err.to_string(), format!("{path}: {why}"));
+        }
         let expected = [
             (
                 "/dangling.glb",

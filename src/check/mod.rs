@@ -10,6 +10,7 @@
 
 mod clips;
 mod collapse;
+mod data_faults;
 mod inputs;
 mod joints;
 mod region_volume;
@@ -35,6 +36,16 @@ pub enum Rule {
     LoadError,
     /// dqview itself failed (panicked) while checking the file: a bug, reported per file.
     InternalError,
+    /// NaN or infinite numbers in the file (positions, normals, weights, morph offsets, bind
+    /// matrices, key times and values, ...): one finding per kind and place, with the count and
+    /// the first index.
+    NonFiniteData,
+    /// A rig or time the math cannot use: zero rotation keys, singular bind matrices, a time
+    /// rate that is not positive, a glTF sampler with no keys (one finding per kind and place).
+    DegenerateRig,
+    /// Degenerate data the format gives a documented fallback for, which dqview uses (an
+    /// inverted USD time range, a SkelAnimation without samples).
+    DataFallback,
     /// A vertex's stored weights sum off 1 by more than [`CheckOptions::weight_tolerance`].
     WeightsNotNormalized,
     /// A skinned vertex whose weights sum to 0 (it stays at its bind position).
@@ -63,9 +74,12 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in report order.
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 16] = [
         Self::LoadError,
         Self::InternalError,
+        Self::NonFiniteData,
+        Self::DegenerateRig,
+        Self::DataFallback,
         Self::WeightsNotNormalized,
         Self::ZeroWeightVertices,
         Self::InfluencesOver8,
@@ -85,6 +99,9 @@ impl Rule {
         match self {
             Self::LoadError => "load_error",
             Self::InternalError => "internal_error",
+            Self::NonFiniteData => "non_finite_data",
+            Self::DegenerateRig => "degenerate_rig",
+            Self::DataFallback => "data_fallback",
             Self::WeightsNotNormalized => "weights_not_normalized",
             Self::ZeroWeightVertices => "zero_weight_vertices",
             Self::InfluencesOver8 => "influences_over_8",
@@ -105,9 +122,12 @@ impl Rule {
         match self {
             Self::LoadError
             | Self::InternalError
+            | Self::NonFiniteData
+            | Self::DegenerateRig
             | Self::WeightsNotNormalized
             | Self::ZeroWeightVertices => Severity::Error,
-            Self::InfluencesOver8
+            Self::DataFallback
+            | Self::InfluencesOver8
             | Self::NonUniformScale
             | Self::MirroredJoint
             | Self::DqsFlipInClip
@@ -166,7 +186,7 @@ pub struct Finding {
     pub severity: Severity,
     /// One line for a person.
     pub detail: String,
-    /// How many vertices (weights rules) or joints (scale and mirror rules).
+    /// How many vertices (weights rules), joints (scale and mirror rules) or bad values (data rules).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<usize>,
     /// `weights_not_normalized`: the stored weight sum farthest from 1.
@@ -208,6 +228,15 @@ pub struct Finding {
     /// `ignored_node_transform`: the skinned mesh node's name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mesh_node: Option<String>,
+    /// Data rules: what was wrong (`non_finite_positions`, `zero_rotation_keys`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<crate::scene::FaultKind>,
+    /// Data rules: where (`mesh 0 "Body" primitive 1`, `skin 0 "Armature"`, `animation 1 "Run" sampler 3`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+    /// Data rules: the first bad index at `place` (vertex, joint, key), where there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_index: Option<usize>,
 }
 
 impl Finding {
@@ -232,6 +261,9 @@ impl Finding {
             cor_ratio: None,
             clips: Vec::new(),
             mesh_node: None,
+            data: None,
+            place: None,
+            first_index: None,
         }
     }
 }
@@ -352,7 +384,8 @@ pub fn check_scene_with(
     centers: Option<&SceneCenters>,
     deadline: Instant,
 ) -> SceneCheck {
-    let mut findings = weights::check(scene, options);
+    let mut findings = data_faults::findings(scene);
+    findings.extend(weights::check(scene, options));
     findings.extend(not_skinned(scene));
     findings.extend(
         scene

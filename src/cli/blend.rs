@@ -2,7 +2,6 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
@@ -12,9 +11,6 @@ use crate::blend_file::{InputKind, MapSource, OutKind, WriteReport, write_output
 use crate::scene::Scene;
 use crate::scene::names;
 use crate::skin::{BlendFit, FitError, FitOptions, FitPose, JointSweep, SweepKind, fit_blend};
-
-/// Set by the Ctrl+C handler; the fit and the CoR precompute stop when they see it.
-static CANCEL: AtomicBool = AtomicBool::new(false);
 
 /// Most samples per clip or sweep.
 const MAX_SAMPLES: usize = 100_000;
@@ -69,7 +65,7 @@ pub struct BlendArgs {
 
 /// Fits the map over the poses `args` names and writes it to `args.out`.
 pub fn run(args: &BlendArgs) -> Result<()> {
-    install_cancel_handler();
+    let interrupt = super::interrupt_on_ctrl_c();
     let out_kind = OutKind::of(&args.out, args.format.as_deref())?;
     if args.samples == 0 || args.samples > MAX_SAMPLES {
         bail!(
@@ -95,6 +91,9 @@ pub fn run(args: &BlendArgs) -> Result<()> {
     }
     out_kind.check_input(InputKind::of(&args.model))?;
     let scene = super::load(&args.model, &args.load)?;
+    if out_kind != OutKind::Json {
+        crate::blend_file::refuse_faulty_gltf(&scene, &args.model)?;
+    }
     let review = super::blend_review::Review::of(&scene, args)?;
     let poses = fit_poses(&scene, args, &review)?;
     if !has_skinned_primitive(&scene) {
@@ -103,15 +102,18 @@ pub fn run(args: &BlendArgs) -> Result<()> {
             args.model
         );
     }
-    let centers = args.cor.centers_cancellable(&scene, &CANCEL).map_err(|e| {
-        if CANCEL.load(Ordering::Relaxed) {
-            anyhow!("cancelled: no file written")
-        } else {
-            e
-        }
-    })?;
+    let centers = args
+        .cor
+        .centers_cancellable(&scene, interrupt.flag())
+        .map_err(|e| {
+            if interrupt.is_cancelled() {
+                anyhow!("cancelled: no file written")
+            } else {
+                e
+            }
+        })?;
     let started = Instant::now();
-    let fit = fit_with_progress(&scene, &centers, &poses, args.smooth)?;
+    let fit = fit_with_progress(&scene, &centers, &poses, args.smooth, interrupt)?;
     let fit_s = started.elapsed().as_secs_f64();
     let source = MapSource {
         model: &args.model,
@@ -119,20 +121,10 @@ pub fn run(args: &BlendArgs) -> Result<()> {
         poses: fit.poses,
         smooth: args.smooth,
     };
-    let report = write_output(&scene, &source, out_kind, &fit.betas, &CANCEL)?;
+    let report = write_output(&scene, &source, out_kind, &fit.betas, interrupt)?;
     print_summary(args, &fit, fit_s, &report);
     review.print(&scene, &centers, &poses, &fit.betas);
     Ok(())
-}
-
-/// Installs the Ctrl+C handler once per process (a second install, e.g. in tests, is a no-op).
-fn install_cancel_handler() {
-    if let Err(e) = ctrlc::set_handler(|| {
-        CANCEL.store(true, Ordering::Relaxed);
-        let _ = writeln!(std::io::stderr(), "\ncancelling: no file will be written");
-    }) {
-        log::debug!("Ctrl+C handler not installed: {e}");
-    }
 }
 
 /// Runs the fit with a progress line on a terminal.
@@ -141,6 +133,7 @@ fn fit_with_progress(
     centers: &crate::skin::SceneCenters,
     poses: &[FitPose],
     smooth: usize,
+    interrupt: &crate::interrupt::Interrupt,
 ) -> Result<BlendFit> {
     let terminal = std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {
@@ -155,7 +148,7 @@ fn fit_with_progress(
     let options = FitOptions {
         smooth_iterations: smooth,
     };
-    fit_blend(scene, centers, poses, &options, &progress, &CANCEL).map_err(|e| match e {
+    fit_blend(scene, centers, poses, &options, &progress, interrupt.flag()).map_err(|e| match e {
         FitError::Cancelled => anyhow!("cancelled: no file written"),
         other => anyhow!("{other}"),
     })
@@ -293,5 +286,8 @@ fn print_summary(args: &BlendArgs, fit: &BlendFit, fit_s: f64, report: &WriteRep
     );
     for note in &report.notes {
         println!("note        {note}");
+    }
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
     }
 }

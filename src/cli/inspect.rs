@@ -10,7 +10,8 @@ use crate::skin::{Betas, SkinningMode, bounds, skin_scene};
 
 /// Loads `model` within the limits of `load` and prints its facts.
 pub fn run(model: &str, as_json: bool, load: &super::LoadArgs) -> Result<()> {
-    let scene = super::load(model, load)?;
+    // The faults are part of what inspect prints: not repeated on stderr.
+    let scene = super::load_quiet(model, load)?;
     let facts = facts(&scene);
     if as_json {
         println!("{}", serde_json::to_string_pretty(&facts)?);
@@ -120,6 +121,15 @@ pub fn facts(scene: &Scene) -> Value {
         "vrm": vrm_facts(scene),
         "bbox": bbox,
         "sanitized": scene.sanitized,
+        "faults": scene.faults.iter().map(|f| json!({
+            "severity": f.severity(),
+            "kind": f.kind,
+            "place": f.place,
+            "count": f.count,
+            "first_index": f.first,
+            "action": f.action,
+            "message": f.message(),
+        })).collect::<Vec<_>>(),
         "warnings": scene.warnings,
         "notes": scene.notes,
         "compression": scene.compression,
@@ -335,9 +345,12 @@ fn text(scene: &Scene, f: &Value) -> String {
     if scene.sanitized > 0 {
         let _ = writeln!(
             s,
-            "sanitized   {} values (non-finite or invalid; replaced or dropped, see warnings)",
+            "sanitized   {} values (non-finite or invalid; replaced or dropped, see the error and warning lines)",
             scene.sanitized
         );
+    }
+    for f in &scene.faults {
+        let _ = writeln!(s, "{:<12}{}", f.severity().name(), f.message());
     }
     for w in &scene.warnings {
         let _ = writeln!(s, "warning     {w}");

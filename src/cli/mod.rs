@@ -467,14 +467,40 @@ fn parse_msaa(text: &str) -> Result<u32, String> {
     }
 }
 
+/// Ctrl+C for the commands that write files (`blend`, `twist-joints`): one per process.
+static INTERRUPT: crate::interrupt::Interrupt = crate::interrupt::Interrupt::new();
+
+/// Installs the Ctrl+C handler once per process (a second install, e.g. in tests, is a no-op)
+/// and returns what it sets: it cancels the work until the files are committed, then only
+/// says they were written.
+fn interrupt_on_ctrl_c() -> &'static crate::interrupt::Interrupt {
+    if let Err(e) = ctrlc::set_handler(|| {
+        let line = INTERRUPT.interrupt();
+        let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("\n{line}\n"));
+    }) {
+        log::debug!("Ctrl+C handler not installed: {e}");
+    }
+    &INTERRUPT
+}
+
 /// The model named, or the default built-in rig.
 fn model_or_default(model: Option<String>) -> String {
     model.unwrap_or_else(|| crate::model::DEFAULT_MODEL.to_string())
 }
 
+/// Loads a model like [`load_quiet`] and says on stderr, in `inspect`'s words, each bad value
+/// the loader replaced or dropped and how ([`crate::scene::DataFault::message`]).
+fn load(model: &str, args: &LoadArgs) -> Result<crate::scene::Scene> {
+    let scene = load_quiet(model, args)?;
+    for fault in &scene.faults {
+        eprintln!("{model}: {}: {}", fault.severity().name(), fault.message());
+    }
+    Ok(scene)
+}
+
 /// Loads a model within the limits of `args`, with an error message that names it; a built-in
 /// rig refuses the load flags (it is made by code, no file is read).
-fn load(model: &str, args: &LoadArgs) -> Result<crate::scene::Scene> {
+fn load_quiet(model: &str, args: &LoadArgs) -> Result<crate::scene::Scene> {
     if model.starts_with("builtin:")
         && let Some(flag) = flag_rules::load_given(args).first()
     {

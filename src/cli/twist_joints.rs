@@ -2,7 +2,6 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
@@ -23,9 +22,6 @@ macro_rules! say {
         let _ = writeln!(std::io::stdout(), $($arg)*);
     }};
 }
-
-/// Set by the Ctrl+C handler; nothing is written once it is set.
-static CANCEL: AtomicBool = AtomicBool::new(false);
 
 /// Time the analysis may spend on the clips when it picks the joints.
 const PICK_BUDGET: Duration = Duration::from_secs(120);
@@ -62,7 +58,7 @@ pub struct TwistJointsArgs {
 
 /// Picks or takes the joints, adds roll joints, prints what they gain and writes the file.
 pub fn run(args: &TwistJointsArgs) -> Result<()> {
-    install_cancel_handler();
+    let interrupt = super::interrupt_on_ctrl_c();
     if args.cor.bulge_amount()? != 0.0 {
         bail!(
             "--bulge-compensation has no effect on twist-joints (it measures against CoR); drop it"
@@ -70,11 +66,12 @@ pub fn run(args: &TwistJointsArgs) -> Result<()> {
     }
     crate::rig_file::output_is_binary(&args.model, &args.out)?;
     let scene = super::load(&args.model, &args.load)?;
+    crate::blend_file::refuse_faulty_gltf(&scene, &args.model)?;
     let clips = match args.clip.as_deref() {
         None | Some("all") => (0..scene.animations.len()).collect(),
         Some(c) => super::blend::clip_indices(&scene, c)?,
     };
-    let centers = args.cor.centers_cancellable(&scene, &CANCEL)?;
+    let centers = args.cor.centers_cancellable(&scene, interrupt.flag())?;
     let reference = RestReference::at_rest(&scene);
     let picked = chosen_joints(&scene, args, &reference, &centers)?;
     let requests: Vec<TwistRequest> = picked.iter().map(|(r, _)| *r).collect();
@@ -96,7 +93,7 @@ pub fn run(args: &TwistJointsArgs) -> Result<()> {
             diagonal,
         );
     }
-    if CANCEL.load(Ordering::Relaxed) {
+    if interrupt.is_cancelled() {
         bail!("cancelled: no file written");
     }
     let report = crate::rig_file::write_twist_rig(
@@ -104,7 +101,7 @@ pub fn run(args: &TwistJointsArgs) -> Result<()> {
         &args.out,
         &rig,
         args.max_influences,
-        &CANCEL,
+        interrupt,
     )?;
     for note in &report.notes {
         say!("note: {note}");
@@ -266,14 +263,4 @@ fn print_row(label: &str, f: &RegionFigures) {
         f.cor_distance_after,
         f.cor_distance_dqs
     );
-}
-
-/// Installs the Ctrl+C handler once per process.
-fn install_cancel_handler() {
-    if let Err(e) = ctrlc::set_handler(|| {
-        CANCEL.store(true, Ordering::Relaxed);
-        let _ = writeln!(std::io::stderr(), "\ncancelling: no file will be written");
-    }) {
-        log::debug!("Ctrl+C handler not installed: {e}");
-    }
 }

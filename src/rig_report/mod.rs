@@ -123,7 +123,7 @@ impl Summary {
                 .iter()
                 .map(|a| (a.name.clone(), crate::anim::clip_duration_s(a)))
                 .collect(),
-            warnings: scene.warnings.clone(),
+            warnings: scene.warning_lines(),
         }
     }
 }

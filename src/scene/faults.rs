@@ -35,7 +35,7 @@ pub enum FaultKind {
     NonFiniteKeyValues,
     /// Material factors that are NaN or infinite.
     NonFiniteMaterial,
-    /// Rotation keys of length zero: no rotation is defined.
+    /// Rotations (clip keys, node rotations) of length zero: no rotation is defined.
     ZeroRotationKeys,
     /// Bind matrices that cannot be inverted (all zero, or a zero scale).
     SingularBindMatrices,
@@ -124,7 +124,7 @@ impl FaultKind {
             Self::NonFiniteKeyTimes => "key times were not finite",
             Self::NonFiniteKeyValues => "key values were not finite",
             Self::NonFiniteMaterial => "material factors were not finite",
-            Self::ZeroRotationKeys => "rotation keys had zero length (no rotation is defined)",
+            Self::ZeroRotationKeys => "rotations had zero length (no rotation is defined)",
             Self::SingularBindMatrices => "bind matrices were singular (cannot be inverted)",
             Self::TimeCodesPerSecond => "timeCodesPerSecond was zero, negative or not finite",
             Self::FramesPerSecond => {

@@ -30,6 +30,60 @@ pub struct UsdStageMetadata {
     pub end_time_code: Option<f64>,
 }
 
+impl UsdStageMetadata {
+    /// The metadata with every value that would make the written layer unreadable or its
+    /// times undefined left out, and a line per value left out saying why: Pixar's USD refuses
+    /// a `framesPerSecond` that is not positive; a `timeCodesPerSecond` that is not positive
+    /// gives no time in seconds; a non-finite number cannot be written.
+    #[must_use]
+    pub fn readable(&self) -> (Self, Vec<String>) {
+        let mut out = self.clone();
+        let mut dropped = Vec::new();
+        let finite = "not a number USD can read";
+        drop_unless(
+            "framesPerSecond",
+            &mut out.frames_per_second,
+            positive_rate,
+            "Pixar's USD refuses a layer with it; USD's default 24 holds",
+            &mut dropped,
+        );
+        drop_unless(
+            "timeCodesPerSecond",
+            &mut out.time_codes_per_second,
+            positive_rate,
+            "key times in seconds would be undefined; USD's default 24 holds",
+            &mut dropped,
+        );
+        for (key, value) in [
+            ("metersPerUnit", &mut out.meters_per_unit),
+            ("startTimeCode", &mut out.start_time_code),
+            ("endTimeCode", &mut out.end_time_code),
+        ] {
+            drop_unless(key, value, f64::is_finite, finite, &mut dropped);
+        }
+        (out, dropped)
+    }
+}
+
+/// Leaves `value` (metadata `key`) out unless `keep` holds for it, with a line saying `why`.
+fn drop_unless(
+    key: &str,
+    value: &mut Option<f64>,
+    keep: fn(f64) -> bool,
+    why: &str,
+    dropped: &mut Vec<String>,
+) {
+    if let Some(v) = value.filter(|v| !keep(*v)) {
+        dropped.push(format!("the input's {key} = {v} is not written ({why})"));
+        *value = None;
+    }
+}
+
+/// Whether `v` is a usable rate: finite and above zero.
+fn positive_rate(v: f64) -> bool {
+    v.is_finite() && v > 0.0
+}
+
 /// One mesh's map: its prim path and one beta per point.
 #[derive(Clone, Copy, Debug)]
 pub struct UsdMeshBlend<'a> {
@@ -144,6 +198,32 @@ fn quoted(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn readable_metadata_leaves_out_what_usd_refuses_or_cannot_time() {
+        let meta = UsdStageMetadata {
+            frames_per_second: Some(0.0),
+            time_codes_per_second: Some(-24.0),
+            meters_per_unit: Some(0.01),
+            start_time_code: Some(f64::NAN),
+            end_time_code: Some(10.0),
+            ..UsdStageMetadata::default()
+        };
+        let (kept, dropped) = meta.readable();
+        assert_eq!(kept.frames_per_second, None);
+        assert_eq!(kept.time_codes_per_second, None);
+        assert_eq!(kept.start_time_code, None);
+        assert_eq!(kept.meters_per_unit, Some(0.01));
+        assert_eq!(kept.end_time_code, Some(10.0));
+        assert_eq!(dropped.len(), 3, "{dropped:?}");
+        assert!(dropped[0].starts_with("the input's framesPerSecond = 0 is not written (Pixar"));
+        let good = UsdStageMetadata {
+            frames_per_second: Some(24.0),
+            time_codes_per_second: Some(24.0),
+            ..UsdStageMetadata::default()
+        };
+        assert_eq!(good.readable(), (good.clone(), Vec::new()));
+    }
 
     #[test]
     fn layer_nests_overs_and_says_dqs_only_for_a_mostly_dqs_map() {

@@ -35,7 +35,7 @@ impl ModelFacts {
             source: scene.source.clone(),
             skins: scene.skins.len(),
             joints: scene.skins.iter().map(|s| s.joints.len()).sum(),
-            warnings: scene.warnings.clone(),
+            warnings: scene.warning_lines(),
             ..Self::default()
         };
         let rest_bind = crate::analysis::rest_bind(scene);

@@ -7,6 +7,9 @@
 //! So vertex `i < control points` of a one-material mesh is control point `i`,
 //! which is how the authoring tools' OBJ exports number them.
 
+use crate::scene::unplaced::{
+    drop_elements_using, non_finite_vertices, twin_unplaced, unplaced_fault,
+};
 use std::collections::HashMap;
 
 use glam::{Mat3, Mat4, Vec2, Vec3};
@@ -56,7 +59,8 @@ pub(super) fn load_meshes(
                 continue;
             }
             let material = slot.and_then(|s| material_of(node, mesh, s));
-            let (mut prim, control_points) = build_primitive(mesh, faces, whole_mesh, &here)?;
+            let (mut prim, control_points, unplaced) =
+                build_primitive(mesh, faces, whole_mesh, &here)?;
             prim.material = material;
             if let Some(b) = &mesh_blend {
                 prim.morph_targets = b.targets(&control_points, morph_budget)?;
@@ -68,6 +72,15 @@ pub(super) fn load_meshes(
                     apply_matrix(&mut prim, convert::mat4(&node.geometry_to_node));
                 }
                 None => {}
+            }
+            if !unplaced.vertices.is_empty() {
+                // After the skin and morphs: a twin copies every attribute of its source.
+                twin_unplaced(&mut prim, &unplaced.vertices);
+                let place = format!("{here} primitive {}", primitives.len());
+                let fault =
+                    unplaced_fault(&place, &unplaced.vertices, unplaced.dropped, "triangles");
+                scene.sanitized += fault.count;
+                scene.faults.push(fault);
             }
             primitives.push(prim);
         }
@@ -118,6 +131,13 @@ fn material_of(node: &ufbx::Node, mesh: &ufbx::Mesh, slot: u32) -> Option<usize>
     list.get(slot as usize).map(|m| m.element.typed_id as usize)
 }
 
+/// The vertices of a primitive whose file position is not a finite f32, and how many
+/// triangles used them (dropped).
+struct Unplaced {
+    vertices: Vec<u32>,
+    dropped: usize,
+}
+
 /// What makes two corners of one control point the same vertex: normal and UV bits.
 type CornerKey = (u32, [u32; 5]);
 
@@ -128,7 +148,7 @@ fn build_primitive(
     faces: &[u32],
     whole_mesh: bool,
     here: &str,
-) -> Result<(Primitive, Vec<usize>), SceneError> {
+) -> Result<(Primitive, Vec<usize>, Unplaced), SceneError> {
     let control_points = mesh.vertices.len();
     let corner_point = |index: usize| -> Result<usize, SceneError> {
         mesh.vertex_indices
@@ -170,9 +190,10 @@ fn build_primitive(
     let mut positions: Vec<Vec3> = used
         .iter()
         .map(|&cp| {
-            mesh.vertices
-                .get(cp)
-                .map_or(Vec3::ZERO, |&p| convert::vec3(p))
+            // As read: a position that is no finite f32 is unplaced below, not moved.
+            mesh.vertices.get(cp).map_or(Vec3::ZERO, |&p| {
+                Vec3::new(p.x as f32, p.y as f32, p.z as f32)
+            })
         })
         .collect();
     let mut normals: Vec<Option<Vec3>> = vec![None; used.len()];
@@ -216,6 +237,12 @@ fn build_primitive(
             t.swap(1, 2);
         }
     }
+    let unplaced = non_finite_vertices(&positions);
+    for &v in &unplaced {
+        // Held at the origin until twinned; no triangle uses them from here on.
+        positions[v as usize] = Vec3::ZERO;
+    }
+    let dropped = drop_elements_using(&mut indices, 3, &unplaced);
     let smooth = smooth_normals(&positions, &indices);
     let normals = normals
         .into_iter()
@@ -235,7 +262,11 @@ fn build_primitive(
         control_points: Some(control_point.iter().map(|&cp| cp as u32).collect()),
         ..Primitive::default()
     };
-    Ok((prim, control_point))
+    let unplaced = Unplaced {
+        vertices: unplaced,
+        dropped,
+    };
+    Ok((prim, control_point, unplaced))
 }
 
 /// Normal and UV bit patterns of a corner (absent ones as all-ones).

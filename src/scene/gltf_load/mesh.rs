@@ -225,6 +225,7 @@ fn load_primitive(
                 data.fault(DataFault::new(kind, &here, non_finite, first, action));
             }
             if repaired > non_finite {
+                data.count_sanitized(repaired - non_finite);
                 warnings.push(format!(
                     "{here}: {} normals were zero; recomputed",
                     repaired - non_finite

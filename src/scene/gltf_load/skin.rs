@@ -66,7 +66,10 @@ pub(super) fn load_skins(data: &Data<'_>) -> Result<Vec<Skin>, SceneError> {
                     .take(joints.len())
                     .map(Mat4::from_cols_array_2d)
                     .collect();
-                let place = format!("skin {s} {:?}", skin.name.as_deref().unwrap_or(""));
+                let place = match skin.name.as_deref().filter(|n| !n.is_empty()) {
+                    Some(name) => format!("skin {s} {name:?}"),
+                    None => format!("skin {s}"),
+                };
                 let (matrices, faults) = crate::scene::faults::checked_binds(matrices, &place);
                 faults.into_iter().for_each(|f| data.fault(f));
                 matrices

@@ -67,15 +67,24 @@ fn file_normals_are_normalised_and_bad_ones_recomputed() {
     assert_vec3_near(n[1], Vec3::Z);
     assert_vec3_near(n[2], Vec3::Z);
     assert_vec3_near(n[3], Vec3::Y);
+    // The zero normal is recomputed with a warning; the NaN one is a fault.
     assert!(
-        scene.warnings.iter().any(|w| w.contains("2 normals")),
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("1 normals were zero")),
         "{:?}",
         scene.warnings
     );
+    let [fault] = scene.faults.as_slice() else {
+        panic!("one fault: {:?}", scene.faults);
+    };
+    assert_eq!(fault.kind, crate::scene::FaultKind::NonFiniteNormals);
+    assert_eq!((fault.count, fault.first), (1, Some(1)));
 }
 
 #[test]
-fn non_finite_positions_become_zero_with_a_warning() {
+fn non_finite_positions_are_unplaced_with_a_fault() {
     let mut f = Fixture::default();
     let mut p = QUAD_POSITIONS;
     p[3] = f32::INFINITY;
@@ -83,16 +92,20 @@ fn non_finite_positions_become_zero_with_a_warning() {
     let pos = f.f32s(&p, "VEC3");
     let scene = load(&f.gltf(one_mesh(json!({"POSITION": pos}), None))).unwrap();
     let prim = &scene.meshes[0].primitives[0];
-    assert_eq!(prim.positions[1], Vec3::ZERO);
-    assert_eq!(prim.positions[2], Vec3::new(1.0, 0.0, 0.0));
     assert!(prim.positions.iter().all(|v| v.is_finite()));
+    let [fault] = scene.faults.as_slice() else {
+        panic!("one fault: {:?}", scene.faults);
+    };
+    assert_eq!(fault.kind, crate::scene::FaultKind::NonFinitePositions);
+    assert_eq!((fault.count, fault.first), (2, Some(1)));
+    // 5 vertices make one triangle (the rest is dropped with a warning), and it uses the
+    // unplaced vertices 1 and 2: nothing is left to draw.
+    assert!(prim.indices.is_empty(), "{:?}", prim.indices);
     assert!(
-        scene.warnings.iter().any(|w| w.contains("2 positions")),
-        "{:?}",
-        scene.warnings
+        fault
+            .message()
+            .contains("the 1 triangles using them are dropped")
     );
-    // 5 vertices make one triangle; the rest is dropped with a warning.
-    assert_eq!(prim.indices.len(), 3);
 }
 
 #[test]

@@ -68,9 +68,14 @@ fn nodes_keep_names_transforms_and_hierarchy() {
     };
     assert_eq!(zero_rotation.rotation, Quat::IDENTITY);
     assert!(
-        scene.warnings.iter().any(|w| w.starts_with("node 3:")),
+        scene
+            .faults
+            .iter()
+            .any(|f| f.kind == crate::scene::FaultKind::ZeroRotationKeys
+                && f.place == "nodes"
+                && f.first == Some(3)),
         "{:?}",
-        scene.warnings
+        scene.faults
     );
 }
 
@@ -96,12 +101,12 @@ fn skins_read_inverse_bind_matrices_and_replace_non_finite_ones() {
         skin.inverse_bind,
         vec![Mat4::from_translation(Vec3::X), Mat4::IDENTITY]
     );
-    assert!(
-        scene
-            .warnings
-            .iter()
-            .any(|w| w.contains("skin 0: 1 inverse bind"))
-    );
+    let [fault] = scene.faults.as_slice() else {
+        panic!("one fault: {:?}", scene.faults);
+    };
+    assert_eq!(fault.kind, crate::scene::FaultKind::NonFiniteBindMatrices);
+    assert_eq!(fault.place, "skin 0 \"rig\"");
+    assert_eq!((fault.count, fault.first), (1, Some(1)));
 }
 
 /// A 2x2 PNG, encoded with the image crate.
@@ -211,13 +216,17 @@ fn animations_keep_cubic_triplets_and_sanitise_keys() {
         &[0.0, 0.0, 0.0, 1.0],
         "previous key's value"
     );
+    // The decreasing times are warnings; the non-finite values are faults.
+    let warned: Vec<&String> = scene
+        .warnings
+        .iter()
+        .filter(|w| w.starts_with("animation 0"))
+        .collect();
+    let faults: Vec<String> = scene.faults.iter().map(|f| f.message()).collect();
     assert_eq!(
-        scene
-            .warnings
-            .iter()
-            .filter(|w| w.starts_with("animation 0"))
-            .count(),
-        4
+        (warned.len(), faults.len()),
+        (2, 2),
+        "{warned:?} {faults:?}"
     );
 }
 
