@@ -16,7 +16,7 @@ fn an_interrupt_at_any_moment_says_what_the_run_did() {
     let (mut cancelled, mut finished) = (0, 0);
     for (k, delay_ms) in [50_u64, 300, 800, 1500, 3000, 6000].into_iter().enumerate() {
         let out = dir.join(format!("map{k}.glb"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dqview"))
+        let child = Command::new(env!("CARGO_BIN_EXE_dqview"))
             .args([
                 "blend",
                 "builtin:arm",

@@ -14,15 +14,18 @@
 //! One job per file: [`read`] (values), [`nodes`] (prims and transforms), [`skel`]
 //! (skeletons and animation), [`mesh`] (geometry, colour), [`curves`] (curves and points),
 //! [`binding`] (skin bindings, blend shapes), [`inbetween`], [`primvars`] (face-varying
-//! values), [`not_read`] (the notes), [`traverse`] (the prims visited). Failures are a one-line [`SceneError::Usd`], never a panic. Every layer the
-//! stage opens goes through [`guard`] first, which refuses bytes that would make the crate
-//! allocate more than they hold ([`crate_check`]).
+//! values), [`not_read`] (the notes), [`traverse`] (the prims visited). Failures are a one-line
+//! [`SceneError::Usd`], never a panic. Every load runs on a thread whose stack holds
+//! [`USD_MAX_NESTING`] levels of nesting ([`load_thread`]), and every layer the stage opens goes
+//! through [`guard`] first, which refuses bytes that would make the crate allocate more than
+//! they hold, or recurse deeper than that ([`crate_check`]).
 
 mod binding;
 mod crate_check;
 mod curves;
 mod guard;
 mod inbetween;
+mod load_thread;
 mod mesh;
 mod nodes;
 mod not_read;
@@ -40,6 +43,8 @@ use std::path::Path;
 use openusd::usd::Stage;
 
 use crate::scene::{Animation, LoadOptions, Scene, SceneError, SourceInfo};
+
+pub use load_thread::USD_MAX_NESTING;
 
 /// File extensions the USD loader opens (`.usd` may be text or crate).
 pub const USD_EXTENSIONS: &[&str] = &["usd", "usda", "usdc", "usdz"];
@@ -81,21 +86,11 @@ pub fn load_usd_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, S
     let name = path
         .to_str()
         .ok_or_else(|| SceneError::Usd(format!("{}: the path is not UTF-8", path.display())))?;
-    // The crate is young: a damaged file that trips one of its assertions is an error, not a crash.
-    let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    // On a thread of its own: the text parser recurses per nesting level (load_thread.rs), and
+    // the crate is young, so a damaged file that trips one of its assertions is an error.
+    load_thread::on_load_thread(|| {
         let stage = open_stage(name, options.max_buffer_bytes)?;
         convert(&stage, &path.display().to_string(), options)
-    }));
-    loaded.unwrap_or_else(|panic| {
-        let why = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("unknown");
-        Err(SceneError::Usd(format!(
-            "the USD reader failed: {}",
-            why.replace('\n', " ")
-        )))
     })
 }
 
@@ -281,7 +276,7 @@ pub fn usd_stage_metadata(path: &Path) -> Result<crate::scene::UsdStageMetadata,
     let name = path
         .to_str()
         .ok_or_else(|| SceneError::Usd(format!("{}: the path is not UTF-8", path.display())))?;
-    let read_all = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    load_thread::on_load_thread(|| {
         let stage = open_stage(name, LoadOptions::DEFAULT_MAX_BUFFER_BYTES)?;
         let number = |key: &str| {
             stage
@@ -303,6 +298,5 @@ pub fn usd_stage_metadata(path: &Path) -> Result<crate::scene::UsdStageMetadata,
             start_time_code: number("startTimeCode"),
             end_time_code: number("endTimeCode"),
         })
-    }));
-    read_all.unwrap_or_else(|_| Err(SceneError::Usd(String::from("the USD reader failed"))))
+    })
 }

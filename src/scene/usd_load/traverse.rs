@@ -4,8 +4,11 @@
 //! openusd 0.6's `Stage::traverse` recomputes each prim's inherited status by walking all its
 //! ancestors (its own `TODO(perf)` says so), and each of those queries hashes and compares the
 //! ancestor's whole path string, so a chain `d` prims deep costs `d^3`: 1,200 nested Xforms took
-//! 11 s, 10,000 would take hours. Walked top-down, a prim is reached only through a parent that
-//! passed, so its own opinions decide: `d^2` (each query still hashes its full path).
+//! 11 s. Walked top-down, a prim is reached only through a parent that passed, so its own
+//! opinions decide: `d^2` queries here. The crate still composes each prim by walking its
+//! ancestors' path strings (`enclosing_instance`, `collect_ancestor_arcs`, the load rules), so
+//! a chain stays about `d^3`: 2.7 s at 1,000 levels, 30 s at 2,400, 3.6 minutes at 4,800
+//! (`tests/usd_deep.rs`).
 
 use openusd::sdf::{self, Specifier};
 use openusd::usd::{Prim, Stage};

@@ -1,15 +1,16 @@
 //! The one thing a `.usda` layer's text is checked for: how deep its brackets nest.
 //!
-//! The crate's text parser recurses once per nested prim, dictionary or tuple, and a stack
-//! overflow aborts the process: 100,000 nested dictionaries in `customLayerData` abort
-//! `dqview inspect`. On a 2 MiB stack (what a `dqview check` worker thread gets) the parser
-//! overflowed between 800 and 1,600 levels, so text nesting more than [`MAX_TEXT_NESTING`] deep is
-//! refused before it is parsed. Real files nest a few dozen levels (prims in prims, plus metadata).
+//! The crate's text parser recurses once per nested prim, dictionary, array or variant, and a
+//! stack overflow aborts the process: 100,000 nested dictionaries in `customLayerData` aborted
+//! `dqview inspect`. The load runs on a thread whose stack holds [`USD_MAX_NESTING`] levels
+//! (`load_thread.rs`), so text nesting deeper than that is refused before it is parsed. Real
+//! files nest a few dozen levels (prims in prims, plus metadata); Pixar opens a 10,000-deep prim
+//! chain, and so does dqview.
 
-/// The deepest bracket nesting (`(`, `[`, `{` together) a text layer may have.
-pub(super) const MAX_TEXT_NESTING: usize = 100_000_000;
+use super::quantity;
+use crate::scene::usd_load::USD_MAX_NESTING;
 
-/// Refuses text whose brackets nest more than [`MAX_TEXT_NESTING`] deep, not counting brackets
+/// Refuses text whose brackets nest more than [`USD_MAX_NESTING`] deep, not counting brackets
 /// in comments, strings, asset paths (`@a.usdz[b.usd]@`) and path literals (`</A{v=x}B>`).
 pub(super) fn check_text(bytes: &[u8]) -> Result<(), String> {
     let mut depth = 0_usize;
@@ -32,9 +33,10 @@ pub(super) fn check_text(bytes: &[u8]) -> Result<(), String> {
             b'<' => skip_to(b">", i + 1),
             b'(' | b'[' | b'{' => {
                 depth += 1;
-                if depth > MAX_TEXT_NESTING {
+                if depth > USD_MAX_NESTING {
                     return Err(format!(
-                        "USDA text nests brackets more than {MAX_TEXT_NESTING} deep (line {line}); the parser recurses once per level"
+                        "USDA text nests brackets more than {} deep (line {line}): past dqview's bound USD_MAX_NESTING, the depth its USD loading thread has stack for (the text parser recurses once per level)",
+                        quantity(USD_MAX_NESTING as u64),
                     ));
                 }
                 i + 1
@@ -84,14 +86,18 @@ mod tests {
 
     #[test]
     fn nesting_is_bounded() {
-        assert_eq!(check_text(nested(200).as_bytes()), Ok(()));
-        let err = check_text(nested(300).as_bytes()).unwrap_err();
-        assert!(err.contains("more than 256 deep (line 258)"), "{err}");
+        // The layer's metadata and `customLayerData` are two levels; the bound is 20,000.
+        assert_eq!(check_text(nested(USD_MAX_NESTING - 2).as_bytes()), Ok(()));
+        let err = check_text(nested(USD_MAX_NESTING - 1).as_bytes()).unwrap_err();
+        assert!(
+            err.contains("more than 20,000 deep (line 20002): past dqview's bound USD_MAX_NESTING"),
+            "{err}"
+        );
     }
 
     #[test]
     fn brackets_in_strings_comments_and_paths_do_not_count() {
-        let opens = "(".repeat(300);
+        let opens = "(".repeat(USD_MAX_NESTING + 1);
         for text in [
             format!("# {opens}\n"),
             format!("string s = \"{opens}\"\n"),

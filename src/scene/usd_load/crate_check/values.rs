@@ -9,7 +9,9 @@ use super::{Limits, Reader, Structure, coding, encoded_ints_block, version};
 
 /// Deepest nesting of dictionaries and time samples the reader is allowed to recurse through
 /// (`read_custom_data` and `TimeSamples` call `value` again, one stack frame chain per level);
-/// USD's own files nest a few levels.
+/// USD's own files nest a few levels. Text's bound, [`crate::scene::USD_MAX_NESTING`], is far
+/// higher because prims nest in text; a crate file's prims are one flat path table, so only
+/// values nest here, and the loading thread's stack holds this many levels many times over.
 const MAX_DEPTH: u32 = 64;
 
 /// What the reader allocates per dictionary entry, list item or string-like element beyond its
