@@ -17,6 +17,7 @@
 //! - [`session`]: rig session files (camera, mode, clip, overrides), plain serde data.
 //! - [`report`]: errors as one line for the user, for the edges (`app`, `cli`, `main`).
 //! - [`interrupt`]: Ctrl+C for commands that write files: cancel before the commit, report after.
+//! - [`output_files`]: writing output files all or none (staged, renamed on commit), for the edges.
 //! - [`blend_file`]: writing a DQS blend map into a model's file, for the edges (`app`, `cli`).
 //! - [`app`]: the viewer window: winit, the wgpu surface, the frame loop.
 //! - [`cli`]: the command line; nothing imports it but `main`.
@@ -32,6 +33,7 @@ pub mod dq;
 pub mod influences;
 pub mod interrupt;
 pub mod model;
+pub mod output_files;
 pub mod pose_request;
 pub mod render;
 pub mod report;

@@ -6,8 +6,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use crate::blend_file::{InputKind, Staged, WriteReport, commit, copy_external_files, folder_of};
 use crate::interrupt::Interrupt;
+use crate::output_files::{
+    InputKind, Staged, WriteReport, commit, copy_external_files, folder_of, refuse_faulty_gltf,
+};
 use crate::scene::{
     AmendTarget, Amended, RigChannel, RigEdit, RigInfluences, RigNode, RigSkin, amend_rig,
 };
@@ -23,7 +25,7 @@ pub fn write_twist_rig(
     interrupt: &Interrupt,
 ) -> Result<WriteReport> {
     let binary = output_is_binary(model, out)?;
-    crate::blend_file::refuse_faulty_gltf(&rig.scene, model)?;
+    refuse_faulty_gltf(&rig.scene, model)?;
     let input = std::fs::read(model).with_context(|| format!("cannot read {model}"))?;
     let stem = out
         .file_stem()

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::viewer::Running;
-use crate::blend_file::{InputKind, MapSource, OutKind, write_output};
+use crate::blend_file::{MapSource, OutKind, write_output};
+use crate::output_files::InputKind;
 use crate::scene::Scene;
 use crate::skin::SceneBetas;
 use crate::ui::{DialogPurpose, FileDialog};

@@ -127,12 +127,8 @@ fn check_isolated(
     match catch_unwind(AssertUnwindSafe(run)) {
         Ok(report) => without_non_finite(report, options.strict),
         Err(payload) => {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| String::from("unknown panic"));
-            internal_error(spec, &message, options.strict)
+            let message = crate::scene::panic_text(&*payload).unwrap_or("unknown panic");
+            internal_error(spec, message, options.strict)
         }
     }
 }

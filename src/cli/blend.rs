@@ -7,7 +7,8 @@ use std::time::Instant;
 use anyhow::{Result, anyhow, bail};
 
 use super::{CorArgs, LoadArgs};
-use crate::blend_file::{InputKind, MapSource, OutKind, WriteReport, write_output};
+use crate::blend_file::{MapSource, OutKind, write_output};
+use crate::output_files::{InputKind, WriteReport};
 use crate::scene::Scene;
 use crate::scene::names;
 use crate::skin::{BlendFit, FitError, FitOptions, FitPose, JointSweep, SweepKind, fit_blend};
@@ -92,7 +93,8 @@ pub fn run(args: &BlendArgs) -> Result<()> {
     out_kind.check_input(InputKind::of(&args.model))?;
     let scene = super::load(&args.model, &args.load)?;
     if out_kind != OutKind::Json {
-        crate::blend_file::refuse_faulty_gltf(&scene, &args.model)?;
+        // Refused before the fit; `write_output` refuses too (the viewer's path).
+        crate::output_files::refuse_faulty_gltf(&scene, &args.model)?;
     }
     let review = super::blend_review::Review::of(&scene, args)?;
     let poses = fit_poses(&scene, args, &review)?;

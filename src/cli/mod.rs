@@ -23,6 +23,7 @@ mod report_pictures;
 mod shader;
 mod twist_joints;
 
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -476,7 +477,8 @@ static INTERRUPT: crate::interrupt::Interrupt = crate::interrupt::Interrupt::new
 fn interrupt_on_ctrl_c() -> &'static crate::interrupt::Interrupt {
     if let Err(e) = ctrlc::set_handler(|| {
         let line = INTERRUPT.interrupt();
-        let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("\n{line}\n"));
+        // Not eprintln!: a closed stderr is no reason to panic in a signal handler's thread.
+        let _ = writeln!(std::io::stderr(), "\n{line}");
     }) {
         log::debug!("Ctrl+C handler not installed: {e}");
     }
@@ -489,11 +491,11 @@ fn model_or_default(model: Option<String>) -> String {
 }
 
 /// Loads a model like [`load_quiet`] and says on stderr, in `inspect`'s words, each bad value
-/// the loader replaced or dropped and how ([`crate::scene::DataFault::message`]).
+/// the loader replaced or dropped and how ([`crate::scene::DataFault::line`]).
 fn load(model: &str, args: &LoadArgs) -> Result<crate::scene::Scene> {
     let scene = load_quiet(model, args)?;
     for fault in &scene.faults {
-        eprintln!("{model}: {}: {}", fault.severity().name(), fault.message());
+        eprintln!("{model}: {}", fault.line());
     }
     Ok(scene)
 }

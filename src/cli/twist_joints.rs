@@ -66,7 +66,8 @@ pub fn run(args: &TwistJointsArgs) -> Result<()> {
     }
     crate::rig_file::output_is_binary(&args.model, &args.out)?;
     let scene = super::load(&args.model, &args.load)?;
-    crate::blend_file::refuse_faulty_gltf(&scene, &args.model)?;
+    // Refused before the analysis; `write_twist_rig` refuses too (the viewer's path).
+    crate::output_files::refuse_faulty_gltf(&scene, &args.model)?;
     let clips = match args.clip.as_deref() {
         None | Some("all") => (0..scene.animations.len()).collect(),
         Some(c) => super::blend::clip_indices(&scene, c)?,

@@ -312,3 +312,12 @@ pub enum SceneError {
         field: &'static str,
     },
 }
+
+/// The message a caught panic carried (`panic!`'s text), if it carried text.
+#[must_use]
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+}

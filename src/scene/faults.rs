@@ -193,6 +193,13 @@ impl DataFault {
             self.action
         )
     }
+
+    /// [`DataFault::message`] after its severity, `error: ...` or `warning: ...`: what the
+    /// viewer lists and the commands other than `inspect` write to stderr.
+    #[must_use]
+    pub fn line(&self) -> String {
+        format!("{}: {}", self.severity().name(), self.message())
+    }
 }
 
 /// Whether a bind (or inverse bind) matrix cannot be inverted: a zero axis, or axes so

@@ -22,7 +22,7 @@ mod usd_layer;
 mod usd_load;
 
 pub use constraint::{ConstraintKind, NodeConstraint};
-pub use error::SceneError;
+pub use error::{SceneError, panic_text};
 pub use faults::{DataFault, FaultKind, FaultSeverity};
 pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
 pub use file_read::{FileReadError, NotAFile, read_model_file, read_regular_file};
@@ -98,7 +98,7 @@ impl Scene {
     pub fn warning_lines(&self) -> Vec<String> {
         self.faults
             .iter()
-            .map(|f| format!("{}: {}", f.severity().name(), f.message()))
+            .map(DataFault::line)
             .chain(self.warnings.iter().cloned())
             .collect()
     }

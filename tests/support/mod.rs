@@ -7,6 +7,7 @@ mod blender;
 mod cli;
 mod data;
 pub mod fbx_shapes;
+mod findings;
 mod gltf_build;
 pub mod gltf_transform;
 mod gpu;
@@ -26,6 +27,8 @@ pub use blender::*;
 pub use cli::*;
 #[allow(unused_imports)]
 pub use data::*;
+#[allow(unused_imports)]
+pub use findings::*;
 #[allow(unused_imports)]
 pub use gltf_build::*;
 #[allow(unused_imports)]

@@ -51,11 +51,7 @@ pub(super) fn on_load_thread<T: Send>(
 
 /// A panic's message as the one-line error the USD loader reports.
 fn panic_error(panic: &(dyn Any + Send)) -> SceneError {
-    let why = panic
-        .downcast_ref::<String>()
-        .map(String::as_str)
-        .or_else(|| panic.downcast_ref::<&str>().copied())
-        .unwrap_or("unknown");
+    let why = crate::scene::panic_text(panic).unwrap_or("unknown");
     SceneError::Usd(format!("the USD reader failed: {}", why.replace('\n', " ")))
 }
 
