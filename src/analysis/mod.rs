@@ -28,8 +28,8 @@ pub use flip::{
 };
 pub use focus::{FOCUS_MARGIN, FOCUS_WEIGHT_THRESHOLD, FocusError, FocusRegion, focus_region};
 pub use heat::{
-    HeatBetas, HeatQuantity, HeatRange, HeatRangeError, HeatRangeSpec, heat_decimals,
-    heat_value_text, heat_values, pose_heat_range,
+    HeatBetas, HeatQuantity, HeatRange, HeatRangeError, HeatRangeSpec, focus_heat_range,
+    heat_decimals, heat_value_text, heat_values, pose_heat_range,
 };
 pub use heat_units::{LengthScale, heat_value_with_length};
 pub use joint_scale::{ScaleKind, classify_scale};

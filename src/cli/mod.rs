@@ -13,13 +13,14 @@ mod flag_rules;
 mod inspect;
 mod inspect_morphs;
 mod inspect_surface;
+pub mod painter;
 mod pose_args;
 pub mod render;
 mod render_anim;
 mod render_args;
 mod render_camera;
 mod report;
-mod report_pictures;
+pub mod report_pictures;
 mod shader;
 mod twist_joints;
 
@@ -250,7 +251,8 @@ pub struct RenderArgs {
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct RenderFlags {
     /// Debug view: shaded, weights, influences, normals, displacement, joints, collapse, beta,
-    /// mask (the mesh flat white on black, no labels).
+    /// mask (the mesh flat white on black, no labels), cor-distance (each pane's distance from
+    /// the CoR position).
     #[arg(long, default_value = "shaded")]
     pub view: String,
     /// Joint (name or node index) whose weights the weights view shows.
