@@ -395,3 +395,60 @@ fn cor_distance_colours_match_the_cpu_distance() {
     // Colours are interpolated across triangles and quantised to 8 bits: a tenth of the scale.
     assert!(worst < 0.1, "GPU and CPU differ by {worst:.3} of the scale");
 }
+
+/// TEMPORARY: the same measures with the camera before issue 36 (default direction, near plane
+/// holding the model, shaded panes only).
+#[test]
+#[ignore]
+fn old_views_for_comparison() {
+    use dqview::cli::painter::Painter as P;
+    let dir = support::characters_dir("old").expect("data");
+    for (file, clips) in [
+        ("Adventurer.gltf", &["Roll", "Sword_Slash"][..]),
+        ("RobotExpressive.glb", &["Wave", "ThumbsUp"][..]),
+    ] {
+        let (scene, centers, regions) = pictured(&dir, file, clips);
+        let overrides = JointOverrides::new();
+        let mut painter: P<'_> =
+            report_painter(&scene, &centers, &overrides, SIZE).expect("painter");
+        for region in &regions {
+            let mut pose = Pose::rest(&scene);
+            pose.sample(&scene, region.clip, region.time_s, &overrides);
+            let r = dqview::analysis::focus_region(&scene, &pose, region.joint).expect("region");
+            let d = dqview::cli::render::CAMERA_DIRECTION.normalize();
+            let mut camera = dqview::ui::OrbitCamera {
+                yaw: d.x.atan2(d.z),
+                pitch: d.y.atan2(d.x.hypot(d.z)),
+                ..Default::default()
+            };
+            camera.frame(r.min, r.max);
+            camera.distance =
+                dqview::ui::fit_distance(camera.scene_radius, painter.narrowest_aspect());
+            let (lo, hi) = dqview::skin::rest_bounds(&scene).expect("b");
+            camera.scene_radius = camera.scene_radius.max((hi - lo).length() * 0.5);
+            painter.set_region(Some(region.joint), 0.0);
+            let rows = painter
+                .paint_rows(&pose, &camera, &[DebugView::Shaded, DebugView::Region])
+                .expect("rows");
+            painter.set_region(Some(region.joint), 1.0);
+            let alone = painter
+                .paint_rows(&pose, &camera, &[DebugView::Region])
+                .expect("alone")
+                .remove(0);
+            let p = panes(1200, 4);
+            let seen: Vec<f32> = p
+                .iter()
+                .map(|&q| region_count(&rows[1], q) as f32 / region_count(&alone, q).max(1) as f32)
+                .collect();
+            let std: Vec<f32> = p.iter().map(|&q| luminance_std(&rows[0], q)).collect();
+            let grey = region_grey_difference(&rows[0], &rows[1], p[0], p[3]);
+            eprintln!(
+                "OLD {file} {} {} {:.2}: seen {seen:?} std {std:?} gap {:.3} grey {grey:.2}",
+                region.name,
+                region.clip_name,
+                region.time_s,
+                (region.ratios[3] - region.ratios[0]).abs()
+            );
+        }
+    }
+}

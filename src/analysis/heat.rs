@@ -571,6 +571,7 @@ mod tests {
             HeatBetas {
                 betas: None,
                 scale: 0.5,
+                centers: None,
             },
             diagonal,
             HeatRangeSpec::default(),
@@ -645,5 +646,42 @@ mod tests {
         assert_eq!(at(0.5), 0.001);
         let none = HeatRangeSpec::default().range_of(HeatQuantity::Collapse, &[]);
         assert_eq!(none, HeatQuantity::Collapse.default_range());
+    }
+
+    #[test]
+    fn cor_distance_is_zero_in_cor_and_a_focus_range_keeps_to_the_joints_vertices() {
+        use crate::skin::{CorOptions, CorProgress};
+        let (scene, pose, diagonal) = twisted(150.0);
+        let centers = SceneCenters::compute(&scene, &CorOptions::default(), &CorProgress::new())
+            .expect("centers");
+        let betas = HeatBetas {
+            centers: Some(&centers),
+            ..ONE
+        };
+        let q = HeatQuantity::CorDistance;
+        let cor = heat_values(&scene, &pose, q, SkinningMode::Cor, betas, diagonal);
+        assert!(cor.iter().all(|&v| v == 0.0), "CoR is its own reference");
+        let lbs = heat_values(&scene, &pose, q, SkinningMode::Lbs, betas, diagonal);
+        assert_eq!(lbs.len(), cor.len());
+        let max = lbs.iter().copied().fold(0.0_f32, f32::max);
+        // The pinched middle ring: LBS near the axis, CoR near the rest radius 0.25.
+        assert!(max * diagonal > 0.1, "{}", max * diagonal);
+        let spec = HeatRangeSpec::default();
+        let modes = [SkinningMode::Lbs, SkinningMode::Cor];
+        let whole = pose_heat_range(&scene, &pose, q, &modes, betas, diagonal, spec);
+        assert_eq!(whole, HeatRange { lo: 0.0, hi: max });
+        // Focused on `base`: only the vertices weighing it above the threshold count.
+        let base = crate::scene::names::joint(&scene, "base").expect("base");
+        let mask = focus_vertex_mask(&scene, base);
+        assert_eq!(mask.len(), lbs.len());
+        assert!(mask.iter().any(|&m| m) && !mask.iter().all(|&m| m));
+        let kept = lbs
+            .iter()
+            .zip(&mask)
+            .filter(|(_, m)| **m)
+            .map(|(v, _)| *v)
+            .fold(0.0_f32, f32::max);
+        let focused = focus_heat_range(&scene, &pose, (q, &modes), betas, diagonal, spec, base);
+        assert_eq!(focused.hi, kept.max(q.min_span()));
     }
 }

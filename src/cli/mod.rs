@@ -268,6 +268,10 @@ pub struct RenderFlags {
     /// diagonal, `0.02` or `2%`; collapse as volume ratios, `0.8:1.2`).
     #[arg(long, value_name = "auto|pNN|LO:HI")]
     pub range: Option<String>,
+    /// With --focus: outline the joint's region (the triangles `analyze` measures) in every
+    /// pane, as `report`'s region pictures do.
+    #[arg(long)]
+    pub outline: bool,
 }
 
 /// Limits and URI policy for loading a model file (see [`LoadOptions`]).

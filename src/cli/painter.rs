@@ -10,7 +10,7 @@ use crate::analysis::HeatRange;
 use crate::anim::Pose;
 use crate::render::{
     DebugView, GpuContext, ProbeCamera, RenderSettings, Renderer, RgbaImage, SceneGpu, View,
-    ViewParams, draw_heat_legend, draw_label,
+    ViewParams, draw_heat_legend, draw_label, draw_outline,
 };
 use crate::scene::Scene;
 use crate::skin::{SceneBetas, SceneCenters, SkinningMode};
@@ -43,6 +43,12 @@ pub fn skin_joint_index(scene: &Scene, node: usize) -> Option<u32> {
     })
 }
 
+/// The outline's width in pixels for panes `height` pixels tall: 2 at `report`'s 360.
+#[must_use]
+pub fn outline_width(height: u32) -> u32 {
+    (height / 180).clamp(1, 4)
+}
+
 /// Renders frames of one scene: the GPU objects made once, a pose and camera per frame,
 /// each pane labelled, heat views with a colour bar.
 pub struct Painter<'s> {
@@ -62,6 +68,8 @@ pub struct Painter<'s> {
     params: ViewParams,
     /// Image size in pixels.
     size: [u32; 2],
+    /// Whether [`Self::paint`] outlines the region of [`Self::set_region`].
+    outline: bool,
 }
 
 impl<'s> Painter<'s> {
@@ -119,7 +127,14 @@ impl<'s> Painter<'s> {
             look,
             params,
             size: [width, height],
+            outline: false,
         })
+    }
+
+    /// Whether [`Self::paint`] outlines the region [`Self::pick_view`] or [`Self::set_region`]
+    /// set, in every pane ([`draw_outline`] of its [`DebugView::Region`] mask).
+    pub fn set_outline(&mut self, on: bool) {
+        self.outline = on;
     }
 
     /// Replaces the hybrid panes' per-vertex betas (e.g. the joint flags of another clip), labelled `label`.
@@ -186,11 +201,19 @@ impl<'s> Painter<'s> {
         self.params.cut_depth = if joint.is_some() { cut_depth } else { 0.0 };
     }
 
-    /// Renders `pose` seen by `camera` in every pane, labelled, with a colour bar per pane in heat views.
+    /// Renders `pose` seen by `camera` in every pane, labelled, with a colour bar per pane in
+    /// heat views, the region outlined where [`Self::set_outline`] asks.
     pub fn paint(&mut self, pose: &Pose, camera: &OrbitCamera) -> Result<RgbaImage> {
         let view = self.look.view;
-        let mut rows = self.paint_rows(pose, camera, &[view])?;
-        Ok(rows.swap_remove(0))
+        if !self.outline {
+            let mut rows = self.paint_rows(pose, camera, &[view])?;
+            return Ok(rows.swap_remove(0));
+        }
+        let mut rows = self.paint_rows(pose, camera, &[view, DebugView::Region])?;
+        let mask = rows.pop().unwrap_or_default();
+        let mut image = rows.swap_remove(0);
+        draw_outline(&mut image, &mask, outline_width(self.size[1]));
+        Ok(image)
     }
 
     /// Renders `pose` seen by `camera` once per view of `rows`, each a row of every mode's

@@ -95,6 +95,8 @@ struct Job {
     request: CameraRequest,
     /// With `--focus`, the view picked of the joint's region and what it sees of it.
     region_view: Option<RegionView>,
+    /// Whether the focus joint's region is outlined (`--outline`).
+    outline: bool,
     /// Image width and height.
     size: (u32, u32),
 }
@@ -115,6 +117,9 @@ impl Job {
         }
         let resolved = pose_args.resolve(scene)?;
         let camera = CameraRequest::parse(&args.camera, scene)?;
+        if args.look.outline && camera.focus.is_none() {
+            bail!("--outline draws the --focus joint's region; give --focus JOINT");
+        }
         let frames = plan(scene, &args.motion, &resolved, args.pose.time.is_some())?;
         let joint = match &args.look.joint {
             Some(_) if view != DebugView::Weights => bail!(
@@ -192,6 +197,7 @@ impl Job {
             focus,
             request: camera,
             region_view: None,
+            outline: args.look.outline,
             size,
         };
         job.look.heat_range = job.heat_range(scene, range_spec);
@@ -206,6 +212,7 @@ impl Job {
             return Ok(());
         };
         let view = painter.pick_view(pose, joint, self.orbit, &self.request)?;
+        painter.set_outline(self.outline);
         self.orbit = view.camera;
         self.region_view = Some(view);
         Ok(())

@@ -192,7 +192,7 @@ pub fn region_images(
         images = images.iter().map(|i| pane_of(i, mode)).collect();
         masks = pane_of(&masks, mode);
     }
-    let width = (masks.height / 180).clamp(1, 4);
+    let width = super::painter::outline_width(masks.height);
     for image in &mut images {
         draw_outline(image, &masks, width);
     }
@@ -266,7 +266,11 @@ pub fn render_command(
         ("lbs,dqs,hybrid,cor", size.0)
     };
     words.extend(["--mode".into(), mode.into()]);
-    words.extend(["--focus".into(), shell_word(&region.name)]);
+    words.extend([
+        "--focus".into(),
+        shell_word(&region.name),
+        "--outline".into(),
+    ]);
     words.extend(["--size".into(), format!("{}x{}", width.max(1), size.1)]);
     for (&node, angles) in &overrides.angles {
         let name = scene.nodes.get(node).map_or("", |n| n.name.as_str());
@@ -480,7 +484,7 @@ mod tests {
         );
         assert_eq!(
             command,
-            "dqview render builtin:twist --mode lbs,dqs,hybrid,cor --focus tip --size 1200x360 --twist tip=150 --out tip.png"
+            "dqview render builtin:twist --mode lbs,dqs,hybrid,cor --focus tip --outline --size 1200x360 --twist tip=150 --out tip.png"
         );
     }
 }
