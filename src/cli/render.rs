@@ -350,15 +350,18 @@ fn range_spec(text: Option<&str>, view: DebugView) -> Result<HeatRangeSpec> {
 }
 
 /// What a picked view sees of its region, for the "wrote" line and captions: `region 84%
-/// seen (best of 27 views)`, or with the cut-away `region 12% seen from the best of 27 views,
-/// 95% with what is in front cut away`.
+/// seen (best of 27 views)`; `; near plane at the region` where what is nearer hid it; with the
+/// cut-away `region 12% seen (best of 27 views), 95% with what is in front of it cut away`.
 #[must_use]
 pub fn region_seen_text(view: &RegionView) -> String {
     let pct = |c: crate::render::RegionCoverage| (c.fraction() * 100.0).round();
-    let of = match view.tried {
+    let mut of = match view.tried {
         1 => "from the angles given".to_string(),
         n => format!("best of {n} views"),
     };
+    if view.camera.focus_radius.is_some() && !view.cut_away {
+        of.push_str("; near plane at the region");
+    }
     if view.cut_away {
         format!(
             "region {}% seen ({of}), {}% with what is in front of it cut away",

@@ -6,8 +6,10 @@
 //! of a set around the region (the usual front view, then the 6 faces, 12 edges and 8 corners
 //! of a cube) that shows the most of the region's pixels past everything else, counted in a
 //! mask render (a probe the caller runs, [`crate::render::Renderer::region_coverage`]).
-//! Where even that view sees less than [`MIN_VISIBLE`] of the region, what lies in front of
-//! the region's centre and is not the region is cut away.
+//! Where the near plane holding the whole model sees the region as well
+//! ([`KEEP_MODEL_SHARE`]), it goes back there, so nothing is cut off in front for nothing.
+//! Where even the best view sees less than [`MIN_VISIBLE`] of the region, what lies in front
+//! of the region's centre and is not the region is cut away.
 
 use glam::{Mat4, Vec3};
 
@@ -22,6 +24,12 @@ pub const MIN_VISIBLE: f32 = 1.0 / 3.0;
 /// `1 + FRONT_BIAS * cos` of its angle from the front view (where that is positive), so a
 /// view from behind must see a quarter more of the region to win.
 pub const FRONT_BIAS: f32 = 0.25;
+
+/// The share of the region's pixels a view whose near plane holds the whole model must see,
+/// of what the same view sees with the near plane at the region, for the near plane to hold
+/// the model after all: cutting the body off in front is worth it only where that shows more
+/// than a tenth more of the region (the inside of a body the eye is in shows none of it).
+pub const KEEP_MODEL_SHARE: f32 = 0.9;
 
 /// Degrees the top and bottom views stay off straight up and down, where yaw is undefined.
 const POLE_PITCH_DEG: f32 = 85.0;
@@ -157,6 +165,19 @@ pub fn pick_region_view<E>(
         if let Some(c) = probe(&[(camera, cut)])?.first() {
             view.coverage = *c;
         }
+    } else if camera.focus_radius.is_some() {
+        // Nothing nearer than the region's sphere hides it: the near plane holds the model.
+        let whole = OrbitCamera {
+            focus_radius: None,
+            ..camera
+        };
+        if let Some(c) = probe(&[(whole, 0.0)])?.first()
+            && c.visible as f32 >= KEEP_MODEL_SHARE * uncut.visible as f32
+        {
+            view.camera = whole;
+            view.coverage = *c;
+            view.uncut = *c;
+        }
     }
     Ok(view)
 }
@@ -182,25 +203,38 @@ mod tests {
         assert_eq!(seen.len(), 26);
     }
 
-    /// A probe that sees `visible[i]` of 100 pixels from direction `i`, and all 100 cut away.
-    fn probe(
+    /// A probe that sees `visible[i]` of 100 pixels from direction `i`, 90 cut away, and with
+    /// the near plane holding the model `whole` times what the last best direction saw.
+    fn probe_with(
         visible: Vec<u32>,
+        whole: f32,
     ) -> impl FnMut(&[(OrbitCamera, f32)]) -> Result<Vec<RegionCoverage>, ()> {
+        let best = visible.iter().copied().max().unwrap_or(0);
         move |cameras| {
-            Ok(if cameras.len() == 1 && cameras[0].1 > 0.0 {
+            let one = |visible: u32| {
                 vec![RegionCoverage {
-                    visible: 90,
+                    visible,
                     total: 100,
                 }]
-            } else {
-                (0..cameras.len())
+            };
+            Ok(match cameras {
+                [(_, cut)] if *cut > 0.0 => one(90),
+                [(camera, _)] if camera.focus_radius.is_none() => one((best as f32 * whole) as u32),
+                _ => (0..cameras.len())
                     .map(|i| RegionCoverage {
                         visible: visible.get(i).copied().unwrap_or(0),
                         total: 100,
                     })
-                    .collect()
+                    .collect(),
             })
         }
+    }
+
+    /// [`probe_with`] where something in front hides half the region from the model's near plane.
+    fn probe(
+        visible: Vec<u32>,
+    ) -> impl FnMut(&[(OrbitCamera, f32)]) -> Result<Vec<RegionCoverage>, ()> {
+        probe_with(visible, 0.5)
     }
 
     #[test]
@@ -235,6 +269,26 @@ mod tests {
         assert_eq!(view.camera.target, framed.target);
         assert_eq!(view.camera.distance, framed.distance);
         assert_eq!(view.camera.focus_radius, framed.focus_radius);
+    }
+
+    #[test]
+    fn the_near_plane_holds_the_model_where_nothing_in_front_hides_the_region() {
+        let mut framed = OrbitCamera::default();
+        framed.frame_part(Vec3::splat(-0.1), Vec3::splat(0.1), 1.0, 1.0);
+        let angles = candidate_angles((19.3, 13.3));
+        let visible = vec![40; angles.len()];
+        let view =
+            pick_region_view(framed, &angles, 1.0, probe_with(visible.clone(), 1.0)).expect("ok");
+        assert_eq!(
+            view.camera.focus_radius, None,
+            "nothing in front: nothing cut off"
+        );
+        assert_eq!(view.coverage.visible, 40);
+        let view = pick_region_view(framed, &angles, 1.0, probe_with(visible, 0.8)).expect("ok");
+        assert_eq!(
+            view.camera.focus_radius, framed.focus_radius,
+            "the body in front hides some"
+        );
     }
 
     #[test]
