@@ -434,6 +434,9 @@ fn seen_by(
     region_count(&shown, dqs) as f32 / region_count(&alone, dqs).max(1) as f32
 }
 
+/// A clip, a time in seconds and a joint.
+type Moment = (&'static str, f32, &'static str);
+
 /// Regions the default view does not see (fingers curled into a fist or hidden behind the
 /// hand, at rest or in a clip): the picked view sees at least a third of each in every pane.
 #[test]
@@ -442,7 +445,7 @@ fn regions_hidden_from_the_default_view_are_seen_from_another_side() {
     let (Some(dir), Some(_)) = (support::characters_dir(test), support::gpu(test)) else {
         return;
     };
-    let cases: [(&str, &[(&str, f32, &str)]); 2] = [
+    let cases: [(&str, &[Moment]); 2] = [
         (
             "Adventurer.gltf",
             &[
