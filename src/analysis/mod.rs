@@ -7,6 +7,7 @@ mod fit_review;
 mod flip;
 mod focus;
 mod heat;
+mod heat_focus;
 mod heat_units;
 mod joint_scale;
 mod measure;
@@ -28,9 +29,10 @@ pub use flip::{
 };
 pub use focus::{FOCUS_MARGIN, FOCUS_WEIGHT_THRESHOLD, FocusError, FocusRegion, focus_region};
 pub use heat::{
-    HeatBetas, HeatQuantity, HeatRange, HeatRangeError, HeatRangeSpec, focus_heat_range,
-    heat_decimals, heat_value_text, heat_values, pose_heat_range,
+    HeatBetas, HeatQuantity, HeatRange, HeatRangeError, HeatRangeSpec, heat_decimals,
+    heat_value_text, heat_values, pose_heat_range,
 };
+pub use heat_focus::focus_heat_range;
 pub use heat_units::{LengthScale, heat_value_with_length};
 pub use joint_scale::{ScaleKind, classify_scale};
 pub use measure::{area, is_closed, signed_volume};
