@@ -11,6 +11,8 @@ const VIEW_JOINTS: u32 = 5u;
 const VIEW_COLLAPSE: u32 = 6u;
 const VIEW_BETA: u32 = 7u;
 const VIEW_MASK: u32 = 8u;
+const VIEW_COR_DISTANCE: u32 = 9u;
+const VIEW_REGION: u32 = 10u;
 
 // Determinant of the blended 3x3 of `mode`: the local volume ratio of the
 // blended transform (weight gradients ignored). Rigid DQS blends are 1.
@@ -112,6 +114,7 @@ fn debug_color(view: u32, value: f32, heaviest: u32, normal: vec3<f32>, heat_ran
         case VIEW_JOINTS: { return index_color(heaviest); }
         // Volume ratio: by default 0 (collapsed) blue, 1 green, 2 or more red.
         case VIEW_COLLAPSE: { return heat(heat_t(value, heat_range)); }
+        case VIEW_COR_DISTANCE: { return heat(heat_t(value, heat_range)); }
         case VIEW_BETA: { return heat(value); }
         default: { return vec3<f32>(1.0); }
     }

@@ -21,8 +21,9 @@ struct FrameUniforms {
     // Linear RGBA of wire edges (fs_wire).
     wire_color: vec4<f32>,
     // x: DQS bulge compensation in [0, 1]; y: depth pull towards the eye (clip w units;
-    // wires); z: unused; w: 1 when wire edges take their vertex colours too (line lists
-    // such as the grid).
+    // wires); z: cut depth: fragments outside the selected joint's region (params.y) nearer
+    // than this depth (0..1) are not drawn, so 0 cuts nothing and 1 leaves the region alone;
+    // w: 1 when wire edges take their vertex colours too (line lists such as the grid).
     extra: vec4<f32>,
     // x: the value the displacement or collapse view draws blue, y: the value it draws red
     // (displacement over the diagonal, collapse as a volume ratio); z, w unused.
@@ -67,6 +68,9 @@ struct VertexOut {
     @location(2) debug_value: f32,
     @location(3) @interpolate(flat) heaviest: u32,
     @location(4) color: vec4<f32>,
+    // 1 where the triangle is in the selected joint's region (params.y): its first corner,
+    // the provoking vertex of flat interpolation, has that joint as its heaviest influence.
+    @location(5) @interpolate(flat) in_region: u32,
 }
 
 // Instance `instance`'s vertex `index` as the compute pass wrote it.
@@ -102,9 +106,20 @@ fn vs_main(@builtin(vertex_index) index: u32, @builtin(instance_index) instance:
     if DEBUG_VIEWS && view != 0u {
         let beta = hybrid_beta(index, frame.params.x);
         value = debug_scalar(v, view, debug_mode(), beta, u32(frame.params.y), frame.params.z);
+        if view == VIEW_COR_DISTANCE {
+            value = cor_distance(v, index, s.position) * frame.params.z;
+        }
         heaviest = v.joints0.x;
     }
-    return VertexOut(clip, s.normal, vertex_uv(index), value, heaviest, vertex_color(index));
+    // Rigid primitives (no influences) belong to no joint's region.
+    let in_region = u32(geometry.influence_words != 0u && v.joints0.x == u32(frame.params.y));
+    return VertexOut(clip, s.normal, vertex_uv(index), value, heaviest, vertex_color(index), in_region);
+}
+
+// Distance from `position` (the pipeline's mode) to vertex `index`'s CoR position: 0 in CoR
+// panes, which skin the same way.
+fn cor_distance(v: SkinInput, index: u32, position: vec3<f32>) -> f32 {
+    return length(position - skin_cor(v, vertex_center(index, v.position)).position);
 }
 
 // Half-Lambert (Valve): (0.5 n.l + 0.5)^2 keeps the unlit side readable.
@@ -125,6 +140,15 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     let base = material.base_color * textureSample(base_color_texture, base_color_sampler, in.uv) * in.color;
     let alpha_mode = u32(material.alpha.y);
     let view = u32(frame.params.w);
+    // A cut-away: what hides the region in front of the cut depth is not drawn.
+    if in.in_region == 0u && in.clip_position.z < frame.extra.z {
+        discard;
+    }
+    // The region mask: the selected joint's region white, everything else black, unlit (drawn
+    // by the shaded pipelines: it needs no debug scalar).
+    if view == VIEW_REGION {
+        return vec4<f32>(vec3<f32>(f32(in.in_region)), 1.0);
+    }
     // The mask is the geometry's silhouette: every fragment white, whatever its alpha.
     if DEBUG_VIEWS && view == VIEW_MASK {
         return vec4<f32>(1.0);

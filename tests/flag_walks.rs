@@ -332,9 +332,14 @@ fn render_flags_each_change_the_output_or_are_refused() {
         &["--mode", "cor", "--twist", "forearm_twist=120"],
         &["--bulge-compensation", "1", "--twist", "forearm_twist=150"],
         &["--view", "mask"],
+        &["--view", "cor-distance", "--twist", "forearm_twist=120"],
     ] {
         w.changes(&base, flag, out);
     }
+    // --outline draws the focus joint's region; without --focus there is none.
+    let focused = [&base[..], &["--focus", "elbow"]].concat();
+    w.changes(&focused, &["--outline"], out);
+    w.refused(&[&base[..], &["--outline"]].concat(), "give --focus JOINT");
     // --camera-out writes its own file (the image stays as it was), one camera, one pane.
     let camera = w.path("camera.json");
     w.changes(

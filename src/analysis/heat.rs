@@ -3,14 +3,19 @@
 //!
 //! The values are those of `debug_scalar` in `shaders/debug_views.wgsl`: displacement is the
 //! distance between a vertex's LBS and DQS positions over the rest bounding-box diagonal;
-//! collapse is the determinant of the blended 3x3 of the mode (the local volume ratio).
+//! collapse is the determinant of the blended 3x3 of the mode (the local volume ratio); CoR
+//! distance is the distance between a vertex's position in the mode and its CoR position over
+//! the diagonal (`cor_distance` in `shaders/draw.wgsl`).
 
 use glam::Mat3;
 use thiserror::Error;
 
 use crate::anim::Pose;
 use crate::scene::Scene;
-use crate::skin::{Betas, JointPalette, PosePalettes, SceneBetas, SkinningMode, skin_scene};
+use crate::skin::{
+    Betas, JointPalette, PosePalettes, SceneBetas, SceneCenters, SkinningMode, skin_scene,
+    skin_scene_cor, skin_scene_hybrid,
+};
 
 /// What a heatmap measures per vertex.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -19,6 +24,8 @@ pub enum HeatQuantity {
     Displacement,
     /// Determinant of the mode's blended 3x3: the local volume ratio (1 keeps volume).
     Collapse,
+    /// |mode - CoR| position distance over the rest bounding-box diagonal (0 in CoR).
+    CorDistance,
 }
 
 impl HeatQuantity {
@@ -26,7 +33,7 @@ impl HeatQuantity {
     #[must_use]
     pub fn default_range(self) -> HeatRange {
         match self {
-            Self::Displacement => HeatRange { lo: 0.0, hi: 0.1 },
+            Self::Displacement | Self::CorDistance => HeatRange { lo: 0.0, hi: 0.1 },
             Self::Collapse => HeatRange { lo: 0.0, hi: 2.0 },
         }
     }
@@ -36,7 +43,7 @@ impl HeatQuantity {
     #[must_use]
     pub fn min_span(self) -> f32 {
         match self {
-            Self::Displacement => 1e-3,
+            Self::Displacement | Self::CorDistance => 1e-3,
             Self::Collapse => 0.01,
         }
     }
@@ -163,7 +170,7 @@ impl HeatRangeSpec {
             .iter()
             .filter(|v| v.is_finite())
             .map(|&v| match quantity {
-                HeatQuantity::Displacement => v,
+                HeatQuantity::Displacement | HeatQuantity::CorDistance => v,
                 HeatQuantity::Collapse => (v - 1.0).abs(),
             })
             .collect();
@@ -175,7 +182,7 @@ impl HeatRangeSpec {
         let (_, &mut at, _) = spread.select_nth_unstable_by(rank, f32::total_cmp);
         let at = at.max(quantity.min_span());
         match quantity {
-            HeatQuantity::Displacement => HeatRange { lo: 0.0, hi: at },
+            HeatQuantity::Displacement | HeatQuantity::CorDistance => HeatRange { lo: 0.0, hi: at },
             HeatQuantity::Collapse => HeatRange {
                 lo: 1.0 - at,
                 hi: 1.0 + at,
@@ -184,13 +191,16 @@ impl HeatRangeSpec {
     }
 }
 
-/// Hybrid betas as the pipelines apply them: per vertex (or 1 without) times a scale.
+/// Hybrid betas as the pipelines apply them: per vertex (or 1 without) times a scale; and the
+/// centers of rotation the CoR distance is measured from.
 #[derive(Clone, Copy, Debug)]
 pub struct HeatBetas<'a> {
     /// Per-vertex betas (`--hybrid-auto`, `_DQS_BLEND`); `None`: every vertex has beta 1.
     pub betas: Option<&'a SceneBetas>,
     /// The beta scale (the `--beta` of a plain hybrid).
     pub scale: f32,
+    /// Centers of rotation of CoR positions; `None`: CoR draws as LBS (as the GPU does).
+    pub centers: Option<&'a SceneCenters>,
 }
 
 /// The value `quantity` takes at every vertex of every skinned primitive of `scene` at
@@ -212,6 +222,7 @@ pub fn heat_values(
     match quantity {
         HeatQuantity::Displacement => displacements(scene, pose, diagonal),
         HeatQuantity::Collapse => collapse_ratios(scene, pose, mode, betas),
+        HeatQuantity::CorDistance => cor_distances(scene, pose, mode, betas, diagonal),
     }
 }
 
@@ -220,7 +231,9 @@ pub fn heat_values(
 #[must_use]
 pub fn heat_value_text(quantity: HeatQuantity, value: f32, decimals: usize) -> String {
     match quantity {
-        HeatQuantity::Displacement => format!("{:.*}%", decimals, value * 100.0),
+        HeatQuantity::Displacement | HeatQuantity::CorDistance => {
+            format!("{:.*}%", decimals, value * 100.0)
+        }
         HeatQuantity::Collapse => format!("{value:.decimals$}"),
     }
 }
@@ -229,7 +242,7 @@ pub fn heat_value_text(quantity: HeatQuantity, value: f32, decimals: usize) -> S
 #[must_use]
 pub fn heat_decimals(quantity: HeatQuantity, range: HeatRange) -> usize {
     let span = match quantity {
-        HeatQuantity::Displacement => (range.hi - range.lo) * 100.0,
+        HeatQuantity::Displacement | HeatQuantity::CorDistance => (range.hi - range.lo) * 100.0,
         HeatQuantity::Collapse => range.hi - range.lo,
     };
     match span {
@@ -253,21 +266,7 @@ pub fn pose_heat_range(
     diagonal: f32,
     spec: HeatRangeSpec,
 ) -> HeatRange {
-    if let HeatRangeSpec::Fixed(range) = spec {
-        return range;
-    }
-    let modes: &[SkinningMode] = match quantity {
-        HeatQuantity::Displacement => &[SkinningMode::Dqs],
-        HeatQuantity::Collapse => modes,
-    };
-    modes
-        .iter()
-        .map(|&mode| {
-            let values = heat_values(scene, pose, quantity, mode, betas, diagonal);
-            spec.range_of(quantity, &values)
-        })
-        .reduce(HeatRange::union)
-        .unwrap_or_else(|| quantity.default_range())
+    super::heat_focus::heat_range_over(scene, pose, (quantity, modes), betas, diagonal, spec, None)
 }
 
 /// |LBS - DQS| per vertex of each skinned primitive, over `diagonal`.
@@ -281,6 +280,43 @@ fn displacements(scene: &Scene, pose: &Pose, diagonal: f32) -> Vec<f32> {
     let dqs = skin_scene(scene, pose, SkinningMode::Dqs, Betas::Uniform(1.0));
     lbs.iter()
         .zip(&dqs)
+        .filter(|(a, _)| a.skinned)
+        .flat_map(|(a, b)| {
+            a.vertices
+                .positions
+                .iter()
+                .zip(&b.vertices.positions)
+                .map(move |(p, q)| (*p - *q).length() * inv)
+        })
+        .collect()
+}
+
+/// |`mode` - CoR| per vertex of each skinned primitive, over `diagonal` (CoR about
+/// `betas.centers`, LBS without them, as the pipelines draw it).
+fn cor_distances(
+    scene: &Scene,
+    pose: &Pose,
+    mode: SkinningMode,
+    betas: HeatBetas<'_>,
+    diagonal: f32,
+) -> Vec<f32> {
+    let inv = if diagonal.is_finite() && diagonal > 0.0 {
+        1.0 / diagonal
+    } else {
+        1.0
+    };
+    let cor = match betas.centers {
+        Some(centers) => skin_scene_cor(scene, pose, centers),
+        None => skin_scene(scene, pose, SkinningMode::Lbs, Betas::Uniform(0.0)),
+    };
+    let posed = match (mode, betas.betas) {
+        (SkinningMode::Cor, _) => cor.clone(),
+        (_, Some(b)) => skin_scene_hybrid(scene, pose, mode, b, betas.scale),
+        (_, None) => skin_scene(scene, pose, mode, Betas::Uniform(betas.scale)),
+    };
+    posed
+        .iter()
+        .zip(&cor)
         .filter(|(a, _)| a.skinned)
         .flat_map(|(a, b)| {
             a.vertices
@@ -389,6 +425,7 @@ mod tests {
     const ONE: HeatBetas<'static> = HeatBetas {
         betas: None,
         scale: 1.0,
+        centers: None,
     };
 
     #[test]
@@ -417,7 +454,11 @@ mod tests {
     fn collapse_is_lbs_pinched_dqs_whole_hybrid_between() {
         let (scene, pose, diagonal) = twisted(180.0);
         let of = |mode, scale| {
-            let betas = HeatBetas { betas: None, scale };
+            let betas = HeatBetas {
+                betas: None,
+                scale,
+                centers: None,
+            };
             heat_values(&scene, &pose, HeatQuantity::Collapse, mode, betas, diagonal)
         };
         let lbs = of(SkinningMode::Lbs, 1.0);
@@ -445,6 +486,7 @@ mod tests {
             HeatBetas {
                 betas: None,
                 scale: 0.5,
+                centers: None,
             },
             diagonal,
             HeatRangeSpec::default(),

@@ -55,7 +55,8 @@ fn three_digits(value: f32) -> String {
 }
 
 /// A bar's number: [`heat_value_text`], and for displacement with a `length` scale the same
-/// length in the unit the bar's `range` reads in: `1.20% = 2.08 cm`.
+/// length in the unit the bar's `range` reads in: `1.20% = 2.08 cm`; the CoR distance in that
+/// unit alone (`2.08 cm`), the percentage where the length is unknown.
 #[must_use]
 pub fn heat_value_with_length(
     quantity: HeatQuantity,
@@ -67,13 +68,13 @@ pub fn heat_value_with_length(
     let text = heat_value_text(quantity, value, decimals);
     let unit = length.and_then(|l| Some((l.unit_for(range.hi.abs().max(range.lo.abs()))?, l)));
     match (quantity, unit) {
-        (HeatQuantity::Displacement, Some(((name, metres), l))) => {
+        (HeatQuantity::Displacement | HeatQuantity::CorDistance, Some(((name, metres), l))) => {
             let per = l.metres_per_diagonal().unwrap_or(0.0);
             let v = value * per / metres;
-            if v.is_finite() {
-                format!("{text} = {} {name}", three_digits(v))
-            } else {
-                text
+            match (v.is_finite(), quantity) {
+                (false, _) => text,
+                (true, HeatQuantity::CorDistance) => format!("{} {name}", three_digits(v)),
+                (true, _) => format!("{text} = {} {name}", three_digits(v)),
             }
         }
         _ => text,

@@ -7,6 +7,7 @@ mod fit_review;
 mod flip;
 mod focus;
 mod heat;
+mod heat_focus;
 mod heat_units;
 mod joint_scale;
 mod measure;
@@ -31,6 +32,7 @@ pub use heat::{
     HeatBetas, HeatQuantity, HeatRange, HeatRangeError, HeatRangeSpec, heat_decimals,
     heat_value_text, heat_values, pose_heat_range,
 };
+pub use heat_focus::focus_heat_range;
 pub use heat_units::{LengthScale, heat_value_with_length};
 pub use joint_scale::{ScaleKind, classify_scale};
 pub use measure::{area, is_closed, signed_volume};

@@ -2,21 +2,26 @@
 //! selected joint's region (measured again only when the pose changes).
 
 use super::viewer::Running;
-use crate::ui::ViewRect;
+use crate::render::{Camera, ProbeCamera};
+use crate::ui::{OrbitCamera, ViewRect};
 
 impl Running {
-    /// Frames the region of the joint a Frame asked for, at this frame's pose, and follows
-    /// it from there (on by default after Frame; the framed view is the first followed one).
+    /// Frames the region of the joint a Frame asked for, at this frame's pose, from the view
+    /// that sees the most of it (the rule of `render --focus` and `report`,
+    /// [`crate::ui::pick_region_view`], the current angles counting as the usual front), and
+    /// follows it from there (on by default after Frame; the framed view is the first followed one).
     pub(super) fn frame_joint(&mut self, views: &[ViewRect]) {
         let Some(node) = self.state.requests.frame_joint.take() else {
             return;
         };
         match self.model.joint_region(node) {
             Ok((min, max)) => {
-                // Fit the narrowest pane; near and far keep holding the whole model.
+                // Fit the narrowest pane; the far plane keeps holding the whole model.
                 let model_radius = (self.model.bounds.1 - self.model.bounds.0).length() * 0.5;
-                let camera = &mut self.state.camera;
-                camera.frame_part(min, max, narrowest_aspect(views), model_radius);
+                let aspect = narrowest_aspect(views);
+                let mut framed = self.state.camera;
+                framed.frame_part(min, max, aspect, model_radius);
+                self.state.camera = self.pick_view(node, framed, aspect);
                 let p = &self.state.playback;
                 let overrides = &self.state.joints.overrides;
                 let centre = (min + max) * 0.5;
@@ -55,6 +60,44 @@ impl Running {
                 self.state.error = Some(format!("follow: {e}"));
                 follow.enabled = false;
                 follow.reset();
+            }
+        }
+    }
+}
+
+impl Running {
+    /// `framed` turned to the direction that sees the most of joint node `node`'s region in
+    /// the current mode, counted in region masks of the posed model; `framed` as it is when
+    /// the probe fails (said in the log).
+    fn pick_view(&self, node: usize, framed: OrbitCamera, aspect: f32) -> OrbitCamera {
+        let first = (framed.yaw.to_degrees(), framed.pitch.to_degrees());
+        let angles = crate::ui::candidate_angles(first);
+        let joint = self
+            .model
+            .scene
+            .skins
+            .get(self.state.joints.skin)
+            .and_then(|s| s.joints.iter().position(|&j| j == node))
+            .map_or(u32::MAX, |i| i as u32);
+        let (ctx, renderer, gpu) = (&self.gpu.ctx, &self.graphics.renderer, &self.model.gpu);
+        let mode = (self.state.skinning.mode, joint);
+        let picked = crate::ui::pick_region_view(framed, &angles, aspect, |cameras| {
+            let probes: Vec<ProbeCamera> = cameras
+                .iter()
+                .map(|(camera, cut_depth)| ProbeCamera {
+                    camera: Camera {
+                        clip_from_world: camera.clip_from_world(aspect),
+                    },
+                    cut_depth: *cut_depth,
+                })
+                .collect();
+            renderer.region_coverage(ctx, gpu, mode, &probes, aspect)
+        });
+        match picked {
+            Ok(view) => view.camera,
+            Err(e) => {
+                log::warn!("cannot pick the view of the joint's region: {e}");
+                framed
             }
         }
     }

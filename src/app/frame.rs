@@ -89,7 +89,8 @@ impl Running {
         let s = &self.state.skinning;
         let wants_cor = s.mode == crate::skin::SkinningMode::Cor
             || (s.view == crate::ui::ViewMode::Split && s.panes[3])
-            || self.state.paint.fit_waiting;
+            || self.state.paint.fit_waiting
+            || s.shading == crate::render::DebugView::CorDistance;
         let model = &mut self.model;
         let renderer = &self.graphics.renderer;
         model.cor.poll(
@@ -295,6 +296,7 @@ impl Running {
                 betas: self.inspector.shown_betas(),
                 beta_scale: 1.0,
                 diagonal: (model.bounds.1 - model.bounds.0).length(),
+                centers: model.cor.centers().cloned(),
             };
             (
                 quantity,

@@ -13,7 +13,7 @@ use glam::Mat4;
 use crate::analysis::{HeatBetas, HeatQuantity, HeatRange, HeatRangeSpec, pose_heat_range};
 use crate::anim::Pose;
 use crate::scene::Scene;
-use crate::skin::{SceneBetas, SkinningMode};
+use crate::skin::{SceneBetas, SceneCenters, SkinningMode};
 use crate::ui::HeatRangeMode;
 
 /// What a computed range depends on.
@@ -23,6 +23,7 @@ struct HeatKey {
     modes: Vec<SkinningMode>,
     beta_scale: f32,
     betas_revision: u64,
+    has_centers: bool,
     globals: Vec<Mat4>,
     morph_weights: Vec<Vec<f32>>,
 }
@@ -56,6 +57,8 @@ pub struct HeatInputs<'a> {
     pub beta_scale: f32,
     /// The rest bounding-box diagonal.
     pub diagonal: f32,
+    /// The CoR centers once computed (the CoR distance view measures from them).
+    pub centers: Option<Arc<SceneCenters>>,
 }
 
 impl HeatInputs<'_> {
@@ -66,6 +69,7 @@ impl HeatInputs<'_> {
             modes: self.modes.clone(),
             beta_scale: self.beta_scale,
             betas_revision: self.betas.1,
+            has_centers: self.centers.is_some(),
             globals: self.pose.global.clone(),
             morph_weights: self.pose.morph_weights.clone(),
         }
@@ -118,6 +122,7 @@ impl HeatRanges {
         let scene = Arc::clone(inputs.scene);
         let pose = inputs.pose.clone();
         let betas = inputs.betas.0.clone();
+        let centers = inputs.centers.clone();
         let (quantity, modes, scale, diagonal) = (
             key.quantity,
             key.modes.clone(),
@@ -130,6 +135,7 @@ impl HeatRanges {
                 let betas = HeatBetas {
                     betas: Some(&betas),
                     scale,
+                    centers: centers.as_deref(),
                 };
                 let spec = HeatRangeSpec::default();
                 let range = pose_heat_range(&scene, &pose, quantity, &modes, betas, diagonal, spec);
@@ -195,6 +201,7 @@ mod tests {
         let betas = HeatBetas {
             betas: Some(betas),
             scale: 1.0,
+            centers: None,
         };
         let modes = [SkinningMode::Lbs, SkinningMode::Dqs];
         let spec = HeatRangeSpec::default();
@@ -223,6 +230,7 @@ mod tests {
             betas: (&betas, 0),
             beta_scale: 1.0,
             diagonal,
+            centers: None,
         };
         let quantity = HeatQuantity::Collapse;
         let mut ranges = HeatRanges::default();

@@ -41,6 +41,7 @@ impl Running {
                     diagonal: (self.model.bounds.1 - self.model.bounds.0).length(),
                     bulge: s.bulge_compensation,
                     heat_range: self.state.heat_shown.map(|(_, range)| range),
+                    cut_depth: 0.0,
                 };
                 (camera, params)
             })

@@ -313,7 +313,7 @@ pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
         "selected": state.joints.selected.map(name),
         "search": state.joints.search,
         "collapsed": state.joints.collapsed.iter().map(|&n| name(n)).collect::<Vec<_>>(),
-        "camera": {"target": cam.target.to_array(), "distance": cam.distance, "yaw": cam.yaw, "pitch": cam.pitch, "scene_radius": cam.scene_radius},
+        "camera": {"target": cam.target.to_array(), "distance": cam.distance, "yaw": cam.yaw, "pitch": cam.pitch, "scene_radius": cam.scene_radius, "focus_radius": cam.focus_radius},
         "joints": joints,
         "paint": {
             "painted": shown.painted,

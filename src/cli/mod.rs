@@ -13,13 +13,14 @@ mod flag_rules;
 mod inspect;
 mod inspect_morphs;
 mod inspect_surface;
+pub mod painter;
 mod pose_args;
 pub mod render;
 mod render_anim;
 mod render_args;
 mod render_camera;
 mod report;
-mod report_pictures;
+pub mod report_pictures;
 mod shader;
 mod twist_joints;
 
@@ -251,7 +252,8 @@ pub struct RenderArgs {
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct RenderFlags {
     /// Debug view: shaded, weights, influences, normals, displacement, joints, collapse, beta,
-    /// mask (the mesh flat white on black, no labels).
+    /// mask (the mesh flat white on black, no labels), cor-distance (each pane's distance from
+    /// the CoR position).
     #[arg(long, default_value = "shaded")]
     pub view: String,
     /// Joint (name or node index) whose weights the weights view shows.
@@ -267,6 +269,10 @@ pub struct RenderFlags {
     /// diagonal, `0.02` or `2%`; collapse as volume ratios, `0.8:1.2`).
     #[arg(long, value_name = "auto|pNN|LO:HI")]
     pub range: Option<String>,
+    /// With --focus: outline the joint's region (the triangles `analyze` measures) in every
+    /// pane, as `report`'s region pictures do.
+    #[arg(long)]
+    pub outline: bool,
 }
 
 /// Limits and URI policy for loading a model file (see [`LoadOptions`]).

@@ -7,40 +7,21 @@ use anyhow::{Context, Result, bail};
 use glam::Vec3;
 
 use super::RenderArgs;
+pub use super::painter::{Painter, RenderLook, render_image};
 use super::render_anim::{FramePlan, FrameWriter, OutputFormat, plan, progress};
-use super::render_camera::{CameraRequest, pane_camera};
+use super::render_camera::CameraRequest;
 use crate::analysis::{
-    FocusRegion, HeatBetas, HeatQuantity, HeatRange, HeatRangeSpec, pose_heat_range,
+    FocusRegion, HeatBetas, HeatQuantity, HeatRange, HeatRangeSpec, focus_heat_range,
+    pose_heat_range,
 };
 use crate::anim::Pose;
-use crate::render::{
-    DebugView, GpuContext, RenderSettings, Renderer, RgbaImage, SceneGpu, View, ViewParams,
-    draw_heat_legend, draw_label,
-};
+use crate::render::DebugView;
 use crate::scene::Scene;
-use crate::skin::{SceneBetas, SceneCenters, SkinningMode, rest_bounds};
-use crate::ui::OrbitCamera;
+use crate::skin::{SceneBetas, SkinningMode, rest_bounds};
+use crate::ui::{OrbitCamera, RegionView};
 
 /// Direction the default camera looks from: in front (+Z, glTF's forward), a little right and above.
 pub const CAMERA_DIRECTION: Vec3 = Vec3::new(0.35, 0.25, 1.0);
-
-/// What to show besides the pose: debug view, selected joint, hybrid betas, heat range.
-#[derive(Clone, Debug, Default)]
-pub struct RenderLook {
-    /// Debug view (shaded by default).
-    pub view: DebugView,
-    /// Joint node whose weights the weights view shows.
-    pub joint: Option<usize>,
-    /// The hybrid panes' per-vertex betas ([`crate::skin::hybrid_betas`]) and their label
-    /// (`map`, `flags`, `0.30`); `None`: no hybrid pane.
-    pub betas: Option<(SceneBetas, String)>,
-    /// Centers of rotation for CoR panes (without them CoR draws as LBS).
-    pub cor_centers: Option<SceneCenters>,
-    /// DQS bulge compensation in [0, 1] for DQS panes (0 off).
-    pub bulge: f32,
-    /// Range of the displacement and collapse views; `None`: the view's default.
-    pub heat_range: Option<HeatRange>,
-}
 
 /// Renders `args.model` as the flags say and writes a PNG, GIF or animation.
 pub fn run(args: &RenderArgs) -> Result<()> {
@@ -56,7 +37,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
     })?;
     let range_spec = range_spec(args.look.range.as_deref(), view)?;
     let scene = super::load(&super::model_or_default(args.model.clone()), &args.load)?;
-    let job = Job::new(&scene, args, view, range_spec, size)?;
+    let mut job = Job::new(&scene, args, view, range_spec, size)?;
     let first = job.poses.first().context("no frame to render")?;
     let mut painter = Painter::new(
         &scene,
@@ -65,6 +46,7 @@ pub fn run(args: &RenderArgs) -> Result<()> {
         job.look.clone(),
         [size.0, size.1],
     )?;
+    job.pick_view(&mut painter)?;
     if let Err(e) = job.write(&mut painter, &args.out, format) {
         // No half-written file is left behind.
         let _ = std::fs::remove_file(&args.out);
@@ -109,6 +91,12 @@ struct Job {
     targets: Vec<Vec3>,
     /// The focus joint's name and region over all frames (`--focus`).
     focus: Option<(String, FocusRegion)>,
+    /// The camera flags, checked.
+    request: CameraRequest,
+    /// With `--focus`, the view picked of the joint's region and what it sees of it.
+    region_view: Option<RegionView>,
+    /// Whether the focus joint's region is outlined (`--outline`).
+    outline: bool,
     /// Image width and height.
     size: (u32, u32),
 }
@@ -129,6 +117,9 @@ impl Job {
         }
         let resolved = pose_args.resolve(scene)?;
         let camera = CameraRequest::parse(&args.camera, scene)?;
+        if args.look.outline && camera.focus.is_none() {
+            bail!("--outline draws the --focus joint's region; give --focus JOINT");
+        }
         let frames = plan(scene, &args.motion, &resolved, args.pose.time.is_some())?;
         let joint = match &args.look.joint {
             Some(_) if view != DebugView::Weights => bail!(
@@ -142,12 +133,13 @@ impl Job {
             ),
         };
         let modes: Vec<SkinningMode> = panes.unwrap_or_else(|| vec![resolved.mode]);
-        let cor_centers = if modes.contains(&SkinningMode::Cor) {
+        // The CoR distance view measures from the CoR positions, whatever the panes.
+        let cor_centers = if modes.contains(&SkinningMode::Cor) || view == DebugView::CorDistance {
             Some(args.pose.cor.centers(scene)?)
         } else {
             super::flag_rules::refuse_cor_precompute(
                 &args.pose.cor,
-                "no pane of this render is CoR (add --mode cor or split3)",
+                "no pane of this render is CoR (add --mode cor or split3) and the view is not cor-distance",
             )?;
             None
         };
@@ -203,26 +195,47 @@ impl Job {
             orbit,
             targets,
             focus,
+            request: camera,
+            region_view: None,
+            outline: args.look.outline,
             size,
         };
         job.look.heat_range = job.heat_range(scene, range_spec);
         Ok(job)
     }
 
+    /// With `--focus`, picks the view of the joint's region on the first frame (the direction
+    /// that sees the most of it, unless `--yaw` or `--pitch` fix it; [`Painter::pick_view`]);
+    /// later frames keep that direction.
+    fn pick_view(&mut self, painter: &mut Painter<'_>) -> Result<()> {
+        let (Some(joint), Some(pose)) = (self.request.focus, self.poses.first()) else {
+            return Ok(());
+        };
+        let view = painter.pick_view(pose, joint, self.orbit, &self.request)?;
+        painter.set_outline(self.outline);
+        self.orbit = view.camera;
+        self.region_view = Some(view);
+        Ok(())
+    }
+
     /// One heat range for every pane and frame (the union of each frame's), so colours
-    /// compare; `None` for views without one.
+    /// compare, over the focus region's vertices with `--focus`; `None` for views without one.
     fn heat_range(&self, scene: &Scene, spec: HeatRangeSpec) -> Option<HeatRange> {
         let quantity = self.look.view.heat_quantity()?;
         let betas = HeatBetas {
             betas: self.look.betas.as_ref().map(|(b, _)| b),
             scale: 1.0,
+            centers: self.look.cor_centers.as_ref(),
         };
         let diagonal = diagonal_of(scene);
-        let range = self
-            .poses
-            .iter()
-            .map(|pose| pose_heat_range(scene, pose, quantity, &self.modes, betas, diagonal, spec))
-            .reduce(HeatRange::union);
+        let of = |pose: &Pose| match self.request.focus {
+            Some(joint) => {
+                let what = (quantity, self.modes.as_slice());
+                focus_heat_range(scene, pose, what, betas, diagonal, spec, joint)
+            }
+            None => pose_heat_range(scene, pose, quantity, &self.modes, betas, diagonal, spec),
+        };
+        let range = self.poses.iter().map(of).reduce(HeatRange::union);
         Some(range.unwrap_or_else(|| quantity.default_range()))
     }
 
@@ -266,11 +279,14 @@ impl Job {
         } else {
             String::new()
         };
+        let seen = self
+            .region_view
+            .map_or_else(String::new, |v| region_seen_text(&v));
         let focus = match &self.focus {
             Some((name, r)) if self.targets.is_empty() => {
-                format!(", focus {name}: {} vertices", r.vertices)
+                format!(", focus {name}: {} vertices, {seen}", r.vertices)
             }
-            Some((name, _)) => format!(", following {name} over the frames"),
+            Some((name, _)) => format!(", following {name} over the frames, {seen}"),
             None => String::new(),
         };
         format!(
@@ -327,14 +343,38 @@ fn range_spec(text: Option<&str>, view: DebugView) -> Result<HeatRangeSpec> {
         (None, _) => Ok(HeatRangeSpec::default()),
         (Some(t), Some(_)) => Ok(HeatRangeSpec::parse(t)?),
         (Some(t), None) => bail!(
-            "--range {t}: only the displacement and collapse views have a range (this is --view {})",
+            "--range {t}: only the displacement, collapse and cor-distance views have a range (this is --view {})",
             view.name()
         ),
     }
 }
 
+/// What a picked view sees of its region, for the "wrote" line and captions: `region 84%
+/// seen (best of 27 views)`; `; near plane at the region` where what is nearer hid it; with the
+/// cut-away `region 12% seen (best of 27 views), 95% with what is in front of it cut away`.
+#[must_use]
+pub fn region_seen_text(view: &RegionView) -> String {
+    let pct = |c: crate::render::RegionCoverage| (c.fraction() * 100.0).round();
+    let mut of = match view.tried {
+        1 => "from the angles given".to_string(),
+        n => format!("best of {n} views"),
+    };
+    if view.camera.focus_radius.is_some() && !view.cut_away {
+        of.push_str("; near plane at the region");
+    }
+    if view.cut_away {
+        format!(
+            "region {}% seen ({of}), {}% with what is in front of it cut away",
+            pct(view.uncut),
+            pct(view.coverage)
+        )
+    } else {
+        format!("region {}% seen ({of})", pct(view.coverage))
+    }
+}
+
 /// The rest bounding-box diagonal the displacement view divides by.
-fn diagonal_of(scene: &Scene) -> f32 {
+pub(super) fn diagonal_of(scene: &Scene) -> f32 {
     let (min, max) = rest_bounds(scene).unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
     (max - min).length()
 }
@@ -356,6 +396,11 @@ fn view_text(view: DebugView, range: Option<HeatRange>, spec: HeatRangeSpec) -> 
             "local volume ratio, {:.3} blue .. {:.3} red ({how})",
             r.lo, r.hi
         ),
+        (Some(HeatQuantity::CorDistance), Some(r)) => format!(
+            "distance from CoR / bbox diagonal, {:.3}% blue .. {:.3}% red ({how})",
+            r.lo * 100.0,
+            r.hi * 100.0
+        ),
         _ => view.legend().to_string(),
     }
 }
@@ -372,159 +417,6 @@ fn camera_text(camera: &OrbitCamera) -> String {
         t.y,
         t.z
     )
-}
-
-/// Renders frames of one scene: the GPU objects made once, a pose and camera per frame,
-/// each pane labelled, heat views with a colour bar.
-pub struct Painter<'s> {
-    /// The scene drawn.
-    scene: &'s Scene,
-    /// Device and queue.
-    ctx: GpuContext,
-    /// Pipelines at the image size.
-    renderer: Renderer,
-    /// The scene's GPU data, posed each frame.
-    gpu: SceneGpu,
-    /// One pane per mode.
-    modes: Vec<SkinningMode>,
-    /// Debug view, hybrid betas, heat range.
-    look: RenderLook,
-    /// The per-pane view parameters.
-    params: ViewParams,
-    /// Image size in pixels.
-    size: [u32; 2],
-}
-
-impl<'s> Painter<'s> {
-    /// Sets up the GPU for `scene` (uploaded at `pose`) with one pane per mode.
-    pub fn new(
-        scene: &'s Scene,
-        pose: &Pose,
-        modes: &[SkinningMode],
-        look: RenderLook,
-        [width, height]: [u32; 2],
-    ) -> Result<Self> {
-        let ctx = GpuContext::headless()?;
-        let renderer = Renderer::new(
-            &ctx,
-            RenderSettings {
-                width,
-                height,
-                // The mask is white on black, nothing else: a silhouette to compare.
-                background: if look.view == DebugView::Mask {
-                    [0.0, 0.0, 0.0, 1.0]
-                } else {
-                    RenderSettings::default().background
-                },
-                ..RenderSettings::default()
-            },
-        )?;
-        let mut gpu = SceneGpu::new(&ctx, &renderer, scene, pose)?;
-        if let Some((betas, _)) = &look.betas {
-            gpu.set_betas(&ctx, &renderer, betas);
-        }
-        if let Some(centers) = &look.cor_centers {
-            gpu.set_cor_centers(&ctx, &renderer, centers);
-        }
-        // The weights view takes a joint index within the skin; the first skin that has the joint.
-        let selected_joint = look
-            .joint
-            .and_then(|node| {
-                scene
-                    .skins
-                    .iter()
-                    .find_map(|s| s.joints.iter().position(|&j| j == node))
-            })
-            .unwrap_or(0) as u32;
-        // The betas are spelled per vertex ([`crate::skin::hybrid_betas`]): nothing scales them.
-        let params = ViewParams {
-            beta: 1.0,
-            view: look.view,
-            selected_joint,
-            diagonal: diagonal_of(scene),
-            bulge: look.bulge,
-            heat_range: look.heat_range,
-        };
-        Ok(Self {
-            scene,
-            ctx,
-            renderer,
-            gpu,
-            modes: modes.to_vec(),
-            look,
-            params,
-            size: [width, height],
-        })
-    }
-
-    /// Replaces the hybrid panes' per-vertex betas (e.g. the joint flags of another clip), labelled `label`.
-    pub fn set_betas(&mut self, betas: &SceneBetas, label: &str) {
-        self.gpu.set_betas(&self.ctx, &self.renderer, betas);
-        self.look.betas = Some((betas.clone(), label.to_string()));
-    }
-
-    /// Renders `pose` seen by `camera` in every pane, labelled, with a colour bar per pane in heat views.
-    pub fn paint(&mut self, pose: &Pose, camera: &OrbitCamera) -> Result<RgbaImage> {
-        self.gpu.update(&self.ctx, self.scene, pose);
-        let [width, height] = self.size;
-        let views = View::panes(width, height, &self.modes, self.params, |aspect| {
-            pane_camera(camera, aspect)
-        });
-        let mut image = self.renderer.render_views(&self.ctx, &self.gpu, &views)?;
-        self.annotate(&mut image, &views);
-        Ok(image)
-    }
-
-    /// Burns each pane's label (mode, view) and, in heat views, its colour bar into `image`.
-    fn annotate(&self, image: &mut RgbaImage, views: &[View]) {
-        let look = &self.look;
-        let scale = (self.size[1] / 160).clamp(1, 6);
-        let heat = look.view.heat_quantity();
-        let labelled = look.view != DebugView::Mask;
-        if labelled && (self.modes.len() > 1 || look.view != DebugView::Shaded) {
-            for view in views {
-                let mut label = match view.mode {
-                    SkinningMode::Hybrid => match &look.betas {
-                        Some((_, label)) => format!("hybrid {label}"),
-                        None => "hybrid".to_string(),
-                    },
-                    m => m.name().to_string(),
-                };
-                if look.view != DebugView::Shaded {
-                    label = format!("{label} {}", look.view.name());
-                }
-                draw_label(image, &label, view.x + 4 * scale, view.y + 4 * scale, scale);
-                if let Some(quantity) = heat {
-                    let range = look.heat_range.unwrap_or_else(|| quantity.default_range());
-                    let pane = [view.x, view.y, view.width, view.height];
-                    let length = crate::analysis::LengthScale {
-                        diagonal: self.params.diagonal,
-                        unit_meters: self.scene.source_info.unit_meters,
-                    };
-                    draw_heat_legend(image, pane, quantity, range, scale, Some(length));
-                }
-            }
-        }
-    }
-}
-
-/// Renders `scene` at `pose` once per mode, side by side, each pane labelled with its mode.
-///
-/// The camera frames the rest-pose bounding box from [`CAMERA_DIRECTION`], so renders of
-/// different poses line up.
-pub fn render_image(
-    scene: &Scene,
-    pose: &Pose,
-    modes: &[SkinningMode],
-    look: &RenderLook,
-    width: u32,
-    height: u32,
-) -> Result<RgbaImage> {
-    let narrowest = (width / modes.len().max(1) as u32).max(1) as f32 / height.max(1) as f32;
-    let (camera, _) =
-        CameraRequest::default_view().orbit(scene, std::slice::from_ref(pose), narrowest)?;
-    let mut painter = Painter::new(scene, pose, modes, look.clone(), [width, height])?;
-    painter.paint(pose, &camera)
 }
 
 /// The panes of a split `--mode`: `split` (LBS | DQS), `split3` (LBS | DQS | CoR) or a

@@ -12,7 +12,7 @@ use crate::render::Camera;
 use crate::scene::Scene;
 use crate::scene::names::{self, NameError};
 use crate::skin::rest_bounds;
-use crate::ui::{OrbitCamera, ViewAxes, fit_distance, fit_model_distance};
+use crate::ui::{OrbitCamera, ViewAxes, candidate_angles, fit_distance, fit_model_distance};
 
 /// The camera flags, checked: angles in degrees, distance in model units.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,6 +25,9 @@ pub struct CameraRequest {
     pub pitch_deg: f32,
     /// Eye to target distance; `None` fits the framed box.
     pub distance: Option<f32>,
+    /// Whether a focused picture picks its direction among [`candidate_angles`] (no `--yaw`
+    /// or `--pitch` given) rather than keeping `yaw_deg` and `pitch_deg`.
+    pub pick: bool,
 }
 
 /// The yaw and pitch in degrees of [`CAMERA_DIRECTION`], the default view.
@@ -47,6 +50,18 @@ impl CameraRequest {
             yaw_deg,
             pitch_deg,
             distance: None,
+            pick: true,
+        }
+    }
+
+    /// The directions (yaw, pitch in degrees) a focused picture picks from: the default view
+    /// and a cube's 26 ([`candidate_angles`]), or the angles the flags give alone.
+    #[must_use]
+    pub fn angles(&self) -> Vec<(f32, f32)> {
+        if self.pick {
+            candidate_angles((self.yaw_deg, self.pitch_deg))
+        } else {
+            vec![(self.yaw_deg, self.pitch_deg)]
         }
     }
 
@@ -77,6 +92,7 @@ impl CameraRequest {
             yaw_deg,
             pitch_deg,
             distance: flags.distance,
+            pick: flags.yaw.is_none() && flags.pitch.is_none(),
         })
     }
 
@@ -116,8 +132,12 @@ impl CameraRequest {
         camera.distance = self
             .distance
             .unwrap_or_else(|| fit(camera.scene_radius, aspect));
-        // Near and far planes hold the whole model, not just a focused joint.
+        // The far plane holds the whole model; the near plane stands just in front of a
+        // focused joint's region, so nothing nearer hides it.
         let rest_radius = (rest.1 - rest.0).length() * 0.5;
+        if region.is_some() {
+            camera.focus_radius = Some(camera.scene_radius);
+        }
         camera.scene_radius = camera.scene_radius.max(rest_radius);
         Ok((camera, region))
     }
@@ -161,8 +181,10 @@ impl CameraRequest {
         camera.distance = self
             .distance
             .unwrap_or_else(|| fit_distance(largest, aspect));
-        // Near and far planes hold the whole model, not just the followed joint.
+        // The far plane holds the whole model; the near plane stands just in front of the
+        // largest frame's region.
         let rest = rest_bounds(scene).unwrap_or((Vec3::splat(-1.0), Vec3::ONE));
+        camera.focus_radius = Some(largest.max(1e-3));
         camera.scene_radius = largest.max((rest.1 - rest.0).length() * 0.5);
         let region = regions[1..].iter().fold(first, |a, &r| a.union(r));
         let targets = regions.iter().map(FocusRegion::center).collect();
@@ -289,8 +311,11 @@ mod tests {
         let p =
             project_to_viewport(near.clip_from_world(1.0), region.center(), size).expect("ahead");
         assert!((p - size * 0.5).length() < 0.5, "{p}");
-        // The near plane still holds the whole tube.
+        // The far plane still holds the whole tube; the near plane touches the region's sphere.
         assert!(near.scene_radius >= whole.scene_radius - 1e-6);
+        assert_eq!(near.focus_radius, Some(region.radius()));
+        let (near_plane, _) = near.near_far();
+        assert!((near_plane - (near.distance - region.radius())).abs() < 1e-4);
     }
 
     #[test]

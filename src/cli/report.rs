@@ -96,7 +96,8 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             ..Default::default()
         }
     } else {
-        super::report_pictures::paint(&scene, &centers, &report, &options, size, args.renders)
+        let what = (&scene, model.as_str());
+        super::report_pictures::paint(what, &centers, &report, &options, size, args.renders)
     };
     lap("renders", &mut stages);
     stages.push(("total".into(), started.elapsed().as_secs_f64()));

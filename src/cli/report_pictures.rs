@@ -1,29 +1,41 @@
 //! `report`'s GPU pictures: the rest pose, each worst region at its worst moment, a twist
-//! sweep across the flip; LBS | DQS | hybrid | CoR panes, framed as `render --focus` frames.
+//! sweep across the flip. A region is seen from the view that shows the most of it (the rule
+//! `render --focus` and the viewer's Frame use, [`Painter::pick_view`]), outlined in every
+//! pane: LBS | DQS | hybrid | CoR shaded, and below, each pane's distance from CoR on one
+//! colour scale, where the methods differ.
 
 use anyhow::Result;
 
-use super::render::{Painter, RenderLook};
+use super::painter::{Painter, RenderLook};
+use super::render::{diagonal_of, region_seen_text};
 use super::render_camera::CameraRequest;
-use crate::anim::{JointAngles, Pose};
-use crate::render::RgbaImage;
-use crate::rig_report::{Pictures, RegionPicture, ReportOptions, RigReport, pictured_regions};
+use crate::analysis::{
+    HeatBetas, HeatQuantity, HeatRange, HeatRangeSpec, LengthScale, focus_heat_range,
+    heat_decimals, heat_value_with_length,
+};
+use crate::anim::{JointAngles, JointOverrides, Pose};
+use crate::render::{DebugView, RgbaImage, draw_outline};
+use crate::rig_report::{
+    Pictures, RegionPicture, ReportOptions, RigReport, WorstRegion, pictured_regions,
+};
 use crate::scene::Scene;
 use crate::skin::{SceneBetas, SceneCenters, SkinningMode};
+use crate::ui::RegionView;
 
 /// Degrees each side of the flip the sweep picture shows.
 const SWEEP_MARGIN_DEG: f32 = 20.0;
 
-/// Paints the report's pictures; a GPU failure leaves them out with a note instead.
+/// Paints the report's pictures of the model at `model` (the path as given, for the captions'
+/// commands); a GPU failure leaves them out with a note instead.
 pub fn paint(
-    scene: &Scene,
+    (scene, model): (&Scene, &str),
     centers: &SceneCenters,
     report: &RigReport,
     options: &ReportOptions,
     size: (u32, u32),
     per_mode: usize,
 ) -> Pictures {
-    match try_paint(scene, centers, report, options, size, per_mode) {
+    match try_paint((scene, model), centers, report, options, size, per_mode) {
         Ok(p) => p,
         Err(e) => Pictures {
             note: Some(format!("GPU renders left out: {e:#}")),
@@ -55,9 +67,28 @@ fn betas_label(scene: &Scene) -> &'static str {
     }
 }
 
+/// A painter of every mode's pane for `scene` at rest, with the report's betas and centers.
+pub fn report_painter<'s>(
+    scene: &'s Scene,
+    centers: &SceneCenters,
+    overrides: &JointOverrides,
+    size: (u32, u32),
+) -> Result<Painter<'s>> {
+    let rest = Pose::rest(scene);
+    let look = RenderLook {
+        betas: Some((
+            SceneBetas::defaults(scene, None, overrides),
+            betas_label(scene).into(),
+        )),
+        cor_centers: Some(centers.clone()),
+        ..RenderLook::default()
+    };
+    Painter::new(scene, &rest, &SkinningMode::ALL, look, [size.0, size.1])
+}
+
 /// The pictures, or the first GPU error.
 fn try_paint(
-    scene: &Scene,
+    (scene, model): (&Scene, &str),
     centers: &SceneCenters,
     report: &RigReport,
     options: &ReportOptions,
@@ -65,16 +96,8 @@ fn try_paint(
     per_mode: usize,
 ) -> Result<Pictures> {
     let rest = Pose::rest(scene);
-    let look = RenderLook {
-        betas: Some((
-            SceneBetas::defaults(scene, None, &options.overrides),
-            betas_label(scene).into(),
-        )),
-        cor_centers: Some(centers.clone()),
-        ..RenderLook::default()
-    };
-    let mut painter = Painter::new(scene, &rest, &SkinningMode::ALL, look, [size.0, size.1])?;
-    let narrowest = (size.0 / 4).max(1) as f32 / size.1.max(1) as f32;
+    let mut painter = report_painter(scene, centers, &options.overrides, size)?;
+    let narrowest = painter.narrowest_aspect();
     let (camera, _) =
         CameraRequest::default_view().orbit(scene, std::slice::from_ref(&rest), narrowest)?;
     let mut pictures = Pictures {
@@ -82,36 +105,202 @@ fn try_paint(
         ..Pictures::default()
     };
     for region in pictured_regions(&report.loss, &report.growth, per_mode) {
-        let mut pose = Pose::rest(scene);
-        pose.sample(scene, region.clip, region.time_s, &options.overrides);
-        painter.set_betas(
-            &SceneBetas::defaults(scene, region.clip, &options.overrides),
-            betas_label(scene),
-        );
         // A region without vertices above the focus weight cannot be framed: it is left out.
-        let Ok(images) = focused(&mut painter, scene, &[pose], region.joint, narrowest) else {
+        let Ok(images) = region_images(&mut painter, scene, centers, region, &options.overrides)
+        else {
             continue;
         };
-        if let Some(image) = images.first() {
-            // Four panes alike say nothing more than one: the pose's loss is drawn once, in CoR.
-            let single_pane = region.is_the_pose().then_some(SkinningMode::Cor);
-            let image = match single_pane {
-                Some(mode) => pane_of(image, mode),
-                None => image.clone(),
-            };
-            pictures.regions.push(RegionPicture {
-                region: region.clone(),
-                png: png_bytes(&image)?,
-                single_pane,
-            });
-        }
+        let command = render_command(model, scene, region, &options.overrides, size);
+        pictures
+            .regions
+            .push(images.to_picture(scene, region, command)?);
     }
     painter.set_betas(
         &SceneBetas::defaults(scene, None, &options.overrides),
         betas_label(scene),
     );
-    pictures.sweep = sweep_picture(&mut painter, scene, report, options, narrowest)?;
+    pictures.sweep = sweep_picture(&mut painter, scene, report, options)?;
     Ok(pictures)
+}
+
+/// One region's picture as rendered: rows of panes and the masks they were outlined by.
+#[derive(Clone, Debug)]
+pub struct RegionImages {
+    /// Every mode's shaded pane (or the CoR pane alone, where every mode loses alike),
+    /// the region outlined.
+    pub shaded: RgbaImage,
+    /// Every mode's distance from CoR on one scale, outlined; `None` for a single pane.
+    pub heat: Option<RgbaImage>,
+    /// The region masks of the shaded row's panes: white where the picture shows the region.
+    pub masks: RgbaImage,
+    /// The view picked and what it sees of the region.
+    pub view: RegionView,
+    /// The heat row's range (a fraction of the rest diagonal); `None` for a single pane.
+    pub heat_range: Option<HeatRange>,
+    /// The one mode drawn, for a single pane.
+    pub single_pane: Option<SkinningMode>,
+}
+
+/// Renders `region` at its worst moment with `painter` (one of [`report_painter`]): the view
+/// picked, both rows, outlines; an error when the region cannot be framed.
+pub fn region_images(
+    painter: &mut Painter<'_>,
+    scene: &Scene,
+    centers: &SceneCenters,
+    region: &WorstRegion,
+    overrides: &JointOverrides,
+) -> Result<RegionImages> {
+    let mut pose = Pose::rest(scene);
+    pose.sample(scene, region.clip, region.time_s, overrides);
+    let betas = SceneBetas::defaults(scene, region.clip, overrides);
+    painter.set_betas(&betas, betas_label(scene));
+    let request = CameraRequest {
+        focus: Some(region.joint),
+        ..CameraRequest::default_view()
+    };
+    let poses = std::slice::from_ref(&pose);
+    let (framed, _) = request.orbit(scene, poses, painter.narrowest_aspect())?;
+    let view = painter.pick_view(&pose, region.joint, framed, &request)?;
+    // Four panes alike say nothing more than one: the pose's loss is drawn once, in CoR.
+    let single_pane = region.is_the_pose().then_some(SkinningMode::Cor);
+    let heat_range = single_pane.is_none().then(|| {
+        let heat = HeatBetas {
+            betas: Some(&betas),
+            scale: 1.0,
+            centers: Some(centers),
+        };
+        let what = (HeatQuantity::CorDistance, &SkinningMode::ALL[..]);
+        let spec = HeatRangeSpec::default();
+        focus_heat_range(
+            scene,
+            &pose,
+            what,
+            heat,
+            diagonal_of(scene),
+            spec,
+            region.joint,
+        )
+    });
+    painter.set_heat_range(heat_range);
+    let rows: &[DebugView] = match single_pane {
+        Some(_) => &[DebugView::Shaded, DebugView::Region],
+        None => &[DebugView::Shaded, DebugView::CorDistance, DebugView::Region],
+    };
+    let mut images = painter.paint_rows(&pose, &view.camera, rows)?;
+    let mut masks = images.pop().unwrap_or_default();
+    if let Some(mode) = single_pane {
+        images = images.iter().map(|i| pane_of(i, mode)).collect();
+        masks = pane_of(&masks, mode);
+    }
+    let width = super::painter::outline_width(masks.height);
+    for image in &mut images {
+        draw_outline(image, &masks, width);
+    }
+    let mut images = images.into_iter();
+    Ok(RegionImages {
+        shaded: images.next().unwrap_or_default(),
+        heat: images.next(),
+        masks,
+        view,
+        heat_range,
+        single_pane,
+    })
+}
+
+impl RegionImages {
+    /// The page's picture: the rows stacked, as PNG, with the caption's parts.
+    fn to_picture(
+        &self,
+        scene: &Scene,
+        region: &WorstRegion,
+        command: String,
+    ) -> Result<RegionPicture> {
+        let rows: Vec<RgbaImage> = std::iter::once(self.shaded.clone())
+            .chain(self.heat.clone())
+            .collect();
+        Ok(RegionPicture {
+            region: region.clone(),
+            png: png_bytes(&stack(&rows))?,
+            single_pane: self.single_pane,
+            seen: region_seen_text(&self.view),
+            cut_away: self.view.cut_away,
+            command,
+            heat_top: self.heat_range.map(|r| {
+                let quantity = HeatQuantity::CorDistance;
+                let length = LengthScale {
+                    diagonal: diagonal_of(scene),
+                    unit_meters: scene.source_info.unit_meters,
+                };
+                let decimals = heat_decimals(quantity, r);
+                heat_value_with_length(quantity, r.hi, decimals, r, Some(length))
+            }),
+        })
+    }
+}
+
+/// The `dqview render` command that draws `region`'s shaded row again (`--view cor-distance`
+/// the other row): the clip, time, panes, focus, size and joint angles of the report.
+#[must_use]
+pub fn render_command(
+    model: &str,
+    scene: &Scene,
+    region: &WorstRegion,
+    overrides: &JointOverrides,
+    size: (u32, u32),
+) -> String {
+    let mut words = vec!["dqview".to_string(), "render".into(), shell_word(model)];
+    if let Some(clip) = region.clip {
+        let name = scene.animations.get(clip).map_or("", |a| a.name.as_str());
+        let clip_word = if name.is_empty() {
+            clip.to_string()
+        } else {
+            shell_word(name)
+        };
+        words.extend(["--clip".into(), clip_word]);
+        // Shortest text that reads back as the same f32: the same pose.
+        words.extend(["--time".into(), region.time_s.to_string()]);
+    }
+    let (mode, width) = if region.is_the_pose() {
+        ("cor", size.0 / 4)
+    } else {
+        ("lbs,dqs,hybrid,cor", size.0)
+    };
+    words.extend(["--mode".into(), mode.into()]);
+    words.extend([
+        "--focus".into(),
+        shell_word(&region.name),
+        "--outline".into(),
+    ]);
+    words.extend(["--size".into(), format!("{}x{}", width.max(1), size.1)]);
+    for (&node, angles) in &overrides.angles {
+        let name = scene.nodes.get(node).map_or("", |n| n.name.as_str());
+        let JointAngles {
+            twist_deg,
+            bend_deg,
+            roll_deg,
+        } = *angles;
+        for (flag, deg) in [
+            ("--twist", twist_deg),
+            ("--bend", bend_deg),
+            ("--roll", roll_deg),
+        ] {
+            if deg != 0.0 {
+                words.extend([flag.into(), shell_word(&format!("{name}={deg}"))]);
+            }
+        }
+    }
+    words.extend(["--out".into(), shell_word(&format!("{}.png", region.name))]);
+    words.join(" ")
+}
+
+/// `word` as one shell word: as it is when it holds only safe characters, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "._-/:=,+@%".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 /// The pane of `mode` cut out of an image of every mode's pane side by side ([`SkinningMode::ALL`]
@@ -140,20 +329,27 @@ fn pane_of(image: &RgbaImage, mode: SkinningMode) -> RgbaImage {
     }
 }
 
-/// `poses` rendered with the camera framing `joint`'s region over all of them; the first pose's image.
+/// `poses` seen from the view of `joint`'s region that shows the most of it on the first pose,
+/// framing the region over all of them; the images.
 fn focused(
     painter: &mut Painter<'_>,
     scene: &Scene,
     poses: &[Pose],
     joint: usize,
-    narrowest: f32,
 ) -> Result<Vec<RgbaImage>> {
     let request = CameraRequest {
         focus: Some(joint),
         ..CameraRequest::default_view()
     };
-    let (camera, _) = request.orbit(scene, poses, narrowest)?;
-    poses.iter().map(|p| painter.paint(p, &camera)).collect()
+    let (framed, _) = request.orbit(scene, poses, painter.narrowest_aspect())?;
+    let first = poses.first().ok_or_else(|| anyhow::anyhow!("no pose"))?;
+    let view = painter.pick_view(first, joint, framed, &request)?;
+    let images = poses
+        .iter()
+        .map(|p| painter.paint(p, &view.camera))
+        .collect();
+    painter.set_region(None, 0.0);
+    images
 }
 
 /// The first flip joint whose region can be framed, twisted just before and just past its
@@ -164,7 +360,6 @@ fn sweep_picture(
     scene: &Scene,
     report: &RigReport,
     options: &ReportOptions,
-    narrowest: f32,
 ) -> Result<Option<(Vec<u8>, String)>> {
     for flip in report.flips.iter().filter(|f| f.nearest_deg().is_finite()) {
         let at = match (flip.above_deg, flip.below_deg) {
@@ -192,7 +387,7 @@ fn sweep_picture(
                 pose
             })
             .collect();
-        let Ok(images) = focused(painter, scene, &poses, flip.joint, narrowest) else {
+        let Ok(images) = focused(painter, scene, &poses, flip.joint) else {
             continue;
         };
         let caption = format!(
@@ -260,5 +455,36 @@ mod tests {
             "map + flags"
         };
         assert_eq!(betas_label(&scene), expected);
+    }
+
+    #[test]
+    fn the_command_quotes_what_a_shell_would_split() {
+        assert_eq!(shell_word("Ring1.L"), "Ring1.L");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word(""), "''");
+        let scene = crate::builtin::builtin_scene("twist").expect("builtin");
+        let tip = crate::scene::names::joint(&scene, "tip").expect("tip");
+        let region = WorstRegion {
+            mode: SkinningMode::Lbs,
+            change: crate::rig_report::Change::Loss,
+            joint: tip,
+            name: "tip".into(),
+            clip: None,
+            clip_name: "rest".into(),
+            time_s: 0.0,
+            ratios: [0.7, 0.99, 0.9, 0.98],
+        };
+        let command = render_command(
+            "builtin:twist",
+            &scene,
+            &region,
+            &JointOverrides::twist(tip, 150.0),
+            (1200, 360),
+        );
+        assert_eq!(
+            command,
+            "dqview render builtin:twist --mode lbs,dqs,hybrid,cor --focus tip --outline --size 1200x360 --twist tip=150 --out tip.png"
+        );
     }
 }

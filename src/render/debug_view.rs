@@ -26,11 +26,18 @@ pub enum DebugView {
     Beta,
     /// The mesh in flat white, unlit (on black in `render`: a silhouette for comparisons).
     Mask,
+    /// Distance per vertex from the pane's position to its CoR position, over the bounding-box
+    /// diagonal: 0 blue (CoR panes are all 0), the range's top (10% by default) red.
+    CorDistance,
+    /// The selected joint's region (triangles whose first corner has the joint as its
+    /// heaviest influence) flat white, everything else flat black, unlit: the mask `report`
+    /// counts a region's pixels with and outlines it by. Not offered in menus or `--view`.
+    Region,
 }
 
 impl DebugView {
-    /// Every view, in menu order.
-    pub const ALL: [Self; 9] = [
+    /// Every view offered in menus and `--view`, in menu order ([`DebugView::Region`] is not).
+    pub const ALL: [Self; 10] = [
         Self::Shaded,
         Self::Weights,
         Self::Influences,
@@ -40,6 +47,7 @@ impl DebugView {
         Self::Collapse,
         Self::Beta,
         Self::Mask,
+        Self::CorDistance,
     ];
 
     /// The view id the shader switches on.
@@ -55,6 +63,8 @@ impl DebugView {
             Self::Collapse => 6,
             Self::Beta => 7,
             Self::Mask => 8,
+            Self::CorDistance => 9,
+            Self::Region => 10,
         }
     }
 
@@ -71,6 +81,8 @@ impl DebugView {
             Self::Collapse => "collapse",
             Self::Beta => "beta",
             Self::Mask => "mask",
+            Self::CorDistance => "cor-distance",
+            Self::Region => "region",
         }
     }
 
@@ -95,6 +107,10 @@ impl DebugView {
             Self::Collapse => "local volume ratio: 0 blue, 1 green, 2 red",
             Self::Beta => "hybrid beta: 0 LBS blue .. 1 DQS red",
             Self::Mask => "the mesh in flat white, unlit",
+            Self::CorDistance => {
+                "distance from the CoR position / bbox diagonal: 0 blue .. 10% red"
+            }
+            Self::Region => "the selected joint's region in flat white, the rest black",
         }
     }
 }
@@ -112,9 +128,12 @@ pub struct ViewParams {
     pub diagonal: f32,
     /// DQS bulge compensation in [0, 1] (0 off).
     pub bulge: f32,
-    /// The values the displacement and collapse views draw blue and red (see
+    /// The values the displacement, collapse and CoR distance views draw blue and red (see
     /// [`crate::analysis::pose_heat_range`]); `None` (or an invalid range): the view's default.
     pub heat_range: Option<HeatRange>,
+    /// Cut-away depth in 0..1 (clip depth): what is outside the selected joint's region and
+    /// nearer than this is not drawn. 0 cuts nothing; 1 leaves the region alone.
+    pub cut_depth: f32,
 }
 
 impl DebugView {
@@ -124,6 +143,7 @@ impl DebugView {
         match self {
             Self::Displacement => Some(HeatQuantity::Displacement),
             Self::Collapse => Some(HeatQuantity::Collapse),
+            Self::CorDistance => Some(HeatQuantity::CorDistance),
             _ => None,
         }
     }
@@ -140,19 +160,22 @@ impl ViewParams {
             diagonal: 1.0,
             bulge: 0.0,
             heat_range: None,
+            cut_depth: 0.0,
         }
     }
 
     /// The `extra` vector of the frame uniforms: bulge compensation (NaN as off), no depth
-    /// pull; z and w unused here.
+    /// pull, the cut depth (NaN as none); w unused here.
     #[must_use]
     pub fn to_extra(self) -> [f32; 4] {
-        let bulge = if self.bulge.is_finite() {
-            self.bulge.clamp(0.0, 1.0)
-        } else {
-            0.0
+        let unit = |v: f32| {
+            if v.is_finite() {
+                v.clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
         };
-        [bulge, 0.0, 0.0, 0.0]
+        [unit(self.bulge), 0.0, unit(self.cut_depth), 0.0]
     }
 
     /// The `heat_range` vector of the frame uniforms: (lo, hi, 0, 0) of the view's range, the
@@ -195,6 +218,10 @@ mod tests {
     fn names_round_trip_and_ids_match_the_shader() {
         for v in DebugView::ALL {
             assert_eq!(DebugView::from_name(v.name()), Some(v));
+        }
+        // The region mask is report's own: no flag or menu offers it.
+        assert_eq!(DebugView::from_name("region"), None);
+        for v in DebugView::ALL.into_iter().chain([DebugView::Region]) {
             let constant = format!(
                 "const VIEW_{}: u32 = {}u;",
                 match v {
@@ -207,6 +234,8 @@ mod tests {
                     DebugView::Collapse => "COLLAPSE",
                     DebugView::Beta => "BETA",
                     DebugView::Mask => "MASK",
+                    DebugView::CorDistance => "COR_DISTANCE",
+                    DebugView::Region => "REGION",
                 },
                 v.id()
             );

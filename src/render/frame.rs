@@ -71,7 +71,11 @@ impl FrameBinding {
 
     /// Writes new uniforms into the existing buffer.
     pub fn write(&self, queue: &wgpu::Queue, uniforms: &GpuFrameUniforms) {
-        self.debug_view.set(uniforms.params[3] != 0.0);
+        // The region mask is drawn by the shaded pipelines: it needs no debug scalar, and the
+        // camera probe draws it dozens of times.
+        let view = uniforms.params[3];
+        self.debug_view
+            .set(view != 0.0 && view != super::DebugView::Region.id() as f32);
         self.bulge.set(uniforms.extra[0] > 0.0);
         queue.write_buffer(&self.buffer, 0, bytemuck::bytes_of(uniforms));
     }

@@ -37,6 +37,7 @@ pub fn legend_title(quantity: HeatQuantity) -> &'static str {
     match quantity {
         HeatQuantity::Displacement => "LBS-DQS / DIAGONAL",
         HeatQuantity::Collapse => "VOLUME RATIO",
+        HeatQuantity::CorDistance => "DISTANCE FROM COR",
     }
 }
 
@@ -110,7 +111,7 @@ pub fn draw_heat_legend(
     }
     // The title goes above the bar when it fits and bar and title keep to a quarter of the pane.
     let mut title = legend_title(quantity).to_owned();
-    if quantity == HeatQuantity::Displacement
+    if quantity != HeatQuantity::Collapse
         && let Some(diagonal) = length.and_then(LengthScale::diagonal_text)
     {
         let long = format!("{title} {diagonal}");

@@ -33,9 +33,11 @@ mod layout;
 mod legend;
 mod material;
 mod offscreen;
+mod outline;
 mod palette_store;
 mod pipelines;
 mod readback;
+mod region_probe;
 mod renderer;
 mod scene_draw;
 mod scene_gpu;
@@ -58,9 +60,14 @@ pub use layout::GpuLayouts;
 pub use legend::{draw_heat_legend, heat_rgb, legend_height, legend_title};
 pub use material::GpuMaterialBinding;
 pub use offscreen::{OffscreenTarget, RgbaImage, begin_scene_pass};
+pub use outline::{OUTLINE_RGBA, draw_outline, is_outline_pixel};
 pub use palette_store::{PaletteStore, SlotSpec};
 pub use pipelines::{DrawKind, PipelineKey};
 pub use readback::{GpuSkinning, MeshSkinning, skin_mesh_gpu, skin_scene_gpu};
+pub use region_probe::{
+    PROBE_PANE_HEIGHT, ProbeCamera, REGION_PIXEL_MIN, RegionCoverage, count_region_pixels,
+    is_region_pixel,
+};
 pub use renderer::{COLOR_FORMAT, Camera, DEPTH_FORMAT, RenderSettings, Renderer};
 pub use scene_draw::{SkinRun, gpu_skinned_vertices};
 pub use scene_gpu::{SceneGpu, SceneOptions};

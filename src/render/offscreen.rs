@@ -1,6 +1,6 @@
 //! Rendering into textures and reading the pixels back (tests, thumbnails, `dqview render`).
 
-use super::renderer::{COLOR_FORMAT, DEPTH_FORMAT, Renderer};
+use super::renderer::{DEPTH_FORMAT, Renderer};
 use super::{GpuContext, RenderError};
 
 /// An 8-bit RGBA image, rows top to bottom, sRGB-encoded (ready for a PNG).
@@ -29,9 +29,21 @@ impl OffscreenTarget {
     /// Creates the textures for `renderer`'s size and sample count.
     pub fn new(ctx: &GpuContext, renderer: &Renderer) -> Result<Self, RenderError> {
         let s = renderer.settings();
+        Self::sized(ctx, renderer, [s.width, s.height])
+    }
+
+    /// Creates the textures for `renderer`'s colour format and sample count at `width` x
+    /// `height` pixels (each at least 1).
+    pub fn sized(
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        [width, height]: [u32; 2],
+    ) -> Result<Self, RenderError> {
+        let s = renderer.settings();
+        let color_format = s.color_format;
         let size = wgpu::Extent3d {
-            width: s.width.max(1),
-            height: s.height.max(1),
+            width: width.max(1),
+            height: height.max(1),
             depth_or_array_layers: 1,
         };
         ctx.scoped("dqview::OffscreenTarget::new", || {
@@ -50,14 +62,14 @@ impl OffscreenTarget {
             let attachment = wgpu::TextureUsages::RENDER_ATTACHMENT;
             let resolve = texture(
                 "dqview::OffscreenTarget::color",
-                COLOR_FORMAT,
+                color_format,
                 1,
                 attachment | wgpu::TextureUsages::COPY_SRC,
             );
             let msaa_view = (s.sample_count > 1).then(|| {
                 texture(
                     "dqview::OffscreenTarget::color_msaa",
-                    COLOR_FORMAT,
+                    color_format,
                     s.sample_count,
                     attachment,
                 )
@@ -157,11 +169,20 @@ impl OffscreenTarget {
             buffer
         })?;
         let bytes = ctx.read_buffer(&buffer, "dqview::OffscreenTarget::readback")?;
-        let pixels = bytes
+        let mut pixels: Vec<u8> = bytes
             .chunks(padded as usize)
             .flat_map(|r| r.get(..row as usize).unwrap_or(&[]))
             .copied()
             .collect();
+        // A window's renderer may draw BGRA: the image is RGBA whatever the target.
+        if matches!(
+            self.resolve.format(),
+            wgpu::TextureFormat::Bgra8UnormSrgb | wgpu::TextureFormat::Bgra8Unorm
+        ) {
+            for px in pixels.chunks_exact_mut(4) {
+                px.swap(0, 2);
+            }
+        }
         Ok(RgbaImage {
             width,
             height,

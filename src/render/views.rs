@@ -85,7 +85,22 @@ impl Renderer {
         scene: &SceneGpu,
         views: &[View],
     ) -> Result<RgbaImage, RenderError> {
-        let target = OffscreenTarget::new(ctx, self)?;
+        let size = [self.settings.width, self.settings.height];
+        self.render_views_sized(ctx, scene, views, size, self.settings.background)
+    }
+
+    /// Renders `scene` once per view into one image of `size` pixels cleared to `background`
+    /// (linear RGBA) and reads it back: several rows of panes, or the small panes of a probe,
+    /// in one pass.
+    pub fn render_views_sized(
+        &self,
+        ctx: &GpuContext,
+        scene: &SceneGpu,
+        views: &[View],
+        size: [u32; 2],
+        background: [f64; 4],
+    ) -> Result<RgbaImage, RenderError> {
+        let target = OffscreenTarget::sized(ctx, self, size)?;
         let frames = views
             .iter()
             .map(|v| {
@@ -94,7 +109,7 @@ impl Renderer {
                 Ok(frame)
             })
             .collect::<Result<Vec<_>, RenderError>>()?;
-        let (width, height) = (self.settings.width.max(1), self.settings.height.max(1));
+        let (width, height) = (size[0].max(1), size[1].max(1));
         ctx.scoped("dqview::Renderer::render_views", || {
             let mut encoder = ctx
                 .device
@@ -102,7 +117,7 @@ impl Renderer {
                     label: Some("dqview::Renderer::views_encoder"),
                 });
             {
-                let mut pass = target.begin_pass(&mut encoder, self.settings.background);
+                let mut pass = target.begin_pass(&mut encoder, background);
                 for (view, frame) in views.iter().zip(&frames) {
                     let x = view.x.min(width - 1);
                     let y = view.y.min(height - 1);

@@ -21,6 +21,15 @@ pub struct RegionPicture {
     pub png: Vec<u8>,
     /// The one mode drawn, when the picture has a single pane; `None`: every mode's pane.
     pub single_pane: Option<SkinningMode>,
+    /// What the view picked sees of the region, e.g. `region 84% seen (best of 27 views)`.
+    pub seen: String,
+    /// Whether what hides the region in front of its centre is cut away.
+    pub cut_away: bool,
+    /// The `dqview render` command that draws the shaded row again.
+    pub command: String,
+    /// The distance from CoR the lower row draws red, in the file's units (`1.20 cm`), where
+    /// the picture has that row (0 is blue).
+    pub heat_top: Option<String>,
 }
 
 /// The GPU pictures the caller made for the report.

@@ -190,8 +190,9 @@ fn worst_table(report: &RigReport, mode: SkinningMode, change: Change) -> Markup
 }
 
 /// One rendered worst region: four panes, or the one pane of a region every mode changes
-/// alike; the caption says whether it loses or grows, and where the rest pose already turns
-/// its joint away from the bind pose.
+/// alike; the caption says whether it loses or grows, what the view sees of the region (and
+/// what is cut away), what the lower row shows, the command that draws it again, and where
+/// the rest pose already turns its joint away from the bind pose.
 fn region_figure(p: &RegionPicture, rest_bind: &RestBind) -> Markup {
     let w = &p.region;
     let rest = rest_bind.joints.iter().find(|j| j.node == w.joint).map(|j| {
@@ -211,18 +212,26 @@ fn region_figure(p: &RegionPicture, rest_bind: &RestBind) -> Markup {
                         ", DQS " (fixed(w.ratios[1], 3)) ", hybrid " (fixed(w.ratios[2], 3))
                         ", CoR " (fixed(w.ratios[3], 3))
                         "), so the pose takes the volume, not the skinning method; drawn once ("
-                        (mode.short_label()) " pane) instead of four alike, framed on the joint as "
-                        code { "render --focus" } " does."
+                        (mode.short_label()) " pane) instead of four alike."
                     }
                     None => {
                         (w.name) " " (w.change.verb()) " most under " (w.mode.short_label()) ": region "
                         b { (w.name) } " in " (w.clip_name) " at " (fixed(w.time_s, 2)) " s (ratio "
                         (fixed(w.ratio(), 3))
                         @match w.change { Change::Loss => ", below 1", Change::Growth => ", above 1" }
-                        "); panes LBS | DQS | hybrid | CoR, framed on the joint as "
-                        code { "render --focus" } " does."
+                        "); panes LBS | DQS | hybrid | CoR."
+                        @if let Some(top) = &p.heat_top {
+                            " Below, each pane's distance from where CoR puts the same vertex, on one scale for all four: 0 blue to "
+                            (top) " red (CoR's own pane is 0)."
+                        }
                     }
                 }
+                " The region is outlined in magenta, seen from the view that shows the most of it ("
+                (p.seen) ")"
+                @if p.cut_away { "; no view sees a third of it, so what hides it in front of its centre is cut away" }
+                ". The same picture: " code { (p.command) }
+                @if p.heat_top.is_some() { " (add " code { "--view cor-distance" } " for the lower row)" }
+                "."
                 @if let Some(rest) = &rest { (rest) }
             }
         }

@@ -88,6 +88,10 @@ pub fn paint_heat_legend(
         }
         (HeatQuantity::Displacement, None) => "|LBS - DQS| / diagonal".to_owned(),
         (HeatQuantity::Collapse, _) => "volume ratio".to_owned(),
+        (HeatQuantity::CorDistance, Some(diagonal)) => {
+            format!("distance from CoR (diagonal {diagonal})")
+        }
+        (HeatQuantity::CorDistance, None) => "distance from CoR / diagonal".to_owned(),
     };
     let notes = rest_bind.map_or(&[][..], |lines| &lines[..]);
     paint_bar(painter, view, &title, &texts, notes)

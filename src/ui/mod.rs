@@ -26,6 +26,7 @@ mod plot;
 mod plot_legend;
 mod plot_ticks;
 pub mod probe;
+mod region_view;
 mod shortcuts;
 mod twist;
 mod viewport;
@@ -54,6 +55,9 @@ pub use paint::{PaintOp, PaintRequests, PaintState, paint_ui};
 pub use playback::{FRAME_RATE, Playback, frame_at, playback_ui};
 pub use plot::{InspectState, flipped_runs, jump_to, mode_color, plot_ui};
 pub use plot_legend::{IDENTICAL_TOLERANCE, LegendEntry, identical, legend_entries};
+pub use region_view::{
+    FRONT_BIAS, MIN_VISIBLE, RegionView, candidate_angles, cut_depth_at, pick_region_view,
+};
 pub use shortcuts::{frame_selection, mirror_selection, shortcuts};
 pub use twist::{
     DEFAULT_TWIST_COUNT, TwistBuild, TwistJointRow, TwistRequests, TwistState, twist_ui,

@@ -71,6 +71,11 @@ pub struct OrbitCamera {
     pub scene_radius: f32,
     /// The model's axes the angles are measured in.
     pub axes: ViewAxes,
+    /// Radius of the framed joint region's sphere about the target, when a region is framed:
+    /// the near plane then stands just in front of it, so nothing nearer the eye (the inside of
+    /// the body the eye is in, an arm in the way) hides the region. `None`: the near plane
+    /// holds the whole model.
+    pub focus_radius: Option<f32>,
 }
 
 impl Default for OrbitCamera {
@@ -82,6 +87,7 @@ impl Default for OrbitCamera {
             distance: 3.0,
             scene_radius: 1.0,
             axes: ViewAxes::default(),
+            focus_radius: None,
         }
     }
 }
@@ -114,13 +120,17 @@ impl OrbitCamera {
         self.target = (min + max) * 0.5;
         self.scene_radius = radius;
         self.distance = radius / (Self::FOV_Y * 0.5).sin() * 1.05;
+        self.focus_radius = None;
     }
 
-    /// Like [`Self::frame`] for a part of a model: the box's sphere spans [`FRAME_FILL`] of a
-    /// view of `aspect` (width / height) both ways, and near and far planes keep holding a model of radius `model_radius`.
+    /// Like [`Self::frame`] for a part of a model (a joint's region): the box's sphere spans
+    /// [`FRAME_FILL`] of a view of `aspect` (width / height) both ways, the near plane stands
+    /// just in front of that sphere ([`Self::focus_radius`]) and the far plane keeps holding
+    /// a model of radius `model_radius`.
     pub fn frame_part(&mut self, min: Vec3, max: Vec3, aspect: f32, model_radius: f32) {
         self.frame(min, max);
         self.distance = fit_distance(self.scene_radius, aspect);
+        self.focus_radius = Some(self.scene_radius);
         self.scene_radius = self.scene_radius.max(model_radius);
     }
 
@@ -153,11 +163,17 @@ impl OrbitCamera {
         glam::camera::rh::view::look_at_mat4(self.eye(), self.target, self.axes.up)
     }
 
-    /// The near and far plane distances: they hug the model so depth precision goes where it is.
+    /// The near and far plane distances: they hug the model so depth precision goes where it
+    /// is; with a framed region ([`Self::focus_radius`]) the near plane touches the front of
+    /// the region's sphere, so the eye is never inside what hides it.
     #[must_use]
     pub fn near_far(&self) -> (f32, f32) {
         let far = self.distance + self.scene_radius * 4.0;
-        let near = (self.distance - self.scene_radius * 2.0).max(far * 1e-4);
+        let reach = match self.focus_radius {
+            Some(r) if r.is_finite() && r > 0.0 => r,
+            _ => self.scene_radius * 2.0,
+        };
+        let near = (self.distance - reach).max(far * 1e-4);
         (near, far)
     }
 
@@ -191,6 +207,8 @@ impl OrbitCamera {
         let (right, up) = self.right_up();
         let s = self.world_per_pixel(height_px);
         self.target += (-right * delta_px.x + up * delta_px.y) * s;
+        // Off the framed region: the near plane holds the whole model again.
+        self.focus_radius = None;
     }
 
     /// Zooms by `steps` wheel notches (positive zooms in), keeping the point under the cursor fixed.
@@ -213,6 +231,7 @@ impl OrbitCamera {
         // Scaling about the cursor point: target moves towards it by (1 - factor).
         self.target = under_cursor + (self.target - under_cursor) * factor;
         self.distance = new_distance;
+        self.focus_radius = None;
     }
 }
 

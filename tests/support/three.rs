@@ -161,6 +161,12 @@ pub fn dqview_mask(model: &Path, pose: &Pose, mode: &str, dir: &Path) -> (PathBu
         png.to_str().expect("utf-8 path"),
     ];
     args.extend_from_slice(pose.flags);
+    // The poses were picked for masks that differ clearly from the default direction: keep it,
+    // rather than the side `--focus` picks to see the most of the region, unless the pose
+    // gives its own angles.
+    if !pose.flags.contains(&"--yaw") {
+        args.extend(["--yaw", "19.3", "--pitch", "13.3"]);
+    }
     let o = super::dqview_in(&args, &dir.join("cache"));
     assert!(
         o.status.success(),
