@@ -1,6 +1,6 @@
-//! Deep USD hierarchies (issue 35, item 4): Pixar opens a 10,000-deep Xform chain, and dqview
-//! parses one and composes a 1,000-deep one (10,000 is ignored: the crate's composition is
-//! about cubic in the depth); a 10,000-joint chain skins. Text nesting past [`USD_MAX_NESTING`]
+//! Deep USD hierarchies (issue 35, item 4): Pixar opens a 10,000-deep Xform chain, and so does
+//! dqview (one layer without arcs is read from its specs; a chain with an arc goes through
+//! openusd's composition, about cubic in the depth); a 10,000-joint chain skins. Text nesting past [`USD_MAX_NESTING`]
 //! is refused by name. Every file is written by its test, and every load starts on a 2 MiB
 //! thread, the stack a `dqview check` worker has: the loader must not need the caller's stack.
 
@@ -128,11 +128,10 @@ def SkelRoot "Root"
     )
 }
 
-/// Loads an Xform chain `depth` deep and checks that each prim is under the last.
-fn xform_chain_opens(depth: usize) {
+/// Loads `text`, an Xform chain `depth` deep, and checks that each prim is under the last.
+fn xform_chain_opens(text: &str, depth: usize) {
     let name = format!("xforms-{depth}.usda");
-    let scene = load_on_small_stack(&name, &xform_chain(depth))
-        .unwrap_or_else(|e| panic!("{depth} Xforms: {e}"));
+    let scene = load_on_small_stack(&name, text).unwrap_or_else(|e| panic!("{depth} Xforms: {e}"));
     assert_eq!(scene.nodes.len(), depth);
     assert_eq!(scene.roots, [0]);
     for (i, node) in scene.nodes.iter().enumerate() {
@@ -144,14 +143,21 @@ fn xform_chain_opens(depth: usize) {
 }
 
 #[test]
-fn a_1000_deep_xform_chain_opens_with_each_prim_under_the_last() {
-    xform_chain_opens(1000);
+fn a_10000_deep_xform_chain_opens_with_each_prim_under_the_last() {
+    // One layer without arcs: read from its specs, linear in its size (scene::usd_load::flat).
+    xform_chain_opens(&xform_chain(DEPTH), DEPTH);
 }
 
 #[test]
-#[ignore = "openusd 0.6 composes a d-deep chain in about d^3 time: 2.7 s at 1,000 levels, 30 s at 2,400, 3.6 minutes at 4,800, about 30 at 10,000 (issue 35, item 4)"]
-fn a_10000_deep_xform_chain_opens_with_each_prim_under_the_last() {
-    xform_chain_opens(DEPTH);
+fn a_deep_chain_with_an_arc_is_composed_with_each_prim_under_the_last() {
+    // An inherit arc puts the stage through openusd's composition, which costs about d^3 in
+    // the depth (2.7 s at 1,000 levels, 30 s at 2,400): 400 levels keep the test short.
+    let text = xform_chain(400).replacen(
+        "def Xform \"a\"\n",
+        "class \"Base\"\n{\n}\ndef Xform \"a\" (\n    inherits = </Base>\n)\n",
+        1,
+    );
+    xform_chain_opens(&text, 400);
 }
 
 #[test]

@@ -9,9 +9,9 @@
 
 use std::collections::HashMap;
 
+use super::source::UsdStage;
 use glam::{DMat4, Vec3};
 use openusd::sdf::Value;
-use openusd::usd::Stage;
 
 use super::inbetween::{self, SubShapes};
 use super::mesh::MeshBudget;
@@ -23,7 +23,7 @@ use crate::scene::{LoadOptions, Mesh, MorphTarget, Property, SceneError, Skin, S
 
 /// The binding properties, looked up on the mesh and then its ancestors up to the SkelRoot.
 struct Lookup<'a> {
-    stage: &'a Stage,
+    stage: &'a UsdStage,
     /// The mesh and its ancestors below (and including) the SkelRoot, nearest first.
     chain: Vec<String>,
 }
@@ -81,7 +81,7 @@ pub(super) fn skel_root_chain(
 /// The skin binding of mesh `path` (`points` points, then vertices repeating the points
 /// `extra`), or `None` when no skeleton binds it with influences.
 pub(super) fn load_binding(
-    stage: &Stage,
+    stage: &UsdStage,
     path: &str,
     chain: Vec<String>,
     skeletons: &[SkelInfo],
@@ -234,7 +234,7 @@ fn joint_order(path: &str, look: &Lookup<'_>, skel: &SkelInfo) -> Result<Vec<usi
 /// each inbetween a target of its own (`NAME:INBETWEEN`, after its shape), and a weights channel
 /// from the skeleton's animation through the sub-shapes ([`inbetween`]).
 pub(super) fn load_blend_shapes(
-    stage: &Stage,
+    stage: &UsdStage,
     path: &str,
     chain: Vec<String>,
     (node, mesh): (usize, &mut Mesh),

@@ -4,8 +4,8 @@
 //! A curve is drawn through its points: a linear curve is exactly that, a cubic one's points
 //! are its control points (a note, as `widths` are: [`super::not_read`]).
 
+use super::source::UsdStage;
 use glam::Vec3;
-use openusd::usd::Stage;
 
 use super::mesh::{MeshBudget, dqs_blend};
 use super::read;
@@ -16,7 +16,7 @@ pub(super) const POINT_BASED: &[&str] = &["BasisCurves", "Points"];
 
 /// A `BasisCurves` or `Points` prim (by `type_name`) as a one-primitive mesh.
 pub(super) fn load_point_based(
-    stage: &Stage,
+    stage: &UsdStage,
     path: &str,
     type_name: &str,
     (budget, options): (&mut MeshBudget, &LoadOptions),
@@ -57,7 +57,7 @@ pub(super) fn load_point_based(
 
 /// The curves' segments as index pairs: consecutive points of each curve (`curveVertexCounts`),
 /// closed when `wrap` is `periodic`.
-fn curve_segments(stage: &Stage, path: &str, points: usize) -> Result<Vec<u32>, SceneError> {
+fn curve_segments(stage: &UsdStage, path: &str, points: usize) -> Result<Vec<u32>, SceneError> {
     let counts = read::ints(read::value(stage, path, "curveVertexCounts")?);
     let wrap = read::token(read::value(stage, path, "wrap")?).unwrap_or_default();
     let mut out = Vec::new();

@@ -9,8 +9,8 @@
 //! and wherever a weight crosses a sub-shape's: between those keys both are linear in time, so
 //! the pose is UsdSkel's at every time, not only at the samples.
 
+use super::source::UsdStage;
 use glam::Vec3;
-use openusd::usd::Stage;
 
 use super::read;
 use crate::scene::SceneError;
@@ -33,14 +33,11 @@ pub(super) struct Inbetween {
 /// The inbetweens of BlendShape `target`; one without a usable weight (unauthored, not finite,
 /// 0 or 1, where the rest and primary shapes are) is skipped with a warning.
 pub(super) fn read_inbetweens(
-    stage: &Stage,
+    stage: &UsdStage,
     target: &str,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Inbetween>, SceneError> {
-    let names = stage
-        .prim(target)
-        .property_names()
-        .map_err(|e| read::usd_error(target, &e))?;
+    let names = stage.property_names(target)?;
     let mut out = Vec::new();
     for property in &names {
         let property = property.as_str();

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use super::source::UsdStage;
 use glam::{Vec2, Vec3, Vec4};
-use openusd::usd::Stage;
 
 use super::{primvars, read};
 use crate::scene::gltf_load::smooth_normals;
@@ -62,7 +62,7 @@ impl MeshBudget {
 /// positions one per point, and the point of each vertex after the points, which
 /// [`primvars::extend_points`] gives a position once the per-point binding is read.
 pub(super) fn load_mesh(
-    stage: &Stage,
+    stage: &UsdStage,
     path: &str,
     budget: &mut MeshBudget,
     options: &LoadOptions,
@@ -136,7 +136,7 @@ pub(super) fn load_mesh(
 
 /// The map `dqview blend` wrote in a layer over the file (one beta per point), when there is one.
 pub(super) fn dqs_blend(
-    stage: &Stage,
+    stage: &UsdStage,
     path: &str,
     points: usize,
 ) -> Result<Option<Vec<f32>>, SceneError> {
@@ -204,19 +204,14 @@ fn triangulate(
 
 /// The mesh's colour: its bound UsdPreviewSurface's `diffuseColor`, else `primvars:displayColor`.
 pub(super) fn mesh_material(
-    stage: &Stage,
+    stage: &UsdStage,
     path: &str,
     materials: &mut Vec<Material>,
     by_color: &mut HashMap<[u32; 3], usize>,
 ) -> Result<Option<usize>, SceneError> {
     let mut color = None;
     if let Some(material) = read::inherited_target(stage, path, "material:binding")? {
-        let prim = stage.prim(material.as_str());
-        let children = prim
-            .children()
-            .map_err(|e| read::usd_error(&material, &e))?;
-        for child in children {
-            let child = child.path().as_str().to_owned();
+        for child in stage.children(&material)? {
             if read::token(read::value(stage, &child, "info:id")?).as_deref()
                 == Some("UsdPreviewSurface")
             {

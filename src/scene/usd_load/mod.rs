@@ -23,6 +23,9 @@
 mod binding;
 mod crate_check;
 mod curves;
+mod flat;
+#[cfg(test)]
+mod flat_parity;
 mod guard;
 mod inbetween;
 mod load_thread;
@@ -33,14 +36,17 @@ mod primvars;
 mod read;
 mod sanitize;
 mod skel;
+mod source;
 mod text_numbers;
 mod time_faults;
 mod traverse;
+mod xform_ops;
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use openusd::usd::Stage;
+use source::UsdStage;
 
 use crate::scene::{Animation, LoadOptions, Scene, SceneError, SourceInfo};
 
@@ -89,7 +95,7 @@ pub fn load_usd_path_with(path: &Path, options: &LoadOptions) -> Result<Scene, S
     // On a thread of its own: the text parser recurses per nesting level (load_thread.rs), and
     // the crate is young, so a damaged file that trips one of its assertions is an error.
     load_thread::on_load_thread(|| {
-        let stage = open_stage(name, options.max_buffer_bytes)?;
+        let stage = UsdStage::new(open_stage(name, options.max_buffer_bytes)?);
         convert(&stage, &path.display().to_string(), options)
     })
 }
@@ -104,7 +110,7 @@ fn open_stage(name: &str, max_bytes: u64) -> Result<Stage, SceneError> {
 }
 
 /// The composed stage as a scene.
-fn convert(stage: &Stage, source: &str, options: &LoadOptions) -> Result<Scene, SceneError> {
+fn convert(stage: &UsdStage, source: &str, options: &LoadOptions) -> Result<Scene, SceneError> {
     let mut warnings = Vec::new();
     let paths = traverse::prim_paths(stage)?;
     let mut nodes = nodes::load_nodes(stage, &paths)?;
@@ -155,7 +161,7 @@ fn convert(stage: &Stage, source: &str, options: &LoadOptions) -> Result<Scene, 
 
 /// Every Mesh, BasisCurves and Points prim's geometry, colour, skin and blend shapes.
 fn load_meshes(
-    stage: &Stage,
+    stage: &UsdStage,
     nodes: &mut nodes::StageNodes,
     skeletons: &[skel::SkelInfo],
     scene: &mut Scene,
@@ -227,7 +233,7 @@ fn load_meshes(
 }
 
 /// Refuses a stage whose composition left an arc unresolved (a missing reference, payload or sublayer).
-fn composition_errors(stage: &Stage) -> Result<(), SceneError> {
+fn composition_errors(stage: &UsdStage) -> Result<(), SceneError> {
     match stage.composition_errors().first() {
         Some(e) => Err(SceneError::Usd(format!("composition failed: {e}"))),
         None => Ok(()),
@@ -235,7 +241,7 @@ fn composition_errors(stage: &Stage) -> Result<(), SceneError> {
 }
 
 /// Format, up axis, units and frame rate as the stage states them.
-fn source_info(stage: &Stage, source: &str) -> SourceInfo {
+fn source_info(stage: &UsdStage, source: &str) -> SourceInfo {
     let up = stage
         .stage_metadata("upAxis")
         .ok()

@@ -3,12 +3,11 @@
 
 use std::collections::HashMap;
 
-use glam::{DMat4, Mat4, Quat, Vec3};
-use openusd::schemas::geom::{Imageable, Xformable};
-use openusd::usd::{Prim, SchemaBase, SchemaKind, Stage, TimeCode};
-
-use super::read::{self, usd_error};
+use super::read;
+use super::source::UsdStage;
+use super::xform_ops;
 use crate::scene::{Channel, Interpolation, Node, NodeTransform, Property, SceneError, Trs};
+use glam::{DMat4, Mat4, Quat, Vec3};
 
 /// Prim types that are data, not places in the hierarchy: they get no node, nor do their children.
 const NOT_NODES: &[&str] = &[
@@ -19,19 +18,6 @@ const NOT_NODES: &[&str] = &[
     "NodeGraph",
     "GeomSubset",
 ];
-
-/// Any prim viewed as `Xformable`, so the crate composes its `xformOpOrder`.
-struct AnyXformable(Prim);
-
-impl SchemaBase for AnyXformable {
-    const KIND: SchemaKind = SchemaKind::ConcreteTyped;
-
-    fn prim(&self) -> &Prim {
-        &self.0
-    }
-}
-impl Imageable for AnyXformable {}
-impl Xformable for AnyXformable {}
 
 /// One prim that became a node.
 pub(super) struct PrimNode {
@@ -87,7 +73,7 @@ impl TimedChannel {
 
 /// Every prim of `paths` (the default traversal, parents first) that is a place in the
 /// hierarchy, as a node.
-pub(super) fn load_nodes(stage: &Stage, paths: &[String]) -> Result<StageNodes, SceneError> {
+pub(super) fn load_nodes(stage: &UsdStage, paths: &[String]) -> Result<StageNodes, SceneError> {
     let mut out = StageNodes::default();
     for path in paths {
         let parent = read::parent_path(path);
@@ -98,20 +84,18 @@ pub(super) fn load_nodes(stage: &Stage, paths: &[String]) -> Result<StageNodes, 
             },
             None => None,
         };
-        let prim = stage.prim(path.as_str());
-        let type_name = prim
-            .type_name()
-            .map_err(|e| usd_error(path, &e))?
-            .map(|t| t.as_str().to_owned())
-            .unwrap_or_default();
+        let type_name = stage.type_name(path)?;
         if NOT_NODES.contains(&type_name.as_str()) {
             continue;
         }
         let index = out.nodes.len();
-        let xf = AnyXformable(prim);
-        let resets = xf.resets_xform_stack().map_err(|e| usd_error(path, &e))?;
-        let parent_node = if resets { None } else { parent_node };
-        let transform = load_transform(stage, &xf, path, index, &mut out.channels)?;
+        let order = xform_ops::op_order(stage, path)?;
+        let parent_node = if xform_ops::resets_stack(&order) {
+            None
+        } else {
+            parent_node
+        };
+        let transform = load_transform(stage, &order, path, index, &mut out.channels)?;
         out.nodes.push(Node {
             name: read::leaf(path).to_owned(),
             parent: parent_node,
@@ -133,28 +117,19 @@ pub(super) fn load_nodes(stage: &Stage, paths: &[String]) -> Result<StageNodes, 
 
 /// The prim's local transform at its first sample (or its default), plus channels when it is time-sampled.
 fn load_transform(
-    stage: &Stage,
-    xf: &AnyXformable,
+    stage: &UsdStage,
+    order: &[String],
     path: &str,
     node: usize,
     channels: &mut Vec<TimedChannel>,
 ) -> Result<NodeTransform, SceneError> {
-    let ops = xf.xform_op_order().map_err(|e| usd_error(path, &e))?;
     let mut codes: Vec<f64> = Vec::new();
-    for op in ops.iter().flatten() {
-        let name = op.strip_prefix("!invert!").unwrap_or(op);
-        if name.starts_with("xformOp:") {
-            codes.extend(read::sample_times(stage, path, name)?);
-        }
+    for name in xform_ops::op_attributes(order) {
+        codes.extend(read::sample_times(stage, path, name)?);
     }
     codes.sort_by(f64::total_cmp);
     codes.dedup();
-    let at = |code: f64| -> Result<DMat4, SceneError> {
-        let m = xf
-            .local_to_parent_transform(TimeCode::new(code))
-            .map_err(|e| usd_error(path, &e))?;
-        Ok(read::dmat4(&m))
-    };
+    let at = |code: f64| xform_ops::local_transform(stage, path, order, code);
     let first = codes.first().copied().unwrap_or(0.0);
     let rest = at(first)?;
     if codes.len() > 1 {

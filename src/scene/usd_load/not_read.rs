@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use openusd::usd::Stage;
+use super::source::UsdStage;
 
-use super::read::{self, usd_error};
+use super::read;
 use crate::scene::SceneError;
 
 /// Prim types dqview reads (or that only hold data it reads, or group prims).
@@ -50,7 +50,7 @@ impl Found {
 }
 
 /// The notes of `stage`, whose default traversal visits `paths`: one line per kind of thing not read.
-pub(super) fn notes(stage: &Stage, paths: &[String]) -> Result<Vec<String>, SceneError> {
+pub(super) fn notes(stage: &UsdStage, paths: &[String]) -> Result<Vec<String>, SceneError> {
     let mut types: BTreeMap<String, Found> = BTreeMap::new();
     let [
         mut textures,
@@ -60,12 +60,7 @@ pub(super) fn notes(stage: &Stage, paths: &[String]) -> Result<Vec<String>, Scen
         mut widths,
     ] = std::array::from_fn::<Found, 5, _>(|_| Found::default());
     for path in paths {
-        let type_name = stage
-            .prim(path.as_str())
-            .type_name()
-            .map_err(|e| usd_error(path, &e))?
-            .map(|t| t.as_str().to_owned())
-            .unwrap_or_default();
+        let type_name = stage.type_name(path)?;
         let list = match type_name.as_str() {
             "Shader" => {
                 let id = read::token(read::value(stage, path, "info:id")?);

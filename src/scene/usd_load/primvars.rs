@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 
+use super::source::UsdStage;
 use glam::{Vec2, Vec3};
-use openusd::usd::Stage;
 
 use super::read;
 use crate::scene::SceneError;
@@ -36,7 +36,7 @@ pub(super) struct Faces<'a> {
 /// The first of `names` authored on `path`, resolved by its interpolation and indices; one that
 /// does not fit the mesh (a count or index off) is warned about and not used.
 pub(super) fn resolve<T: Copy>(
-    stage: &Stage,
+    stage: &UsdStage,
     path: &str,
     names: &[&str],
     faces: &Faces<'_>,

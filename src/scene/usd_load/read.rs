@@ -2,8 +2,10 @@
 
 use glam::{DMat4, Quat, Vec2, Vec3};
 use openusd::sdf::{self, Value};
-use openusd::usd::{Stage, TimeCode};
+use openusd::usd::TimeCode;
 
+use super::flat;
+use super::source::UsdStage;
 use crate::scene::SceneError;
 
 /// A crate error (an `anyhow` chain) as one line, prefixed with what was being read.
@@ -25,8 +27,12 @@ fn property(prim: &str, name: &str) -> Result<sdf::Path, SceneError> {
 }
 
 /// The composed default value of `prim.name`, else its earliest time sample (`None` if unauthored).
-pub(super) fn value(stage: &Stage, prim: &str, name: &str) -> Result<Option<Value>, SceneError> {
-    let attr = stage.attribute(property(prim, name)?);
+pub(super) fn value(stage: &UsdStage, prim: &str, name: &str) -> Result<Option<Value>, SceneError> {
+    let path = property(prim, name)?;
+    if stage.is_flat() {
+        return Ok(flat::value(stage, &path));
+    }
+    let attr = stage.attribute(path);
     let what = || format!("{prim}.{name}");
     match attr.get::<Value>() {
         Ok(Some(v)) => Ok(Some(v)),
@@ -39,21 +45,38 @@ pub(super) fn value(stage: &Stage, prim: &str, name: &str) -> Result<Option<Valu
 
 /// The composed value of `prim.name` at time code `time`.
 pub(super) fn value_at(
-    stage: &Stage,
+    stage: &UsdStage,
     prim: &str,
     name: &str,
     time: f64,
 ) -> Result<Option<Value>, SceneError> {
+    let path = property(prim, name)?;
+    if stage.is_flat() {
+        return Ok(flat::value_at(stage, &path, time));
+    }
     stage
-        .attribute(property(prim, name)?)
+        .attribute(path)
         .get_at::<Value>(TimeCode::new(time))
         .map_err(|e| usd_error(&format!("{prim}.{name}"), &e))
 }
 
 /// The time codes at which `prim.name` has samples (empty when it has none).
-pub(super) fn sample_times(stage: &Stage, prim: &str, name: &str) -> Result<Vec<f64>, SceneError> {
+pub(super) fn sample_times(
+    stage: &UsdStage,
+    prim: &str,
+    name: &str,
+) -> Result<Vec<f64>, SceneError> {
+    let path = property(prim, name)?;
+    if stage.is_flat() {
+        let samples = flat::samples(stage, &path);
+        return Ok(samples
+            .iter()
+            .map(|s| s.0)
+            .filter(|t| t.is_finite())
+            .collect());
+    }
     let times = stage
-        .attribute(property(prim, name)?)
+        .attribute(path)
         .time_sample_times()
         .map_err(|e| usd_error(&format!("{prim}.{name}"), &e))?;
     Ok(times.into_iter().filter(|t| t.is_finite()).collect())
@@ -61,26 +84,38 @@ pub(super) fn sample_times(stage: &Stage, prim: &str, name: &str) -> Result<Vec<
 
 /// Metadata `key` of attribute `prim.name`.
 pub(super) fn metadata(
-    stage: &Stage,
+    stage: &UsdStage,
     prim: &str,
     name: &str,
     key: &str,
 ) -> Result<Option<Value>, SceneError> {
+    let path = property(prim, name)?;
+    if stage.is_flat() {
+        return Ok(flat::layer_field(stage, &path, key));
+    }
     stage
-        .attribute(property(prim, name)?)
+        .attribute(path)
         .get_metadata::<Value>(key)
         .map_err(|e| usd_error(&format!("{prim}.{name}"), &e))
 }
 
 /// The first target of relationship `prim.name`.
-pub(super) fn target(stage: &Stage, prim: &str, name: &str) -> Result<Option<String>, SceneError> {
+pub(super) fn target(
+    stage: &UsdStage,
+    prim: &str,
+    name: &str,
+) -> Result<Option<String>, SceneError> {
     Ok(targets(stage, prim, name)?.into_iter().next())
 }
 
 /// Every target of relationship `prim.name`.
-pub(super) fn targets(stage: &Stage, prim: &str, name: &str) -> Result<Vec<String>, SceneError> {
+pub(super) fn targets(stage: &UsdStage, prim: &str, name: &str) -> Result<Vec<String>, SceneError> {
+    let path = property(prim, name)?;
+    if stage.is_flat() {
+        return Ok(flat::targets(stage, &path));
+    }
     let paths = stage
-        .relationship(property(prim, name)?)
+        .relationship(path)
         .targets()
         .map_err(|e| usd_error(&format!("{prim}.{name}"), &e))?;
     Ok(paths.iter().map(|p| p.as_str().to_owned()).collect())
@@ -88,7 +123,7 @@ pub(super) fn targets(stage: &Stage, prim: &str, name: &str) -> Result<Vec<Strin
 
 /// The nearest target of `name` authored on `prim` or an ancestor (UsdSkel's inherited bindings).
 pub(super) fn inherited_target(
-    stage: &Stage,
+    stage: &UsdStage,
     prim: &str,
     name: &str,
 ) -> Result<Option<String>, SceneError> {

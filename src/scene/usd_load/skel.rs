@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
+use super::source::UsdStage;
 use glam::DMat4;
-use openusd::usd::Stage;
 
 use super::nodes::{StageNodes, TimedChannel, node_transform};
 use super::read;
@@ -67,7 +67,7 @@ impl JointBudget {
 
 /// Every Skeleton prim that has a node, with its joints added as nodes and its animation as channels.
 pub(super) fn load_skeletons(
-    stage: &Stage,
+    stage: &UsdStage,
     nodes: &mut StageNodes,
     options: &LoadOptions,
     warnings: &mut Vec<String>,
@@ -96,7 +96,7 @@ pub(super) fn load_skeletons(
 
 /// One skeleton: joints, bind and rest transforms, and the bound animation.
 fn load_skeleton(
-    stage: &Stage,
+    stage: &UsdStage,
     nodes: &mut StageNodes,
     skel_node: usize,
     path: &str,
@@ -195,18 +195,13 @@ fn checked_bind_transforms(bind: Vec<DMat4>, path: &str) -> (Vec<DMat4>, Vec<Dat
 
 /// The SkelAnimation `anim` bound to `skel`: joint channels, and blend shape weights kept for the meshes.
 fn load_animation(
-    stage: &Stage,
+    stage: &UsdStage,
     anim: &str,
     skel: &mut SkelInfo,
     channels: &mut Vec<TimedChannel>,
     warnings: &mut Vec<String>,
 ) -> Result<(), SceneError> {
-    let type_name = stage
-        .prim(anim)
-        .type_name()
-        .map_err(|e| read::usd_error(anim, &e))?
-        .map(|t| t.as_str().to_owned());
-    if type_name.as_deref() != Some("SkelAnimation") {
+    if stage.type_name(anim)? != "SkelAnimation" {
         warnings.push(format!(
             "Skeleton {}: skel:animationSource <{anim}> is not a SkelAnimation; not animated",
             skel.path
@@ -351,7 +346,7 @@ fn animation_faults(
 
 /// The keys of `prim.name`: each time sample, or its default value as one key at time 0.
 fn keys_of(
-    stage: &Stage,
+    stage: &UsdStage,
     prim: &str,
     name: &str,
 ) -> Result<Vec<(f64, Option<openusd::sdf::Value>)>, SceneError> {

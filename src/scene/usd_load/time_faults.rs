@@ -1,14 +1,14 @@
 //! The stage's time metadata checked: a time code rate that gives no seconds, a frame rate
 //! Pixar's USD refuses, a time range that runs backwards.
 
-use openusd::usd::Stage;
+use super::source::UsdStage;
 
 use super::read;
 use crate::scene::{DataFault, FaultKind};
 
 /// The time code rate dqview uses: the stage's when positive and finite, else UsdStage's 24.
 #[must_use]
-pub(super) fn usable_time_codes_per_second(stage: &Stage) -> f64 {
+pub(super) fn usable_time_codes_per_second(stage: &UsdStage) -> f64 {
     let tcps = stage.time_codes_per_second();
     if tcps.is_finite() && tcps > 0.0 {
         tcps
@@ -19,7 +19,7 @@ pub(super) fn usable_time_codes_per_second(stage: &Stage) -> f64 {
 
 /// The faults of the stage's `timeCodesPerSecond`, `framesPerSecond` and time range.
 #[must_use]
-pub(super) fn time_faults(stage: &Stage) -> Vec<DataFault> {
+pub(super) fn time_faults(stage: &UsdStage) -> Vec<DataFault> {
     let number = |key: &str| {
         stage
             .stage_metadata(key)
