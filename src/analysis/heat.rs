@@ -13,8 +13,8 @@ use thiserror::Error;
 use crate::anim::Pose;
 use crate::scene::Scene;
 use crate::skin::{
-    Betas, JointPalette, PosePalettes, SceneBetas, SceneCenters, SkinningMode, skin_scene,
-    skin_scene_cor, skin_scene_hybrid,
+    Betas, JointPalette, PosePalettes, PosedPrimitive, SceneBetas, SceneCenters, SkinningMode,
+    skin_scene, skin_scene_cor, skin_scene_hybrid,
 };
 
 /// What a heatmap measures per vertex.
@@ -271,15 +271,21 @@ pub fn pose_heat_range(
 
 /// |LBS - DQS| per vertex of each skinned primitive, over `diagonal`.
 fn displacements(scene: &Scene, pose: &Pose, diagonal: f32) -> Vec<f32> {
+    let lbs = skin_scene(scene, pose, SkinningMode::Lbs, Betas::Uniform(0.0));
+    let dqs = skin_scene(scene, pose, SkinningMode::Dqs, Betas::Uniform(1.0));
+    distances(&lbs, &dqs, diagonal)
+}
+
+/// |`a` - `b`| per vertex of each skinned primitive of `a`, over `diagonal` (1 when it is not
+/// a positive number).
+fn distances(a: &[PosedPrimitive], b: &[PosedPrimitive], diagonal: f32) -> Vec<f32> {
     let inv = if diagonal.is_finite() && diagonal > 0.0 {
         1.0 / diagonal
     } else {
         1.0
     };
-    let lbs = skin_scene(scene, pose, SkinningMode::Lbs, Betas::Uniform(0.0));
-    let dqs = skin_scene(scene, pose, SkinningMode::Dqs, Betas::Uniform(1.0));
-    lbs.iter()
-        .zip(&dqs)
+    a.iter()
+        .zip(b)
         .filter(|(a, _)| a.skinned)
         .flat_map(|(a, b)| {
             a.vertices
@@ -300,11 +306,6 @@ fn cor_distances(
     betas: HeatBetas<'_>,
     diagonal: f32,
 ) -> Vec<f32> {
-    let inv = if diagonal.is_finite() && diagonal > 0.0 {
-        1.0 / diagonal
-    } else {
-        1.0
-    };
     let cor = match betas.centers {
         Some(centers) => skin_scene_cor(scene, pose, centers),
         None => skin_scene(scene, pose, SkinningMode::Lbs, Betas::Uniform(0.0)),
@@ -314,18 +315,7 @@ fn cor_distances(
         (_, Some(b)) => skin_scene_hybrid(scene, pose, mode, b, betas.scale),
         (_, None) => skin_scene(scene, pose, mode, Betas::Uniform(betas.scale)),
     };
-    posed
-        .iter()
-        .zip(&cor)
-        .filter(|(a, _)| a.skinned)
-        .flat_map(|(a, b)| {
-            a.vertices
-                .positions
-                .iter()
-                .zip(&b.vertices.positions)
-                .map(move |(p, q)| (*p - *q).length() * inv)
-        })
-        .collect()
+    distances(&posed, &cor, diagonal)
 }
 
 /// The determinant of the blended 3x3 of `mode` per vertex of each skinned primitive, as
@@ -409,20 +399,22 @@ fn blended_determinant(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::anim::twisted_pose;
     use crate::builtin::builtin_scene;
     use crate::skin::rest_bounds;
 
-    fn twisted(deg: f32) -> (Scene, Pose, f32) {
+    /// The twist tube with its tip turned `deg` degrees, and its rest diagonal.
+    pub(in crate::analysis) fn twisted(deg: f32) -> (Scene, Pose, f32) {
         let scene = builtin_scene("twist").expect("builtin");
         let pose = twisted_pose(&scene, "tip", deg);
         let (lo, hi) = rest_bounds(&scene).expect("vertices");
         (scene, pose, (hi - lo).length())
     }
 
-    const ONE: HeatBetas<'static> = HeatBetas {
+    /// Every vertex at beta 1, no centers (CoR as LBS).
+    pub(in crate::analysis) const ONE: HeatBetas<'static> = HeatBetas {
         betas: None,
         scale: 1.0,
         centers: None,

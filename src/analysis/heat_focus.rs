@@ -94,25 +94,8 @@ fn focus_vertex_mask(scene: &Scene, joint: usize) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::heat::tests::{ONE, twisted};
     use crate::analysis::pose_heat_range;
-    use crate::anim::twisted_pose;
-    use crate::builtin::builtin_scene;
-    use crate::skin::rest_bounds;
-
-    /// The twist tube with its tip turned `deg` degrees, and its rest diagonal.
-    fn twisted(deg: f32) -> (Scene, Pose, f32) {
-        let scene = builtin_scene("twist").expect("builtin");
-        let pose = twisted_pose(&scene, "tip", deg);
-        let (lo, hi) = rest_bounds(&scene).expect("vertices");
-        (scene, pose, (hi - lo).length())
-    }
-
-    /// Every vertex at beta 1, no centers (CoR as LBS).
-    const ONE: HeatBetas<'static> = HeatBetas {
-        betas: None,
-        scale: 1.0,
-        centers: None,
-    };
 
     #[test]
     fn cor_distance_is_zero_in_cor_and_a_focus_range_keeps_to_the_joints_vertices() {
