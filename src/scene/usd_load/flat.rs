@@ -82,14 +82,36 @@ fn unblocked(value: Value) -> Option<Value> {
     (!matches!(value, Value::None | Value::ValueBlock)).then_some(value)
 }
 
-/// The attribute's time samples in time order (empty when it has none).
-pub(super) fn samples(stage: &Stage, attr: &sdf::Path) -> Vec<(f64, Value)> {
-    let mut samples = match layer_field(stage, attr, "timeSamples") {
-        Some(Value::TimeSamples(map)) => map,
-        _ => Vec::new(),
-    };
-    samples.sort_by(|a, b| a.0.total_cmp(&b.0));
-    samples
+/// `f` of the attribute's time samples as the layer holds them (in time order, as the crate's
+/// own interpolation assumes; empty when it has none), borrowed rather than copied.
+fn with_samples<R>(stage: &Stage, attr: &sdf::Path, f: impl FnOnce(&[(f64, Value)]) -> R) -> R {
+    let layer = stage.root_layer();
+    match field(layer.data(), attr, "timeSamples").as_deref() {
+        Some(Value::TimeSamples(map)) => f(map),
+        _ => f(&[]),
+    }
+}
+
+/// The attribute's samples at finite times, a blocked one as `None`.
+pub(super) fn samples(stage: &Stage, attr: &sdf::Path) -> Vec<(f64, Option<Value>)> {
+    with_samples(stage, attr, |samples| {
+        samples
+            .iter()
+            .filter(|(t, _)| t.is_finite())
+            .map(|(t, v)| (*t, unblocked(v.clone())))
+            .collect()
+    })
+}
+
+/// The attribute's finite sample times.
+pub(super) fn sample_times(stage: &Stage, attr: &sdf::Path) -> Vec<f64> {
+    with_samples(stage, attr, |samples| {
+        samples
+            .iter()
+            .map(|(t, _)| *t)
+            .filter(|t| t.is_finite())
+            .collect()
+    })
 }
 
 /// The attribute's default value, else its earliest sample (what the crate's `get` then
@@ -98,16 +120,25 @@ pub(super) fn value(stage: &Stage, attr: &sdf::Path) -> Option<Value> {
     if let Some(v) = layer_field(stage, attr, "default").and_then(unblocked) {
         return Some(v);
     }
-    value_at(stage, attr, f64::NEG_INFINITY)
+    with_samples(stage, attr, |samples| {
+        samples.first().and_then(|(_, v)| unblocked(v.clone()))
+    })
 }
 
 /// The attribute's value at time code `time`: its samples interpolated as the crate does
 /// (linear, quaternions slerped, clamped at the ends), else its default.
 pub(super) fn value_at(stage: &Stage, attr: &sdf::Path, time: f64) -> Option<Value> {
-    let samples = samples(stage, attr);
-    if samples.is_empty() {
-        return layer_field(stage, attr, "default").and_then(unblocked);
+    let sampled = with_samples(stage, attr, |samples| {
+        (!samples.is_empty()).then(|| interpolate(samples, time))
+    });
+    match sampled {
+        Some(value) => value,
+        None => layer_field(stage, attr, "default").and_then(unblocked),
     }
+}
+
+/// Non-empty `samples` at `time`, cloning only the samples used.
+fn interpolate(samples: &[(f64, Value)], time: f64) -> Option<Value> {
     let after = samples.partition_point(|(t, _)| *t <= time);
     if after == 0 {
         return unblocked(samples[0].1.clone());

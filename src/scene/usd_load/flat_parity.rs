@@ -5,7 +5,7 @@
 use openusd::schemas::geom::{Imageable, Xformable};
 use openusd::usd::{Prim, SchemaBase, SchemaKind, Stage, TimeCode};
 
-use super::crate_check::tests::shared_usd;
+use super::crate_check::tests::{SHARED_USD_FILES, shared_usd_path};
 use super::source::UsdStage;
 use super::{convert, open_stage, read, xform_ops};
 use crate::scene::LoadOptions;
@@ -35,28 +35,18 @@ fn write_stage(name: &str, text: &str) -> std::path::PathBuf {
 
 #[test]
 fn the_shared_characters_load_the_same_flat_and_composed() {
-    let names = [
-        "Adventurer.usdc",
-        "RobotExpressive.usdc",
-        "tube_blendshape.usda",
-        "tube_dqs.usda",
-        "tube_lbs.usda",
-        "tube_package.usdz",
-    ];
-    for name in names {
-        let Some(bytes) = shared_usd(name) else {
+    for name in SHARED_USD_FILES {
+        let Some(path) = shared_usd_path(name) else {
             return;
         };
-        let path = write_stage(name, "");
-        std::fs::write(&path, bytes).expect("copy");
         let (flat, composed, is_flat) = both_ways(&path);
         assert!(is_flat, "{name}: one layer without arcs");
         assert!(flat == composed, "{name}: flat and composed scenes differ");
     }
 }
 
-/// Every op kind, inverted and suffixed ops, samples at different times, a relative target,
-/// a material, primvar metadata and an inbetween: what the loader reads, all in one layer.
+/// Op kinds, inverted and suffixed ops, samples at different times, a stack reset, a relative
+/// target, a material and primvar metadata: what the loader reads, all in one layer.
 const FEATURES: &str = r#"#usda 1.0
 (
     timeCodesPerSecond = 24

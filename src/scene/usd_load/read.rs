@@ -68,18 +68,28 @@ pub(super) fn sample_times(
 ) -> Result<Vec<f64>, SceneError> {
     let path = property(prim, name)?;
     if stage.is_flat() {
-        let samples = flat::samples(stage, &path);
-        return Ok(samples
-            .iter()
-            .map(|s| s.0)
-            .filter(|t| t.is_finite())
-            .collect());
+        return Ok(flat::sample_times(stage, &path));
     }
     let times = stage
         .attribute(path)
         .time_sample_times()
         .map_err(|e| usd_error(&format!("{prim}.{name}"), &e))?;
     Ok(times.into_iter().filter(|t| t.is_finite()).collect())
+}
+
+/// Every sample of `prim.name` at a finite time, in time order (a blocked one as `None`).
+pub(super) fn samples(
+    stage: &UsdStage,
+    prim: &str,
+    name: &str,
+) -> Result<Vec<(f64, Option<Value>)>, SceneError> {
+    if stage.is_flat() {
+        return Ok(flat::samples(stage, &property(prim, name)?));
+    }
+    sample_times(stage, prim, name)?
+        .into_iter()
+        .map(|t| Ok((t, value_at(stage, prim, name, t)?)))
+        .collect()
 }
 
 /// Metadata `key` of attribute `prim.name`.

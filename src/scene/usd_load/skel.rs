@@ -350,15 +350,12 @@ fn keys_of(
     prim: &str,
     name: &str,
 ) -> Result<Vec<(f64, Option<openusd::sdf::Value>)>, SceneError> {
-    let codes = read::sample_times(stage, prim, name)?;
-    if codes.is_empty() {
+    let keys = read::samples(stage, prim, name)?;
+    if keys.is_empty() {
         return Ok(match read::value(stage, prim, name)? {
             Some(v) => vec![(0.0, Some(v))],
             None => Vec::new(),
         });
     }
-    codes
-        .into_iter()
-        .map(|c| Ok((c, read::value_at(stage, prim, name, c)?)))
-        .collect()
+    Ok(keys)
 }

@@ -6,10 +6,25 @@ use super::*;
 /// The cap the tests check with: the loader's default.
 const CAP: u64 = crate::scene::LoadOptions::DEFAULT_MAX_BUFFER_BYTES;
 
-/// `$DQVIEW_USD/name`, or `None` (a skip) when the variable is unset and data is not required.
+/// The shared USD characters and tubes in `$DQVIEW_USD`.
+pub(in crate::scene::usd_load) const SHARED_USD_FILES: [&str; 6] = [
+    "Adventurer.usdc",
+    "RobotExpressive.usdc",
+    "tube_blendshape.usda",
+    "tube_dqs.usda",
+    "tube_lbs.usda",
+    "tube_package.usdz",
+];
+
+/// The bytes of `$DQVIEW_USD/name`, or `None` (a skip) as [`shared_usd_path`] says.
 pub(in crate::scene::usd_load) fn shared_usd(name: &str) -> Option<Vec<u8>> {
+    shared_usd_path(name).map(|path| std::fs::read(path).expect(name))
+}
+
+/// `$DQVIEW_USD/name`, or `None` (a skip) when the variable is unset and data is not required.
+pub(in crate::scene::usd_load) fn shared_usd_path(name: &str) -> Option<std::path::PathBuf> {
     match std::env::var_os("DQVIEW_USD") {
-        Some(dir) => Some(std::fs::read(std::path::Path::new(&dir).join(name)).expect(name)),
+        Some(dir) => Some(std::path::Path::new(&dir).join(name)),
         None => {
             assert!(
                 std::env::var_os("DQVIEW_REQUIRE_DATA").is_none(),
@@ -70,14 +85,7 @@ fn payload_of(bytes: &[u8], pick: impl Fn(u64, bool, bool, bool) -> bool) -> usi
 
 #[test]
 fn the_shared_usd_files_pass_unchanged() {
-    for name in [
-        "Adventurer.usdc",
-        "RobotExpressive.usdc",
-        "tube_blendshape.usda",
-        "tube_dqs.usda",
-        "tube_lbs.usda",
-        "tube_package.usdz",
-    ] {
+    for name in SHARED_USD_FILES {
         let Some(bytes) = shared_usd(name) else {
             return;
         };
