@@ -105,9 +105,12 @@ fn the_adventurer_keeps_its_rest_pose_and_its_input_and_a_twist_drives_the_new_j
     assert!(dir.join("adv.twist.bin").is_file());
     let (a, b) = (load(&input), load(&out));
     let d = diagonal(&a);
-    // Three junctions (shoulder, elbow, wrist) of 2 + 2 weighted and 2 helper nodes each.
-    assert_eq!(b.nodes.len(), a.nodes.len() + 3 * 6);
-    assert_eq!(b.constraints.len(), 3 * 5);
+    // Three junctions (shoulder, elbow, wrist) of 2 + 2 weighted and 2 helper nodes each; the
+    // Adventurer's arms rest away from their bind pose, so each weighted node has a twin bound
+    // like the junction's other end (`_k`, `_p`): 10 nodes, 9 of them constrained.
+    assert_eq!(b.nodes.len(), a.nodes.len() + 3 * 10);
+    assert_eq!(b.constraints.len(), 3 * 9);
+    assert!(b.nodes[a.nodes.len()..].iter().all(|n| n.name.contains("_twist_")));
     let none = JointOverrides::new();
     let rest = worst(
         &posed(&a, None, 0.0, &none),
@@ -201,11 +204,12 @@ fn the_baked_channels_play_what_the_constraints_say_and_a_second_run_replaces_th
     );
     let c = load(&again);
     let a = load(&input);
-    assert_eq!(c.nodes.len(), a.nodes.len() + 2 * 8);
+    // Two junctions (elbow, wrist) of 3 + 3 weighted nodes, their twins and 2 helpers each.
+    assert_eq!(c.nodes.len(), a.nodes.len() + 2 * 14);
     assert_eq!(
         c.nodes
             .iter()
-            .filter(|n| n.name.starts_with("LowerArm.L_twist_0"))
+            .filter(|n| n.name.starts_with("LowerArm.L_twist_0") && !n.name.ends_with("_p"))
             .count(),
         3
     );
@@ -215,7 +219,11 @@ fn the_baked_channels_play_what_the_constraints_say_and_a_second_run_replaces_th
     assert_eq!(e.nodes.len(), b.nodes.len());
     let o = twist(&a, "LowerArm.L", 150.0);
     let off = worst(&posed(&b, None, 0.0, &o), &posed(&e, None, 0.0, &o), d);
-    assert!(off <= 1e-6, "a re-run differs from a first run by {off:e}");
+    // The weights given back are sums of the helpers' stored weights, so the stripped input
+    // differs from the original by their rounding, and the fit (whose chosen influences can
+    // switch on such a difference) lands within a few 1e-4 of the first run; weight left on
+    // the old nodes, or not given back, moves vertices by 1e-2 here.
+    assert!(off <= 1e-3, "a re-run differs from a first run by {off:e}");
 }
 
 #[test]

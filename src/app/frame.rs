@@ -87,7 +87,10 @@ impl Running {
     fn poll_jobs(&mut self, wait: bool) {
         profiling::scope!("poll jobs");
         let s = &self.state.skinning;
-        let wants_cor = s.mode == crate::skin::SkinningMode::Cor
+        let wants_twist = s.view == crate::ui::ViewMode::Split && s.panes[crate::ui::TWIST_PANE];
+        // The helper joints' weights are fitted to CoR: their pane needs the centres too.
+        let wants_cor = wants_twist
+            || s.mode == crate::skin::SkinningMode::Cor
             || (s.view == crate::ui::ViewMode::Split && s.panes[3])
             || self.state.paint.fit_waiting
             || s.shading == crate::render::DebugView::CorDistance;
@@ -101,9 +104,9 @@ impl Running {
             &self.gpu.ctx,
             |ctx, centers| model.gpu.set_cor_centers(ctx, renderer, centers),
         );
-        let wants_twist = s.view == crate::ui::ViewMode::Split && s.panes[crate::ui::TWIST_PANE];
         model.twist.poll(
             &model.scene,
+            model.cor.centers(),
             wants_twist,
             wait,
             &mut self.state.twist,

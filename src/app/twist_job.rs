@@ -8,6 +8,7 @@ use std::sync::mpsc;
 use crate::anim::{JointOverrides, Pose};
 use crate::render::{GpuContext, Renderer, SceneGpu};
 use crate::scene::Scene;
+use crate::skin::SceneCenters;
 use crate::twist_joints::{TwistOptions, TwistRig, add_twist_joints, bone_requests};
 use crate::ui::{TwistBuild, TwistState};
 
@@ -51,11 +52,14 @@ impl TwistPreview {
         self.shown.as_ref().map(|s| &s.gpu)
     }
 
-    /// Starts a build when the pane is `wanted` and the list changed, takes a finished one
-    /// (waiting for it when `wait`, a scripted frame) and uploads it; reports into `state`.
+    /// Starts a build when the pane is `wanted`, the list changed and the CoR `centers` (the
+    /// fit's target) are there, takes a finished one (waiting for it when `wait`, a scripted
+    /// frame) and uploads it; reports into `state`.
+    #[allow(clippy::too_many_arguments)]
     pub fn poll(
         &mut self,
         scene: &Arc<Scene>,
+        centers: Option<&Arc<SceneCenters>>,
         wanted: bool,
         wait: bool,
         state: &mut TwistState,
@@ -74,7 +78,13 @@ impl TwistPreview {
         }
         let current = self.shown.as_ref().is_some_and(|s| !stale(&s.key));
         if wanted && !current && self.job.is_none() {
-            self.job = Some((key.clone(), start_build(Arc::clone(scene), key.clone())));
+            let Some(centers) = centers else {
+                // The fit needs CoR's centres; their precompute runs (the CoR status says so).
+                state.build = TwistBuild::Building;
+                return;
+            };
+            let build = start_build(Arc::clone(scene), Arc::clone(centers), key.clone());
+            self.job = Some((key.clone(), build));
         }
         if let Some((job_key, result)) = &self.job {
             match super::job::receive(result, wait) {
@@ -160,6 +170,7 @@ impl TwistPreview {
 /// Builds the rig for `key` on a new thread; its result arrives on the returned channel.
 fn start_build(
     scene: Arc<Scene>,
+    centers: Arc<SceneCenters>,
     (joints, max_influences): BuildKey,
 ) -> mpsc::Receiver<Result<TwistRig, String>> {
     let (send, receive) = mpsc::channel();
@@ -168,8 +179,10 @@ fn start_build(
         let options = TwistOptions {
             max_influences,
             clips: (0..scene.animations.len()).collect(),
+            target: crate::twist_joints::FitTarget::Cor,
         };
-        let _ = send.send(add_twist_joints(&scene, &requests, &options).map_err(|e| e.to_string()));
+        let rig = add_twist_joints(&scene, &requests, &options, &centers);
+        let _ = send.send(rig.map_err(|e| e.to_string()));
     });
     receive
 }

@@ -22,7 +22,7 @@ mod render_camera;
 mod report;
 pub mod report_pictures;
 mod shader;
-mod twist_joints;
+mod helper_joints;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -39,7 +39,7 @@ pub use pose_args::PoseArgs;
 pub use render_args::{CameraFlags, MotionFlags};
 pub use report::ReportArgs;
 pub use shader::ShaderArgs;
-pub use twist_joints::TwistJointsArgs;
+pub use helper_joints::HelperJointsArgs;
 
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
 #[derive(Debug, Parser)]
@@ -197,9 +197,11 @@ pub enum Command {
     /// Fit per-vertex DQS blend weights that bring the hybrid closest to CoR over a clip, all
     /// clips and/or joint sweeps, and write them into the file as `_DQS_BLEND` (or as JSON).
     Blend(BlendArgs),
-    /// Add twist (roll) joints where LBS collapses, so the fix plays in any LBS engine: their
-    /// weights, VRMC_node_constraint constraints and baked clip channels, written into the file.
-    TwistJoints(TwistJointsArgs),
+    /// Add helper joints (twist and bend) where LBS collapses or pinches, with weights fitted so
+    /// plain LBS follows CoR (or DQS): VRMC_node_constraint constraints and baked clip channels,
+    /// written into the file, so the fix plays in any LBS engine. `twist-joints` is the same.
+    #[command(alias = "twist-joints")]
+    HelperJoints(HelperJointsArgs),
     /// Write one self-contained HTML report of a rig: volume per mode over each clip, the worst
     /// joint regions with renders, DQS flips, influences, a fitted blend map, advice.
     Report(Box<ReportArgs>),
@@ -386,7 +388,7 @@ pub fn run(cli: Cli) -> Result<()> {
             bench::run(&options, json, started, &load)
         }
         Some(Command::Blend(args)) => blend::run(&args),
-        Some(Command::TwistJoints(args)) => twist_joints::run(&args),
+        Some(Command::HelperJoints(args)) => helper_joints::run(&args),
         Some(Command::Report(args)) => report::run(&args),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Shader(args)) => shader::run(&args),

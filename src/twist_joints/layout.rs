@@ -91,9 +91,9 @@ pub(super) fn plan(scene: &Scene, requests: &[TwistRequest]) -> Result<Plan, Twi
         if !is_weighted(scene, r.joint) {
             return Err(TwistError::NotWeighted(name(r.joint)));
         }
-        let child = first_child_joint(scene, r.joint)
-            .filter(|&c| bone_vector(scene, c).is_some())
-            .ok_or_else(|| TwistError::NoChild(name(r.joint)))?;
+        // Without a child joint (a knee whose foot hangs elsewhere) the bone has no direction
+        // to twist about: the junction gets its bend helpers (P's family) only.
+        let child = first_child_joint(scene, r.joint).filter(|&c| bone_vector(scene, c).is_some());
         let parent = scene.nodes[r.joint]
             .parent
             .filter(|&p| shares_skin(scene, p, r.joint))
@@ -115,11 +115,11 @@ fn add_junction(
     out: &mut Vec<RollJoint>,
     request: &TwistRequest,
     parent: usize,
-    child: usize,
+    child: Option<usize>,
 ) -> Result<Junction, TwistError> {
     let k = request.joint;
     let n = request.count;
-    let c = bone_vector(scene, child).unwrap_or(Vec3::Y);
+    let c = child.and_then(|c| bone_vector(scene, c)).unwrap_or(Vec3::Y);
     let (axis, signed, to_bone) = principal_frame(c.normalize());
     let rest = to_trs(scene.nodes[k].transform);
     // The bone's frame at K's head, under P: K's rest rotation, then the principal axis onto the bone.
@@ -161,71 +161,89 @@ fn add_junction(
     // Both families stand at shares k / (N + 1) of K's turn: P's weight blends P (0) up to
     // the last, K's the first up to K (1), so no two neighbours are more than 1 / (N + 1) apart.
     let share_of = |i: usize| i as f32 / (n + 1) as f32;
+    // Where P's and K's skinning matrices differ at rest, a weight can move only between
+    // joints bound like the same one (or the rest mesh moves): each weighted helper then gets
+    // a twin bound like the other end, so both sides of a blend can take every share.
+    let twins = rest_differs(scene, parent, k);
     for i in 1..=n {
         let share = share_of(i);
-        let name = format!("{base}_twist_parent_{i:02}");
-        let at = add(
-            out,
-            name,
-            Family::Parent,
-            parent,
-            share,
-            Some(parent),
-            Some((k, ConstraintKind::Rotation)),
-            Trs {
-                rotation: rest.rotation,
-                ..bone_frame
-            },
-        )?;
-        junction.parent_stations.push((share, at));
-    }
-    let aim = add(
-        out,
-        format!("{base}_twist_aim"),
-        Family::Aim,
-        parent,
-        0.0,
-        None,
-        Some((child, ConstraintKind::Aim { axis: signed })),
-        bone_frame,
-    )?;
-    // Under the aim node, a turn back to P's orientation: there K's rotation from rest, as
-    // the roll constraint reads it, is about the bone.
-    let frame_trs = Trs {
-        rotation: bone_frame.rotation.inverse().normalize(),
-        ..Trs::IDENTITY
-    };
-    let frame = add(
-        out,
-        format!("{base}_twist_frame"),
-        Family::Frame,
-        out[aim].node,
-        0.0,
-        None,
-        None,
-        frame_trs,
-    )?;
-    let length = c.length();
-    for i in 1..=n {
-        let share = share_of(i);
-        let trs = Trs {
-            // On the bone, spread over its first half (where a joint's twist blends).
-            translation: bone_frame.rotation * (signed * (0.5 * length * share)),
-            rotation: bone_frame.rotation,
-            scale: Vec3::ONE,
+        let bound_like: &[(usize, &str)] = if twins {
+            &[(parent, ""), (k, "_k")]
+        } else {
+            &[(parent, "")]
         };
-        let name = format!("{base}_twist_{i:02}");
-        let at = add(
+        for &(from, suffix) in bound_like {
+            let at = add(
+                out,
+                format!("{base}_twist_parent_{i:02}{suffix}"),
+                Family::Parent,
+                parent,
+                share,
+                Some(from),
+                Some((k, ConstraintKind::Rotation)),
+                Trs {
+                    rotation: rest.rotation,
+                    ..bone_frame
+                },
+            )?;
+            junction.parent_stations.push((share, at));
+        }
+    }
+    if let Some(child) = child {
+        let aim = add(
             out,
-            name,
-            Family::Joint,
-            out[frame].node,
-            share,
-            Some(k),
-            roll(k),
-            trs,
+            format!("{base}_twist_aim"),
+            Family::Aim,
+            parent,
+            0.0,
+            None,
+            Some((child, ConstraintKind::Aim { axis: signed })),
+            bone_frame,
         )?;
-        junction.joint_stations.push((share, at));
+        // Under the aim node, a turn back to P's orientation: there K's rotation from rest, as
+        // the roll constraint reads it, is about the bone.
+        let frame_trs = Trs {
+            rotation: bone_frame.rotation.inverse().normalize(),
+            ..Trs::IDENTITY
+        };
+        let frame = add(
+            out,
+            format!("{base}_twist_frame"),
+            Family::Frame,
+            out[aim].node,
+            0.0,
+            None,
+            None,
+            frame_trs,
+        )?;
+        let length = c.length();
+        for i in 1..=n {
+            let share = share_of(i);
+            let trs = Trs {
+                // On the bone, spread over its first half (where a joint's twist blends).
+                translation: bone_frame.rotation * (signed * (0.5 * length * share)),
+                rotation: bone_frame.rotation,
+                scale: Vec3::ONE,
+            };
+            let bound_like: &[(usize, &str)] = if twins {
+                &[(k, ""), (parent, "_p")]
+            } else {
+                &[(k, "")]
+            };
+            for &(from, suffix) in bound_like {
+                let at = add(
+                    out,
+                    format!("{base}_twist_{i:02}{suffix}"),
+                    Family::Joint,
+                    out[frame].node,
+                    share,
+                    Some(from),
+                    roll(k),
+                    trs,
+                )?;
+                junction.joint_stations.push((share, at));
+            }
+        }
     }
     junction.joint_stations.push((1.0, ITSELF));
     Ok(junction)
@@ -286,6 +304,41 @@ pub(super) fn add_nodes(scene: &mut Scene, plan: &Plan) {
             skin.inverse_bind.push(ibm);
         }
     }
+}
+
+/// Whether the skinning matrices of joints `a` and `b` at rest differ in some skin that holds
+/// both (rotation entries, or translations over the rest diagonal, more than [`SAME_REST`]).
+pub(super) fn rest_differs(scene: &Scene, a: usize, b: usize) -> bool {
+    let rest = Pose::rest(scene);
+    let diagonal = f64::from(
+        crate::skin::rest_bounds(scene).map_or(1.0, |(lo, hi)| lo.distance(hi).max(1e-6)),
+    );
+    scene.skins.iter().any(|skin| {
+        let matrix = |node: usize| {
+            let j = skin.joints.iter().position(|&n| n == node)?;
+            let ibm = skin.inverse_bind.get(j).copied().unwrap_or(Mat4::IDENTITY);
+            Some(rest.global.get(node)?.as_dmat4() * ibm.as_dmat4())
+        };
+        let (Some(ma), Some(mb)) = (matrix(a), matrix(b)) else {
+            return false;
+        };
+        !same_rest_matrix(&ma, &mb, diagonal)
+    })
+}
+
+/// Skinning matrices at rest closer than this (rotation entries; translations over the rest
+/// diagonal) count as equal: moving weight between their joints keeps the rest mesh.
+pub(super) const SAME_REST: f64 = 5e-7;
+
+/// Whether two rest skinning matrices count as equal (see [`SAME_REST`]).
+pub(super) fn same_rest_matrix(a: &glam::DMat4, b: &glam::DMat4, diagonal: f64) -> bool {
+    let d = *a - *b;
+    let rot = [d.x_axis, d.y_axis, d.z_axis]
+        .iter()
+        .map(|c| c.truncate().abs().max_element())
+        .fold(0.0, f64::max);
+    let shift = d.w_axis.truncate().abs().max_element() / diagonal;
+    rot.max(shift) <= SAME_REST
 }
 
 /// The rest translation of `child` (the bone vector, in its parent's frame), when it has a length.

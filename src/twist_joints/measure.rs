@@ -1,9 +1,11 @@
-//! How much a rig with roll joints gains: one joint region's volume (or area) ratio to rest
-//! and its mean distance from CoR, for LBS before and after, DQS and CoR, at one pose.
+//! How much a rig with helper joints gains: joint regions' volume (or area) ratios to rest
+//! and their mean and largest distance from CoR, for LBS before and after, DQS and CoR, at
+//! poses the weight fit never saw (a 170 degree twist, a 120 degree bend, held-out clip keys).
 //!
-//! The region is the input's (the triangles whose first corner's heaviest influence is the
+//! A region is the input's (the triangles whose first corner's heaviest influence is the
 //! joint at rest), measured on both rigs: they share every vertex.
 
+use super::poses::{PoseSets, check_bend, check_twist};
 use crate::analysis::{JointRegion, RestReference};
 use crate::anim::{JointOverrides, Pose};
 use crate::scene::Scene;
@@ -20,53 +22,31 @@ pub struct MeasurePose {
     pub overrides: JointOverrides,
 }
 
+/// The four methods measured, in the order of [`RegionFigures::volume`].
+pub const METHODS: [&str; 4] = ["LBS", "LBS + helpers", "DQS", "CoR"];
+
 /// One joint region at one pose.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RegionFigures {
-    /// Ratio to rest: LBS of the input.
-    pub lbs_before: f64,
-    /// Ratio to rest: LBS of the rig with roll joints.
-    pub lbs_after: f64,
-    /// Ratio to rest: DQS of the input.
-    pub dqs: f64,
-    /// Ratio to rest: CoR of the input.
-    pub cor: f64,
-    /// Mean distance of the region's vertices from their CoR positions over the rest
-    /// bounding-box diagonal: LBS before.
-    pub cor_distance_before: f64,
-    /// The same for LBS after.
-    pub cor_distance_after: f64,
-    /// The same for DQS.
-    pub cor_distance_dqs: f64,
+    /// Ratio to rest: LBS of the input, LBS with helpers, DQS, CoR.
+    pub volume: [f64; 4],
+    /// Mean vertex distance from the CoR positions over the rest diagonal: LBS, LBS with
+    /// helpers, DQS.
+    pub mean_distance: [f64; 3],
+    /// The largest vertex distance from the CoR positions over the rest diagonal, likewise.
+    pub max_distance: [f64; 3],
 }
 
-impl RegionFigures {
-    /// How far LBS after went from LBS before towards CoR (1: all the way; negative: away).
-    #[must_use]
-    pub fn gain_towards_cor(&self) -> f64 {
-        let gap = self.cor - self.lbs_before;
-        if gap.abs() < 1e-9 {
-            if (self.lbs_after - self.cor).abs() < 1e-9 {
-                1.0
-            } else {
-                0.0
-            }
-        } else {
-            (self.lbs_after - self.lbs_before) / gap
-        }
-    }
-}
-
-/// Skins both rigs at `pose` and measures `region` (the input's) in each mode.
+/// Skins both rigs at `pose` and measures each of `regions` (the input's) in every method.
 #[must_use]
-pub fn measure_region(
+pub fn measure_regions(
     input: &Scene,
     output: &Scene,
-    region: &JointRegion,
+    regions: &[&JointRegion],
     centers: &SceneCenters,
     pose: &MeasurePose,
     diagonal: f32,
-) -> RegionFigures {
+) -> Vec<RegionFigures> {
     let posed = |scene: &Scene| {
         let mut p = Pose::rest(scene);
         p.sample(scene, pose.clip, pose.time_s, &pose.overrides);
@@ -77,24 +57,23 @@ pub fn measure_region(
     let lbs_after = skin_scene(output, &pose_out, SkinningMode::Lbs, Betas::Uniform(0.0));
     let dqs = skin_scene(input, &pose_in, SkinningMode::Dqs, Betas::Uniform(0.0));
     let cor = skin_scene_cor(input, &pose_in, centers);
-    let distance = |posed: &[PosedPrimitive]| {
-        mean_distance(region, posed, &cor) / f64::from(diagonal.max(1e-12))
-    };
-    RegionFigures {
-        lbs_before: region.ratio(&lbs_before),
-        lbs_after: region.ratio(&lbs_after),
-        dqs: region.ratio(&dqs),
-        cor: region.ratio(&cor),
-        cor_distance_before: distance(&lbs_before),
-        cor_distance_after: distance(&lbs_after),
-        cor_distance_dqs: distance(&dqs),
-    }
+    let scale = 1.0 / f64::from(diagonal.max(1e-12));
+    regions
+        .iter()
+        .map(|region| {
+            let d = [&lbs_before, &lbs_after, &dqs].map(|p| distances(region, p, &cor));
+            RegionFigures {
+                volume: [&lbs_before, &lbs_after, &dqs, &cor].map(|p| region.ratio(p)),
+                mean_distance: d.map(|(mean, _)| mean * scale),
+                max_distance: d.map(|(_, max)| max * scale),
+            }
+        })
+        .collect()
 }
 
-/// The mean distance of the region's vertices between `a` and `b`.
-fn mean_distance(region: &JointRegion, a: &[PosedPrimitive], b: &[PosedPrimitive]) -> f64 {
-    let mut sum = 0.0;
-    let mut count = 0usize;
+/// The mean and largest distance of the region's vertices between `a` and `b`.
+fn distances(region: &JointRegion, a: &[PosedPrimitive], b: &[PosedPrimitive]) -> (f64, f64) {
+    let (mut sum, mut max, mut count) = (0.0, 0.0f64, 0usize);
     for (prim, vertices) in region.vertices_by_primitive() {
         let (Some(pa), Some(pb)) = (a.get(prim), b.get(prim)) else {
             continue;
@@ -106,11 +85,99 @@ fn mean_distance(region: &JointRegion, a: &[PosedPrimitive], b: &[PosedPrimitive
             ) else {
                 continue;
             };
-            sum += f64::from(x.distance(*y));
+            let d = f64::from(x.distance(*y));
+            sum += d;
+            max = max.max(d);
             count += 1;
         }
     }
-    if count == 0 { 0.0 } else { sum / count as f64 }
+    if count == 0 {
+        (0.0, 0.0)
+    } else {
+        (sum / count as f64, max)
+    }
+}
+
+/// One region judged at the poses the fit never saw.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeldOut {
+    /// The joint whose region it is.
+    pub joint: usize,
+    /// At a 170 degree twist of the joint.
+    pub twist: RegionFigures,
+    /// At a 120 degree bend of the joint in its main bending plane.
+    pub bend: RegionFigures,
+    /// The held-out clip moment where LBS is farthest from CoR in the region, and its figures.
+    pub worst: Option<(MeasurePose, RegionFigures)>,
+    /// Held-out clip moments measured.
+    pub moments: usize,
+    /// Of those, the ones where LBS + helpers is at most DQS's mean distance from CoR (+1e-4).
+    pub at_most_dqs: usize,
+    /// Of those, the ones where LBS + helpers is no farther from CoR than LBS (+1e-6).
+    pub not_worse_than_lbs: usize,
+    /// Of those, the ones where LBS + helpers keeps a volume within 0.03 of CoR's.
+    pub volume_near_cor: usize,
+}
+
+/// Slack on "at most DQS's distance" (of the diagonal), as the targets state it.
+pub const DQS_SLACK: f64 = 1e-4;
+/// Slack on "no farther than LBS" (of the diagonal): f32 rounding.
+pub const LBS_SLACK: f64 = 1e-6;
+/// Largest volume ratio gap to CoR that counts as near.
+pub const VOLUME_SLACK: f64 = 0.03;
+
+/// Judges the regions of `joints` on the rig `output` (the input `input` with helpers) at the
+/// held-out poses; joints without a region are left out.
+#[must_use]
+pub fn judge_held_out(
+    input: &Scene,
+    output: &Scene,
+    joints: &[usize],
+    reference: &RestReference,
+    centers: &SceneCenters,
+    diagonal: f32,
+) -> Vec<HeldOut> {
+    let measured: Vec<(usize, &JointRegion)> = joints
+        .iter()
+        .filter_map(|&j| Some((j, reference.region(j)?)))
+        .collect();
+    let regions: Vec<&JointRegion> = measured.iter().map(|(_, r)| *r).collect();
+    let at = |pose: &MeasurePose| measure_regions(input, output, &regions, centers, pose, diagonal);
+    let mut judged: Vec<HeldOut> = measured
+        .iter()
+        .enumerate()
+        .map(|(i, &(joint, _))| HeldOut {
+            joint,
+            twist: at(&check_twist(joint))[i],
+            bend: at(&check_bend(input, joint))[i],
+            worst: None,
+            moments: 0,
+            at_most_dqs: 0,
+            not_worse_than_lbs: 0,
+            volume_near_cor: 0,
+        })
+        .collect();
+    let moments = PoseSets::of(input, joints).held_out_moments;
+    for pose in &moments {
+        for (h, f) in judged.iter_mut().zip(at(pose)) {
+            h.count(pose, &f);
+        }
+    }
+    judged
+}
+
+impl HeldOut {
+    /// Counts one held-out clip moment.
+    fn count(&mut self, pose: &MeasurePose, f: &RegionFigures) {
+        self.moments += 1;
+        let [lbs, after, dqs] = f.mean_distance;
+        self.at_most_dqs += usize::from(after <= dqs + DQS_SLACK);
+        self.not_worse_than_lbs += usize::from(after <= lbs + LBS_SLACK);
+        self.volume_near_cor += usize::from((f.volume[1] - f.volume[3]).abs() <= VOLUME_SLACK);
+        if self.worst.as_ref().is_none_or(|(_, w)| lbs > w.mean_distance[0]) {
+            self.worst = Some((pose.clone(), *f));
+        }
+    }
 }
 
 /// The input's rest reference (regions and rest measures), to measure both rigs against.

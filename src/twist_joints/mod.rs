@@ -31,17 +31,24 @@
 //! - `measure`: what the fix gains.
 
 mod bake;
+mod fit;
+mod fit_unit;
 mod layout;
 mod measure;
 mod pick;
+pub mod poses;
+mod solve;
 mod strip;
-mod weights;
 
+pub use fit::{FitSummary, FitTarget};
 pub use layout::{Family, RollJoint};
-pub use measure::{MeasurePose, RegionFigures, measure_region, rest_reference};
+pub use measure::{
+    HeldOut, METHODS, MeasurePose, RegionFigures, judge_held_out, measure_regions, rest_reference,
+};
 pub use pick::{PickedJoint, SWEEP_TWIST_DEG, pick_joints, twist_pose};
 
 use crate::scene::Scene;
+use crate::skin::SceneCenters;
 
 /// Default twist joints per family.
 pub const DEFAULT_COUNT: usize = 2;
@@ -64,6 +71,8 @@ pub struct TwistOptions {
     pub max_influences: usize,
     /// The clips to bake (indices); the others get no roll-joint channels.
     pub clips: Vec<usize>,
+    /// What the weights are fitted to.
+    pub target: FitTarget,
 }
 
 /// Why roll joints could not be added.
@@ -106,6 +115,8 @@ pub struct TwistRig {
     pub changed_meshes: Vec<usize>,
     /// Per baked clip: (animation index, key times written).
     pub baked: Vec<(usize, usize)>,
+    /// What the weight fit did.
+    pub fit: FitSummary,
 }
 
 /// The junctions at both ends of each chosen joint's bone, as `--joint JOINT=N` means them:
@@ -125,11 +136,20 @@ pub fn bone_requests(scene: &Scene, joints: &[(usize, usize)]) -> Vec<TwistReque
     out
 }
 
-/// Adds roll joints for `requests` to `scene` (after taking out a previous run's).
+/// `scene` without the helper joints of an earlier run (their weight given back), and how
+/// many nodes were taken out: the rig the fit's target is computed on.
+pub fn without_helpers(scene: &Scene) -> Result<(Scene, usize), TwistError> {
+    strip::strip_roll_joints(scene)
+}
+
+/// Adds helper joints for `requests` to `scene` (after taking out a previous run's) and fits
+/// their weights to `options.target`; `centers` are the CoR centres of the input without an
+/// earlier run's helpers ([`without_helpers`]), for the CoR target.
 pub fn add_twist_joints(
     scene: &Scene,
     requests: &[TwistRequest],
     options: &TwistOptions,
+    centers: &SceneCenters,
 ) -> Result<TwistRig, TwistError> {
     if ![4, 8].contains(&options.max_influences) {
         return Err(TwistError::Option(format!(
@@ -137,11 +157,19 @@ pub fn add_twist_joints(
             options.max_influences
         )));
     }
-    let (mut out, removed_nodes) = strip::strip_roll_joints(scene)?;
-    let first_new_node = out.nodes.len();
-    let plan = layout::plan(&out, requests)?;
+    let (base, removed_nodes) = strip::strip_roll_joints(scene)?;
+    let first_new_node = base.nodes.len();
+    let plan = layout::plan(&base, requests)?;
+    let mut out = base.clone();
     layout::add_nodes(&mut out, &plan);
-    weights::redistribute(&mut out, &plan, options.max_influences);
+    let fit = fit::fit_weights(
+        &base,
+        &mut out,
+        &plan,
+        options.max_influences,
+        options.target,
+        centers,
+    );
     let baked = bake::bake_clips(&mut out, &plan, &options.clips, first_new_node);
     let changed_skins: Vec<usize> = (0..out.skins.len())
         .filter(|&s| {
@@ -167,6 +195,7 @@ pub fn add_twist_joints(
         changed_skins,
         changed_meshes,
         baked,
+        fit,
     })
 }
 

@@ -13,7 +13,14 @@ pub(super) fn is_roll_joint(scene: &Scene, n: usize) -> bool {
     let Some((_, tail)) = node.name.rsplit_once("_twist_") else {
         return false;
     };
-    let numbered = |t: &str| t.len() == 2 && t.bytes().all(|b| b.is_ascii_digit());
+    // `NN`, or `NN_k` / `NN_p` for a twin bound like the other end of the junction.
+    let numbered = |t: &str| {
+        let t = t
+            .strip_suffix("_k")
+            .or_else(|| t.strip_suffix("_p"))
+            .unwrap_or(t);
+        t.len() == 2 && t.bytes().all(|b| b.is_ascii_digit())
+    };
     let rolls = || {
         scene.constraints.iter().any(|c| {
             c.destination == n
@@ -100,15 +107,22 @@ fn fold_skin(scene: &mut Scene, s: usize, first: usize) -> Result<(), TwistError
             .iter()
             .find(|c| c.destination == node)
             .map(|c| c.source);
+        let name = &scene.nodes[node].name;
         let target = if node < first {
-            node
+            Some(node)
+        } else if name.ends_with("_k") {
+            // A twin bound like K (under P) gives its weight to K, and one bound like P
+            // (under K's helpers) to P: the joints their skinning matrices equal at rest.
+            source
+        } else if name.ends_with("_p") {
+            source.and_then(|k| scene.nodes.get(k)?.parent)
         } else {
             // The helper nodes carry no weight: any kept ancestor that is a joint will do.
             parent
                 .or(source)
                 .or_else(|| kept_joint_above(scene, &skin.joints, node, first))
-                .unwrap_or(node)
-        };
+        }
+        .unwrap_or(node);
         let index = new_index(target).ok_or_else(|| {
             TwistError::Strip(format!(
                 "roll joint {} has a parent that is not a joint of skin {s}",

@@ -45,8 +45,10 @@ fn a_pure_twist_is_shared_out_as_the_rule_says() {
     let options = TwistOptions {
         max_influences: 4,
         clips: Vec::new(),
+        target: FitTarget::Dqs,
     };
-    let rig = add_twist_joints(&scene, &[TwistRequest { joint: k, count: 2 }], &options).unwrap();
+    let request = [TwistRequest { joint: k, count: 2 }];
+    let rig = add_twist_joints(&scene, &request, &options, &SceneCenters::default()).unwrap();
     let out = &rig.scene;
     let find = |name: &str| out.nodes.iter().position(|n| n.name == name).unwrap();
     let p = out.nodes[k].parent.unwrap();
@@ -56,23 +58,28 @@ fn a_pure_twist_is_shared_out_as_the_rule_says() {
     let turned = |pose: &Pose| {
         skinning(out, pose, k) * skinning(out, &rest, k).inverse() * skinning(out, &rest, p)
     };
-    // Shares 1/3 and 2/3: a 90 degree twist puts both families at 30 and 60 degrees.
-    for (name, deg, parent_side) in [
-        ("UpperArm.L_twist_01", 30.0, false),
-        ("UpperArm.L_twist_02", 60.0, false),
-        ("UpperArm.L_twist_parent_01", 30.0, true),
-        ("UpperArm.L_twist_parent_02", 60.0, true),
+    // Shares 1/3 and 2/3: a 90 degree twist puts both families at 30 and 60 degrees. K's
+    // rest is not its bind pose, so each helper has a twin bound like the junction's other end
+    // (`_p` like P, `_k` like K): the same turn from rest, applied from the other rest matrix.
+    let bound_like_p = |pose: &Pose| skinning(out, pose, k) * skinning(out, &rest, k).inverse();
+    for (name, deg, parent_side, from) in [
+        ("UpperArm.L_twist_01", 30.0, false, k),
+        ("UpperArm.L_twist_02", 60.0, false, k),
+        ("UpperArm.L_twist_01_p", 30.0, false, p),
+        ("UpperArm.L_twist_parent_01", 30.0, true, p),
+        ("UpperArm.L_twist_parent_02", 60.0, true, p),
+        ("UpperArm.L_twist_parent_02_k", 60.0, true, k),
     ] {
         let got = skinning(out, &full, find(name));
         let at = twisted(out, k, deg);
-        let want = if parent_side {
-            turned(&at)
-        } else {
-            skinning(out, &at, k)
+        let want = match (parent_side, from == p) {
+            (true, true) => turned(&at),
+            (true, false) => turned(&at) * skinning(out, &rest, p).inverse() * skinning(out, &rest, k),
+            (false, false) => skinning(out, &at, k),
+            (false, true) => bound_like_p(&at) * skinning(out, &rest, p),
         };
         assert!(max_diff(got, want) < 1e-5, "{name}: {got} vs {want}");
-        // At rest each equals the joint whose weight it takes.
-        let from = if parent_side { p } else { k };
+        // At rest each equals the joint whose weight it may take.
         assert!(max_diff(skinning(out, &rest, find(name)), skinning(out, &rest, from)) < 1e-6);
     }
 }

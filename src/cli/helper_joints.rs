@@ -1,4 +1,5 @@
-//! `dqview twist-joints`: add roll joints where LBS collapses, measure them, write the rig.
+//! `dqview helper-joints` (also `twist-joints`): add twist and bend helper joints where LBS
+//! collapses, fit their weights to CoR or DQS, measure them at held-out poses, write the rig.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,9 +12,9 @@ use crate::analysis::RestReference;
 use crate::scene::{Scene, names};
 use crate::skin::SceneCenters;
 use crate::twist_joints::{
-    DEFAULT_COUNT, Family, MeasurePose, PickedJoint, RegionFigures, SWEEP_TWIST_DEG, TwistOptions,
-    TwistRequest, TwistRig, add_twist_joints, bone_requests, measure_region, pick_joints,
-    twist_pose,
+    DEFAULT_COUNT, Family, FitTarget, HeldOut, METHODS, PickedJoint, RegionFigures,
+    SWEEP_TWIST_DEG, TwistOptions, TwistRequest, TwistRig, add_twist_joints, bone_requests,
+    judge_held_out, pick_joints, without_helpers,
 };
 
 /// Prints a line to stdout; a closed pipe (`| head`) is not worth a panic.
@@ -26,9 +27,9 @@ macro_rules! say {
 /// Time the analysis may spend on the clips when it picks the joints.
 const PICK_BUDGET: Duration = Duration::from_secs(120);
 
-/// Options of `dqview twist-joints`.
+/// Options of `dqview helper-joints`.
 #[derive(Clone, Debug, clap::Args)]
-pub struct TwistJointsArgs {
+pub struct HelperJointsArgs {
     /// A .gltf, .glb or .vrm path.
     #[arg(value_name = "MODEL")]
     pub model: String,
@@ -45,9 +46,12 @@ pub struct TwistJointsArgs {
     /// Most influences per vertex written: 4 (JOINTS_0) or 8 (JOINTS_0 and JOINTS_1).
     #[arg(long, value_name = "K", default_value_t = 4)]
     pub max_influences: usize,
-    /// Clips to bake roll-joint channels into (name or index), or `all` (the default).
+    /// Clips to bake helper-joint channels into (name or index), or `all` (the default).
     #[arg(long, value_name = "NAME|INDEX|all")]
     pub clip: Option<String>,
+    /// What the helper weights are fitted to, on the input rig: cor or dqs.
+    #[arg(long, value_name = "cor|dqs", default_value = "cor")]
+    pub target: String,
     /// CoR precompute options (`--bulge-compensation` does not apply).
     #[command(flatten)]
     pub cor: CorArgs,
@@ -57,13 +61,18 @@ pub struct TwistJointsArgs {
 }
 
 /// Picks or takes the joints, adds roll joints, prints what they gain and writes the file.
-pub fn run(args: &TwistJointsArgs) -> Result<()> {
+pub fn run(args: &HelperJointsArgs) -> Result<()> {
     let interrupt = super::interrupt_on_ctrl_c();
     if args.cor.bulge_amount()? != 0.0 {
         bail!(
-            "--bulge-compensation has no effect on twist-joints (it measures against CoR); drop it"
+            "--bulge-compensation has no effect on helper-joints (it measures against CoR); drop it"
         );
     }
+    let target = match args.target.as_str() {
+        "cor" => FitTarget::Cor,
+        "dqs" => FitTarget::Dqs,
+        other => bail!("--target {other}: give cor or dqs"),
+    };
     crate::rig_file::output_is_binary(&args.model, &args.out)?;
     let scene = super::load(&args.model, &args.load)?;
     // Refused before the analysis; `write_twist_rig` refuses too (the viewer's path).
@@ -72,27 +81,48 @@ pub fn run(args: &TwistJointsArgs) -> Result<()> {
         None | Some("all") => (0..scene.animations.len()).collect(),
         Some(c) => super::blend::clip_indices(&scene, c)?,
     };
-    let centers = args.cor.centers_cancellable(&scene, interrupt.flag())?;
-    let reference = RestReference::at_rest(&scene);
-    let picked = chosen_joints(&scene, args, &reference, &centers)?;
+    // The fit's target is the rig without an earlier run's helpers (their weights given back).
+    let (base, _) = without_helpers(&scene)?;
+    let centers = args.cor.centers_cancellable(&base, interrupt.flag())?;
+    // Picked and measured on that rig too: "LBS before" is plain LBS on a re-run as well.
+    let reference = RestReference::at_rest(&base);
+    let picked = chosen_joints(&base, args, &reference, &centers)?;
     let requests: Vec<TwistRequest> = picked.iter().map(|(r, _)| *r).collect();
     let options = TwistOptions {
         max_influences: args.max_influences,
         clips,
+        target,
     };
-    let rig = add_twist_joints(&scene, &requests, &options)?;
+    let rig = add_twist_joints(&scene, &requests, &options, &centers)?;
     print_rig(&scene, &rig);
+    say!(
+        "fitted the weights of {} vertices over {} poses to {}: mean RMS distance from it {:.5} -> {:.5} of the diagonal{}",
+        rig.fit.vertices,
+        rig.fit.poses,
+        target.name(),
+        rig.fit.rms_before,
+        rig.fit.rms_after,
+        if rig.fit.kept > 0 {
+            format!(
+                " ({} vertices kept their weights: more rest classes than --max-influences)",
+                rig.fit.kept
+            )
+        } else {
+            String::new()
+        }
+    );
     let diagonal = crate::skin::rest_bounds(&scene).map_or(1.0, |(lo, hi)| lo.distance(hi));
+    let joints: Vec<usize> = requests.iter().map(|r| r.joint).collect();
+    eprintln!("measuring at poses the fit did not see ...");
+    let judged = judge_held_out(&base, &rig.scene, &joints, &reference, &centers, diagonal);
     for (request, pick) in &picked {
-        print_figures(
-            &scene,
-            &rig,
-            &reference,
-            &centers,
-            request.joint,
-            pick.as_ref(),
-            diagonal,
-        );
+        match judged.iter().find(|h| h.joint == request.joint) {
+            Some(h) => print_figures(&scene, h, pick.as_ref()),
+            None => say!(
+                "{}: no region to measure (no triangle has it as the heaviest influence)",
+                scene.nodes[request.joint].name
+            ),
+        }
     }
     if interrupt.is_cancelled() {
         bail!("cancelled: no file written");
@@ -116,7 +146,7 @@ pub fn run(args: &TwistJointsArgs) -> Result<()> {
 /// The requests: `--joint` as given, else the analysis's picks (printed with the reason).
 fn chosen_joints(
     scene: &Scene,
-    args: &TwistJointsArgs,
+    args: &HelperJointsArgs,
     reference: &RestReference,
     centers: &SceneCenters,
 ) -> Result<Vec<(TwistRequest, Option<PickedJoint>)>> {
@@ -208,60 +238,43 @@ fn print_rig(scene: &Scene, rig: &TwistRig) {
     );
 }
 
-/// The region's figures at the joint's worst pose and at a 170 degree twist.
-fn print_figures(
-    scene: &Scene,
-    rig: &TwistRig,
-    reference: &RestReference,
-    centers: &SceneCenters,
-    joint: usize,
-    pick: Option<&PickedJoint>,
-    diagonal: f32,
-) {
-    let Some(region) = reference.region(joint) else {
-        say!(
-            "{}: no region to measure (no triangle has it as the heaviest influence)",
-            scene.nodes[joint].name
-        );
-        return;
-    };
-    say!(
-        "{} region ({} vertices)      volume ratio to rest: LBS before  after   DQS    CoR | mean distance from CoR / diagonal: LBS before  after   DQS",
-        scene.nodes[joint].name,
-        region.vertices
-    );
-    let mut poses: Vec<(String, MeasurePose)> = Vec::new();
-    if let Some(p) = pick.filter(|p| p.worst.clip.is_some()) {
-        let clip = p
-            .worst
-            .clip
-            .map_or("", |c| scene.animations[c].name.as_str());
-        poses.push((
-            format!("worst: {clip} {:.3} s", p.worst.time_s),
-            p.worst.clone(),
-        ));
+/// The region's figures at the held-out poses.
+fn print_figures(scene: &Scene, h: &HeldOut, pick: Option<&PickedJoint>) {
+    let name = &scene.nodes[h.joint].name;
+    if let Some(p) = pick {
+        say!("{name}: picked because {}", p.reason);
     }
-    poses.push((
-        format!("twisted {SWEEP_TWIST_DEG:.0}"),
-        twist_pose(joint, SWEEP_TWIST_DEG),
-    ));
-    for (label, pose) in poses {
-        let f = measure_region(scene, &rig.scene, region, centers, &pose, diagonal);
-        print_row(&label, &f);
+    say!(
+        "{name} region, at poses the fit did not see | volume ratio to rest: {} | distance from CoR / diagonal, mean (max): {}",
+        METHODS.join(", "),
+        METHODS[..3].join(", ")
+    );
+    print_row("twisted 170", &h.twist);
+    print_row("bent 120", &h.bend);
+    if let Some((pose, f)) = &h.worst {
+        let clip = pose
+            .clip
+            .and_then(|c| scene.animations.get(c))
+            .map_or("", |a| a.name.as_str());
+        print_row(&format!("worst: {clip} {:.3} s", pose.time_s), f);
+    }
+    if h.moments > 0 {
+        say!(
+            "  {} held-out clip moments: LBS + helpers at most DQS's distance from CoR (+1e-4) at {}, no farther than LBS at {}, volume within 0.03 of CoR's at {}",
+            h.moments,
+            h.at_most_dqs,
+            h.not_worse_than_lbs,
+            h.volume_near_cor
+        );
     }
 }
 
 /// One row of figures.
 fn print_row(label: &str, f: &RegionFigures) {
+    let [v0, v1, v2, v3] = f.volume;
+    let [m0, m1, m2] = f.mean_distance;
+    let [x0, x1, x2] = f.max_distance;
     say!(
-        "  {label:<28} {:>7.3} {:>7.3} {:>6.3} {:>6.3}  ({:>4.0}% of the way to CoR) | {:>9.5} {:>8.5} {:>8.5}",
-        f.lbs_before,
-        f.lbs_after,
-        f.dqs,
-        f.cor,
-        100.0 * f.gain_towards_cor(),
-        f.cor_distance_before,
-        f.cor_distance_after,
-        f.cor_distance_dqs
+        "  {label:<26} {v0:>6.3} {v1:>6.3} {v2:>6.3} {v3:>6.3} | {m0:.5} ({x0:.4})  {m1:.5} ({x1:.4})  {m2:.5} ({x2:.4})"
     );
 }

@@ -1,0 +1,405 @@
+//! Helper weights solved, not partitioned (Kavan, Collins and O'Sullivan 2009, "Automatic
+//! Linearization of Nonlinear Skinning"): for every vertex weighted on a junction's joint P or
+//! K, its at most `max_influences` weights among its own joints and the junction's helpers
+//! that bring its LBS position closest to the target (CoR or DQS of the input rig) over a pose
+//! set, non-negative, each rest class keeping its original total, with a smoothness term over
+//! mesh neighbours.
+//!
+//! A rest class is the joints whose skinning matrices at rest are equal: a helper's inverse
+//! bind makes it equal to the joint it stands for, and on a rig whose rest pose is its bind
+//! pose every joint is in one class. Moving weight only within a class leaves the rest mesh
+//! exactly where it was, also where the rest pose is not the bind pose (the Adventurer's arms).
+
+use glam::{DMat4, Mat4, Vec3, Vec4};
+use rayon::prelude::*;
+
+use super::fit_unit::{Unit, VertexIn};
+use super::layout::{ITSELF, Plan, same_rest_matrix};
+use super::measure::MeasurePose;
+use crate::anim::Pose;
+use crate::influences::Influences;
+use crate::scene::Scene;
+use crate::skin::{JointPalette, SceneCenters};
+
+/// What the helper weights are fitted to: the input rig skinned by one of these.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FitTarget {
+    /// Centre-of-rotation skinning (the default: it neither collapses nor bulges).
+    #[default]
+    Cor,
+    /// Dual quaternion skinning.
+    Dqs,
+}
+
+impl FitTarget {
+    /// The flag value.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cor => "cor",
+            Self::Dqs => "dqs",
+        }
+    }
+}
+
+/// Jacobi passes of the smoothness term after the influences are chosen.
+const SMOOTH_PASSES: usize = 4;
+
+/// What the fit did, for the command's report.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FitSummary {
+    /// Vertices whose weights were solved.
+    pub vertices: usize,
+    /// Vertices weighted on a junction left as they were: more rest classes than influences.
+    pub kept: usize,
+    /// Poses fitted over.
+    pub poses: usize,
+    /// Mean over the vertices of the RMS distance from the target over the fit poses, over the
+    /// rest diagonal: with the input's weights on the new rig (helpers unweighted).
+    pub rms_before: f64,
+    /// The same with the solved weights.
+    pub rms_after: f64,
+}
+
+/// A junction's joints and helpers as skin joint indices of one skin.
+pub(super) struct SkinJunction {
+    /// P and K.
+    pub ends: [u16; 2],
+    /// Every helper that takes weight (both families).
+    pub helpers: Vec<u16>,
+}
+
+/// Solves the weights of every vertex weighted on a junction of `plan` in `out` (the input
+/// `base` with the plan's nodes added, its influences still the input's).
+pub(super) fn fit_weights(
+    base: &Scene,
+    out: &mut Scene,
+    plan: &Plan,
+    max_influences: usize,
+    target: FitTarget,
+    centers: &SceneCenters,
+) -> FitSummary {
+    let diagonal = f64::from(
+        crate::skin::rest_bounds(base).map_or(1.0, |(lo, hi)| lo.distance(hi).max(1e-6)),
+    );
+    let classes = rest_classes(out, diagonal);
+    let mut units = Vec::new();
+    let mut kept = 0;
+    for (mesh, skin) in skinned_meshes(out) {
+        let junctions = skin_junctions(out, plan, skin);
+        if junctions.is_empty() {
+            continue;
+        }
+        for (p, prim) in out.meshes[mesh].primitives.iter().enumerate() {
+            let Some(influences) = prim.influences.as_ref() else {
+                continue;
+            };
+            let centers = centers.of(mesh, p);
+            for (v, row) in influences.iter().enumerate() {
+                let bind = (
+                    prim.positions[v],
+                    prim.normals.get(v).copied().unwrap_or(Vec3::Y),
+                    prim.tangents
+                        .as_ref()
+                        .and_then(|t| t.get(v).copied())
+                        .unwrap_or(Vec4::X),
+                );
+                let center = centers.get(v).copied().unwrap_or(bind.0);
+                let vertex = VertexIn {
+                    at: (mesh, p, v as u32),
+                    skin,
+                    bind,
+                    center,
+                    row,
+                };
+                match Unit::of(&vertex, &junctions, &classes[skin], max_influences) {
+                    Some(Ok(unit)) => units.push(unit),
+                    Some(Err(())) => kept += 1,
+                    None => {}
+                }
+            }
+        }
+    }
+    let joints: Vec<usize> = plan.junctions.iter().map(|j| j.joint).collect();
+    let poses = super::poses::PoseSets::of(base, &joints).fit;
+    accumulate(base, out, &mut units, &poses, target, diagonal);
+    let rms_before = mean_rms(&units, |u| &u.w0);
+    solve_all(out, &mut units, max_influences);
+    let rms_after = mean_rms(&units, |u| &u.w);
+    write_rows(out, &units, max_influences);
+    FitSummary {
+        vertices: units.len(),
+        kept,
+        poses: poses.len(),
+        rms_before,
+        rms_after,
+    }
+}
+
+/// Each mesh skinned in `scene` (the first node that draws it), with its skin.
+fn skinned_meshes(scene: &Scene) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for node in &scene.nodes {
+        if let (Some(m), Some(s)) = (node.mesh, node.skin)
+            && m < scene.meshes.len()
+            && s < scene.skins.len()
+            && !out.iter().any(|&(o, _)| o == m)
+        {
+            out.push((m, s));
+        }
+    }
+    out
+}
+
+/// The plan's junctions whose joints and helpers skin `skin` holds.
+fn skin_junctions(scene: &Scene, plan: &Plan, skin: usize) -> Vec<SkinJunction> {
+    let joints = &scene.skins[skin].joints;
+    let index = |node: usize| {
+        joints
+            .iter()
+            .position(|&n| n == node)
+            .and_then(|i| u16::try_from(i).ok())
+    };
+    plan.junctions
+        .iter()
+        .filter_map(|j| {
+            let helpers = j
+                .parent_stations
+                .iter()
+                .chain(&j.joint_stations)
+                .filter(|&&(_, at)| at != ITSELF)
+                .map(|&(_, at)| index(plan.roll_joints[at].node))
+                .collect::<Option<Vec<u16>>>()?;
+            Some(SkinJunction {
+                ends: [index(j.parent)?, index(j.joint)?],
+                helpers,
+            })
+        })
+        .collect()
+}
+
+/// Per skin, each joint's rest class: joints whose skinning matrices at rest agree are one.
+fn rest_classes(scene: &Scene, diagonal: f64) -> Vec<Vec<usize>> {
+    let rest = Pose::rest(scene);
+    scene
+        .skins
+        .iter()
+        .map(|skin| {
+            let matrices: Vec<DMat4> = skin
+                .joints
+                .iter()
+                .enumerate()
+                .map(|(j, &node)| {
+                    let ibm = skin.inverse_bind.get(j).copied().unwrap_or(Mat4::IDENTITY);
+                    rest.global.get(node).copied().unwrap_or(Mat4::IDENTITY).as_dmat4()
+                        * ibm.as_dmat4()
+                })
+                .collect();
+            // Each joint joins the class of the first earlier leader it matches.
+            let mut leaders: Vec<usize> = Vec::new();
+            (0..matrices.len())
+                .map(|j| {
+                    let same = |&l: &usize| same_rest_matrix(&matrices[j], &matrices[l], diagonal);
+                    leaders.iter().position(same).unwrap_or_else(|| {
+                        leaders.push(j);
+                        leaders.len() - 1
+                    })
+                })
+                .collect::<Vec<usize>>()
+        })
+        .collect()
+}
+
+/// Adds every fit pose's normal equations to every unit.
+fn accumulate(
+    base: &Scene,
+    out: &Scene,
+    units: &mut [Unit],
+    poses: &[MeasurePose],
+    target: FitTarget,
+    diagonal: f64,
+) {
+    let mut used: Vec<usize> = units.iter().map(|u| u.skin).collect();
+    used.sort_unstable();
+    used.dedup();
+    let (mut pose_base, mut pose_out) = (Pose::rest(base), Pose::rest(out));
+    let mut scratch = Vec::new();
+    for pose in poses {
+        pose_base.sample(base, pose.clip, pose.time_s, &pose.overrides);
+        pose_out.sample(out, pose.clip, pose.time_s, &pose.overrides);
+        let mut palettes: Vec<Option<JointPalette>> = vec![None; base.skins.len()];
+        let mut matrices: Vec<Vec<DMat4>> = vec![Vec::new(); out.skins.len()];
+        for &s in &used {
+            pose_base.skinning_matrices(base, s, &mut scratch);
+            palettes[s] = Some(JointPalette::from_matrices(&scratch));
+            pose_out.skinning_matrices(out, s, &mut scratch);
+            matrices[s] = scratch.iter().map(|m| m.as_dmat4()).collect();
+        }
+        units.par_iter_mut().for_each(|u| {
+            if let Some(palette) = palettes.get(u.skin).and_then(Option::as_ref) {
+                u.add_pose(palette, &matrices[u.skin], target, 1.0 / diagonal);
+            }
+        });
+    }
+    let per_pose = 1.0 / poses.len().max(1) as f64;
+    units.par_iter_mut().for_each(|u| u.scale(per_pose));
+}
+
+/// A mesh neighbour of a unit: another unit, or a vertex that keeps its input weights.
+enum Neighbour {
+    /// Index into the units.
+    Unit(usize),
+    /// Mesh, primitive and vertex.
+    Fixed(usize, usize, u32),
+}
+
+/// Each unit's mesh neighbours (vertices sharing a triangle edge with it).
+fn neighbours(scene: &Scene, units: &[Unit]) -> Vec<Vec<Neighbour>> {
+    use std::collections::HashMap;
+    let mut index: HashMap<(usize, usize), HashMap<u32, usize>> = HashMap::new();
+    for (i, u) in units.iter().enumerate() {
+        index.entry((u.at.0, u.at.1)).or_default().insert(u.at.2, i);
+    }
+    let mut out: Vec<Vec<Neighbour>> = (0..units.len()).map(|_| Vec::new()).collect();
+    let mut seen: Vec<Vec<u32>> = vec![Vec::new(); units.len()];
+    for (&(m, p), of_prim) in &index {
+        let Some(prim) = scene.meshes.get(m).and_then(|mesh| mesh.primitives.get(p)) else {
+            continue;
+        };
+        for tri in prim.triangles().chunks_exact(3) {
+            for k in 0..3 {
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                for (x, y) in [(a, b), (b, a)] {
+                    let Some(&i) = of_prim.get(&x) else { continue };
+                    if x == y || seen[i].contains(&y) {
+                        continue;
+                    }
+                    seen[i].push(y);
+                    out[i].push(match of_prim.get(&y) {
+                        Some(&j) => Neighbour::Unit(j),
+                        None => Neighbour::Fixed(m, p, y),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Solves every unit: once over all its candidates, then over its chosen influences with the
+/// smoothness term (Jacobi passes: each pass pulls towards the neighbours' last weights).
+fn solve_all(scene: &Scene, units: &mut [Unit], max_influences: usize) {
+    units.par_iter_mut().for_each(|u| {
+        u.w = u.problem(None).solve(&u.w0);
+        u.restrict(max_influences);
+    });
+    let neighbours = neighbours(scene, units);
+    let fixed_weight = |m: usize, p: usize, v: u32, joint: u16| -> f64 {
+        scene.meshes[m].primitives[p]
+            .influences
+            .as_ref()
+            .map_or(0.0, |inf| {
+                inf.of(v as usize)
+                    .iter()
+                    .filter(|i| i.joint == joint)
+                    .map(|i| f64::from(i.weight))
+                    .sum()
+            })
+    };
+    for _ in 0..SMOOTH_PASSES {
+        let pulls: Vec<(Vec<f64>, f64)> = units
+            .par_iter()
+            .zip(&neighbours)
+            .map(|(u, near)| {
+                let pull = u
+                    .joints
+                    .iter()
+                    .map(|&j| {
+                        near.iter()
+                            .map(|n| match *n {
+                                Neighbour::Unit(k) => units[k].weight_of(j),
+                                Neighbour::Fixed(m, p, v) => fixed_weight(m, p, v, j),
+                            })
+                            .sum()
+                    })
+                    .collect();
+                (pull, near.len() as f64)
+            })
+            .collect();
+        units.par_iter_mut().zip(pulls).for_each(|(u, pull)| {
+            let start = u.w.clone();
+            u.w = u.problem(Some(&pull)).solve(&start);
+        });
+    }
+}
+
+/// The mean over `units` of the RMS distance from the target with the weights `w` picks.
+fn mean_rms(units: &[Unit], w: impl Fn(&Unit) -> &Vec<f64>) -> f64 {
+    if units.is_empty() {
+        return 0.0;
+    }
+    units.iter().map(|u| u.data_error(w(u)).sqrt()).sum::<f64>() / units.len() as f64
+}
+
+/// Writes the solved rows into the meshes of skins with junctions; every other row of those
+/// meshes keeps its input weights, pruned to `max_influences`.
+fn write_rows(scene: &mut Scene, units: &[Unit], max_influences: usize) {
+    use std::collections::HashMap;
+    let mut solved: HashMap<(usize, usize, u32), &Unit> = HashMap::new();
+    for u in units {
+        solved.insert(u.at, u);
+    }
+    let meshes: Vec<usize> = skinned_meshes(scene)
+        .into_iter()
+        .filter(|&(m, _)| units.iter().any(|u| u.at.0 == m))
+        .map(|(m, _)| m)
+        .collect();
+    for m in meshes {
+        for (p, prim) in scene.meshes[m].primitives.iter_mut().enumerate() {
+            let Some(influences) = prim.influences.as_ref() else {
+                continue;
+            };
+            let rows: Vec<Vec<(u16, f32)>> = influences
+                .iter()
+                .enumerate()
+                .map(|(v, row)| match solved.get(&(m, p, v as u32)) {
+                    Some(u) => prune(u.rows(), max_influences),
+                    None => prune(row.iter().map(|i| (i.joint, i.weight)).collect(), max_influences),
+                })
+                .collect();
+            prim.influences = Some(Influences::from_rows(rows));
+        }
+    }
+}
+
+/// The row's heaviest `max` influences (duplicates merged), as the loader keeps them.
+fn prune(mut row: Vec<(u16, f32)>, max: usize) -> Vec<(u16, f32)> {
+    row.sort_by_key(|(j, _)| *j);
+    row.dedup_by(|b, a| {
+        if a.0 == b.0 {
+            a.1 += b.1;
+            true
+        } else {
+            false
+        }
+    });
+    row.retain(|(_, w)| *w > 0.0);
+    row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    row.truncate(max);
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prune_merges_keeps_the_heaviest() {
+        let row = vec![(1, 0.1), (2, 0.2), (1, 0.3), (3, 0.05), (4, 0.35)];
+        assert_eq!(
+            prune(row.clone(), 8),
+            vec![(1, 0.4), (4, 0.35), (2, 0.2), (3, 0.05)]
+        );
+        assert_eq!(prune(row, 2), vec![(1, 0.4), (4, 0.35)]);
+    }
+}
