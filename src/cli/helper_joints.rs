@@ -259,8 +259,9 @@ fn print_figures(scene: &Scene, h: &HeldOut, pick: Option<&PickedJoint>) {
         print_row(&format!("worst: {clip} {:.3} s", pose.time_s), f);
     }
     if h.moments > 0 {
+        let [m0, m1, m2] = h.moments_mean_distance;
         say!(
-            "  {} held-out clip moments: LBS + helpers at most DQS's distance from CoR (+1e-4) at {}, no farther than LBS at {}, volume within 0.03 of CoR's at {}",
+            "  {} held-out clip moments: mean distance from CoR {m0:.5} {m1:.5} {m2:.5} (LBS, LBS + helpers, DQS); LBS + helpers at most DQS's (+1e-4) at {}, no farther than LBS at {}, volume within 0.03 of CoR's at {}",
             h.moments,
             h.at_most_dqs,
             h.not_worse_than_lbs,

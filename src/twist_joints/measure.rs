@@ -117,6 +117,9 @@ pub struct HeldOut {
     pub not_worse_than_lbs: usize,
     /// Of those, the ones where LBS + helpers keeps a volume within 0.03 of CoR's.
     pub volume_near_cor: usize,
+    /// The region's mean distance from CoR over the diagonal, averaged over those moments:
+    /// LBS, LBS + helpers, DQS.
+    pub moments_mean_distance: [f64; 3],
 }
 
 /// Slack on "at most DQS's distance" (of the diagonal), as the targets state it.
@@ -155,6 +158,7 @@ pub fn judge_held_out(
             at_most_dqs: 0,
             not_worse_than_lbs: 0,
             volume_near_cor: 0,
+            moments_mean_distance: [0.0; 3],
         })
         .collect();
     let moments = PoseSets::of(input, joints).held_out_moments;
@@ -163,6 +167,10 @@ pub fn judge_held_out(
             h.count(pose, &f);
         }
     }
+    for h in &mut judged {
+        let n = h.moments.max(1) as f64;
+        h.moments_mean_distance.iter_mut().for_each(|d| *d /= n);
+    }
     judged
 }
 
@@ -170,6 +178,9 @@ impl HeldOut {
     /// Counts one held-out clip moment.
     fn count(&mut self, pose: &MeasurePose, f: &RegionFigures) {
         self.moments += 1;
+        for (sum, d) in self.moments_mean_distance.iter_mut().zip(f.mean_distance) {
+            *sum += d;
+        }
         let [lbs, after, dqs] = f.mean_distance;
         self.at_most_dqs += usize::from(after <= dqs + DQS_SLACK);
         self.not_worse_than_lbs += usize::from(after <= lbs + LBS_SLACK);
