@@ -92,7 +92,11 @@ fn assert_weights(rig: &TwistRig, max_influences: usize, what: &str) {
                 "{what}: mesh {m} rows sum off their total: {:?}",
                 &inf.off_sums()[..1]
             );
-            assert!(inf.entries().iter().all(|i| i.weight > 0.0 && i.weight.is_finite()));
+            assert!(
+                inf.entries()
+                    .iter()
+                    .all(|i| i.weight > 0.0 && i.weight.is_finite())
+            );
         }
     }
 }
@@ -105,7 +109,12 @@ fn fitted_weights_keep_the_rest_mesh_and_the_influence_budget() {
     };
     for (scene, joints, k, what) in [
         (&adventurer, &ADVENTURER_LIMBS[..], 4, "Adventurer, K = 4"),
-        (&adventurer, &ADVENTURER_LIMBS[..4], 8, "Adventurer arms, K = 8"),
+        (
+            &adventurer,
+            &ADVENTURER_LIMBS[..4],
+            8,
+            "Adventurer arms, K = 8",
+        ),
         (&robot, &["LowerArm.L", "LowerArm.R"][..], 4, "robot, K = 4"),
     ] {
         let (rig, _) = fitted(scene, joints, k);
@@ -123,7 +132,10 @@ fn fitted_weights_keep_the_rest_mesh_and_the_influence_budget() {
         // mesh stays as it was to f32 rounding of the helpers' G * IBM products (the
         // Adventurer's arms rest 70 degrees from their bind pose).
         let moved = rest_moved(scene, &rig.scene);
-        println!("{what}: rest mesh moved {moved:e} of the diagonal; {:?}", rig.fit);
+        println!(
+            "{what}: rest mesh moved {moved:e} of the diagonal; {:?}",
+            rig.fit
+        );
         assert!(moved <= 2.5e-7, "{what}: rest moved {moved:e}");
     }
 }
@@ -161,7 +173,11 @@ fn at_poses_the_fit_never_saw_lbs_with_helpers_is_nearer_cor() {
         &centers,
         diagonal(&scene),
     );
-    assert_eq!(judged.len(), 10, "shoulders, elbows, wrists, hips and knees");
+    assert_eq!(
+        judged.len(),
+        10,
+        "shoulders, elbows, wrists, hips and knees"
+    );
     for h in &judged {
         show(&scene, h);
         let name = &scene.nodes[h.joint].name;
@@ -173,7 +189,12 @@ fn at_poses_the_fit_never_saw_lbs_with_helpers_is_nearer_cor() {
         assert!(after <= dqs + 1e-4, "{name}: {after} vs DQS {dqs}");
         assert!(after <= lbs + 2e-5, "{name}: {after} vs LBS {lbs}");
         for f in [&h.twist, &h.bend] {
-            assert!(f.volume.iter().chain(&f.mean_distance).all(|x| x.is_finite()));
+            assert!(
+                f.volume
+                    .iter()
+                    .chain(&f.mean_distance)
+                    .all(|x| x.is_finite())
+            );
         }
     }
     // The forearms' candy wrapper, twisted 170 (which no fitted pose is): nearer CoR than LBS
@@ -184,7 +205,10 @@ fn at_poses_the_fit_never_saw_lbs_with_helpers_is_nearer_cor() {
     };
     for arm in ["LowerArm.L", "LowerArm.R"] {
         let [lbs, after, _] = at(arm).twist.mean_distance;
-        assert!(after < 0.67 * lbs, "{arm} twisted 170: {after} vs LBS {lbs}");
+        assert!(
+            after < 0.67 * lbs,
+            "{arm} twisted 170: {after} vs LBS {lbs}"
+        );
     }
     for knee in ["LowerLeg.L", "LowerLeg.R"] {
         let [lbs, after, _] = at(knee).bend.mean_distance;
@@ -220,7 +244,10 @@ fn the_command_fits_to_the_target_it_is_given_and_refuses_an_unknown_one() {
     assert!(o.status.success(), "{}", support::stderr_of(&o));
     let said = String::from_utf8_lossy(&o.stdout);
     assert!(said.contains("to dqs: mean RMS distance"), "{said}");
-    assert!(said.contains("twisted 170") && said.contains("bent 120"), "{said}");
+    assert!(
+        said.contains("twisted 170") && said.contains("bent 120"),
+        "{said}"
+    );
     assert!(out.is_file());
     let (o, out) = run("lbs", "lbs.gltf");
     assert!(!o.status.success());

@@ -110,7 +110,11 @@ fn the_adventurer_keeps_its_rest_pose_and_its_input_and_a_twist_drives_the_new_j
     // like the junction's other end (`_k`, `_p`): 10 nodes, 9 of them constrained.
     assert_eq!(b.nodes.len(), a.nodes.len() + 3 * 10);
     assert_eq!(b.constraints.len(), 3 * 9);
-    assert!(b.nodes[a.nodes.len()..].iter().all(|n| n.name.contains("_twist_")));
+    assert!(
+        b.nodes[a.nodes.len()..]
+            .iter()
+            .all(|n| n.name.contains("_twist_"))
+    );
     let none = JointOverrides::new();
     let rest = worst(
         &posed(&a, None, 0.0, &none),

@@ -10,6 +10,7 @@ mod check;
 mod cor_args;
 mod export;
 mod flag_rules;
+mod helper_joints;
 mod inspect;
 mod inspect_morphs;
 mod inspect_surface;
@@ -22,7 +23,6 @@ mod render_camera;
 mod report;
 pub mod report_pictures;
 mod shader;
-mod helper_joints;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -35,11 +35,11 @@ use crate::scene::LoadOptions;
 pub use blend::BlendArgs;
 pub use check::CheckArgs;
 pub use cor_args::CorArgs;
+pub use helper_joints::HelperJointsArgs;
 pub use pose_args::PoseArgs;
 pub use render_args::{CameraFlags, MotionFlags};
 pub use report::ReportArgs;
 pub use shader::ShaderArgs;
-pub use helper_joints::HelperJointsArgs;
 
 /// dqview: inspect skinned characters, linear blend vs dual quaternion skinning.
 #[derive(Debug, Parser)]

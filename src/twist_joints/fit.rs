@@ -79,9 +79,8 @@ pub(super) fn fit_weights(
     target: FitTarget,
     centers: &SceneCenters,
 ) -> FitSummary {
-    let diagonal = f64::from(
-        crate::skin::rest_bounds(base).map_or(1.0, |(lo, hi)| lo.distance(hi).max(1e-6)),
-    );
+    let diagonal =
+        f64::from(crate::skin::rest_bounds(base).map_or(1.0, |(lo, hi)| lo.distance(hi).max(1e-6)));
     let classes = rest_classes(out, diagonal);
     let mut units = Vec::new();
     let mut kept = 0;
@@ -191,7 +190,11 @@ fn rest_classes(scene: &Scene, diagonal: f64) -> Vec<Vec<usize>> {
                 .enumerate()
                 .map(|(j, &node)| {
                     let ibm = skin.inverse_bind.get(j).copied().unwrap_or(Mat4::IDENTITY);
-                    rest.global.get(node).copied().unwrap_or(Mat4::IDENTITY).as_dmat4()
+                    rest.global
+                        .get(node)
+                        .copied()
+                        .unwrap_or(Mat4::IDENTITY)
+                        .as_dmat4()
                         * ibm.as_dmat4()
                 })
                 .collect();
@@ -364,7 +367,10 @@ fn write_rows(scene: &mut Scene, units: &[Unit], max_influences: usize) {
                 .enumerate()
                 .map(|(v, row)| match solved.get(&(m, p, v as u32)) {
                     Some(u) => prune(u.rows(), max_influences),
-                    None => prune(row.iter().map(|i| (i.joint, i.weight)).collect(), max_influences),
+                    None => prune(
+                        row.iter().map(|i| (i.joint, i.weight)).collect(),
+                        max_influences,
+                    ),
                 })
                 .collect();
             prim.influences = Some(Influences::from_rows(rows));

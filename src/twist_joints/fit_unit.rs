@@ -83,12 +83,15 @@ impl Unit {
         let mut class: Vec<usize> = Vec::new();
         for i in vertex.row.iter().filter(|i| i.weight > 0.0) {
             let g = class_of(i.joint);
-            let c = global_class.iter().position(|&x| x == g).unwrap_or_else(|| {
-                global_class.push(g);
-                total.push(0.0);
-                reference.push(joints.len());
-                global_class.len() - 1
-            });
+            let c = global_class
+                .iter()
+                .position(|&x| x == g)
+                .unwrap_or_else(|| {
+                    global_class.push(g);
+                    total.push(0.0);
+                    reference.push(joints.len());
+                    global_class.len() - 1
+                });
             total[c] += f64::from(i.weight);
             joints.push(i.joint);
             w0.push(f64::from(i.weight));
@@ -258,7 +261,10 @@ impl Unit {
         let mut w = pick(&self.w);
         let class: Vec<usize> = kept.iter().map(|&i| self.class[i]).collect();
         for c in 0..self.total.len() {
-            let sum: f64 = (0..kept.len()).filter(|&k| class[k] == c).map(|k| w[k]).sum();
+            let sum: f64 = (0..kept.len())
+                .filter(|&k| class[k] == c)
+                .map(|k| w[k])
+                .sum();
             for k in (0..kept.len()).filter(|&k| class[k] == c) {
                 w[k] = if sum > 0.0 {
                     w[k] * self.total[c] / sum

@@ -185,7 +185,11 @@ impl HeldOut {
         self.at_most_dqs += usize::from(after <= dqs + DQS_SLACK);
         self.not_worse_than_lbs += usize::from(after <= lbs + LBS_SLACK);
         self.volume_near_cor += usize::from((f.volume[1] - f.volume[3]).abs() <= VOLUME_SLACK);
-        if self.worst.as_ref().is_none_or(|(_, w)| lbs > w.mean_distance[0]) {
+        if self
+            .worst
+            .as_ref()
+            .is_none_or(|(_, w)| lbs > w.mean_distance[0])
+        {
             self.worst = Some((pose.clone(), *f));
         }
     }

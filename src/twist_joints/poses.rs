@@ -177,7 +177,9 @@ fn clip_moments(scene: &Scene, joints: &[usize]) -> (Vec<MeasurePose>, Vec<Measu
         let mut times: Vec<f32> = animation
             .channels
             .iter()
-            .filter(|c| moving.contains(&c.node) && !matches!(c.property, Property::MorphWeights(_)))
+            .filter(|c| {
+                moving.contains(&c.node) && !matches!(c.property, Property::MorphWeights(_))
+            })
             .flat_map(|c| c.times_s.iter().copied())
             .filter(|t| t.is_finite())
             .collect();
@@ -191,10 +193,15 @@ fn clip_moments(scene: &Scene, joints: &[usize]) -> (Vec<MeasurePose>, Vec<Measu
         let stride = times.len().div_ceil(2 * MAX_CLIP_MOMENTS).max(1);
         for (i, &t) in times.iter().enumerate() {
             let pair = i / stride;
-            if i % stride != 0 {
+            if !i.is_multiple_of(stride) {
                 continue;
             }
-            if pair % 2 == 0 { &mut fit } else { &mut held_out }.push(at(t));
+            if pair.is_multiple_of(2) {
+                &mut fit
+            } else {
+                &mut held_out
+            }
+            .push(at(t));
         }
     }
     (fit, held_out)

@@ -128,7 +128,8 @@ impl Problem {
 fn solve_dense(m: &mut [f64], rhs: &mut [f64], size: usize) -> Option<Vec<f64>> {
     let largest = m.iter().fold(0.0f64, |a, b| a.max(b.abs()));
     for col in 0..size {
-        let pivot = (col..size).max_by(|&a, &b| m[a * size + col].abs().total_cmp(&m[b * size + col].abs()))?;
+        let pivot = (col..size)
+            .max_by(|&a, &b| m[a * size + col].abs().total_cmp(&m[b * size + col].abs()))?;
         if m[pivot * size + col].abs() <= 1e-300_f64.max(largest * 1e-15) {
             return None;
         }
@@ -176,7 +177,10 @@ mod tests {
         // min (w0 - 0.3)² + (w1 - 0.7)² with w0 + w1 = 1: the unconstrained minimum fits.
         let p = problem(&[2.0, 0.0, 0.0, 2.0], &[0.6, 1.4], &[0, 0], &[1.0]);
         let w = p.solve(&[1.0, 0.0]);
-        assert!((w[0] - 0.3).abs() < 1e-12 && (w[1] - 0.7).abs() < 1e-12, "{w:?}");
+        assert!(
+            (w[0] - 0.3).abs() < 1e-12 && (w[1] - 0.7).abs() < 1e-12,
+            "{w:?}"
+        );
     }
 
     #[test]
@@ -194,7 +198,10 @@ mod tests {
         let h = [2.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0];
         let p = problem(&h, &[2.0, 2.0, 2.0], &[0, 0, 1], &[0.4, 0.6]);
         let w = p.solve(&[0.4, 0.0, 0.6]);
-        assert!((w[0] - 0.2).abs() < 1e-12 && (w[1] - 0.2).abs() < 1e-12, "{w:?}");
+        assert!(
+            (w[0] - 0.2).abs() < 1e-12 && (w[1] - 0.2).abs() < 1e-12,
+            "{w:?}"
+        );
         assert!((w[2] - 0.6).abs() < 1e-12, "{w:?}");
     }
 
@@ -207,13 +214,19 @@ mod tests {
         let w = p.solve(&[1.0, 0.0, 0.0]);
         let f = |w: &[f64]| {
             let hw = p.gradient(w);
-            (0..3).map(|i| 0.5 * w[i] * (hw[i] + g[i]) - g[i] * w[i]).sum::<f64>()
+            (0..3)
+                .map(|i| 0.5 * w[i] * (hw[i] + g[i]) - g[i] * w[i])
+                .sum::<f64>()
         };
         assert!(w.iter().all(|&x| x >= 0.0) && (w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
         let best = f(&w);
         for a in 0..=100 {
             for b in 0..=(100 - a) {
-                let x = [a as f64 / 100.0, b as f64 / 100.0, (100 - a - b) as f64 / 100.0];
+                let x = [
+                    a as f64 / 100.0,
+                    b as f64 / 100.0,
+                    (100 - a - b) as f64 / 100.0,
+                ];
                 assert!(f(&x) >= best - 1e-12, "{x:?} beats {w:?}");
             }
         }

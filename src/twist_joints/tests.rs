@@ -74,7 +74,9 @@ fn a_pure_twist_is_shared_out_as_the_rule_says() {
         let at = twisted(out, k, deg);
         let want = match (parent_side, from == p) {
             (true, true) => turned(&at),
-            (true, false) => turned(&at) * skinning(out, &rest, p).inverse() * skinning(out, &rest, k),
+            (true, false) => {
+                turned(&at) * skinning(out, &rest, p).inverse() * skinning(out, &rest, k)
+            }
             (false, false) => skinning(out, &at, k),
             (false, true) => bound_like_p(&at) * skinning(out, &rest, p),
         };
