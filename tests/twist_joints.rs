@@ -243,13 +243,16 @@ fn the_validator_finds_nothing_new_and_eight_influences_use_two_sets() {
         (
             chars.join("Adventurer.gltf"),
             "adv.gltf",
-            vec!["--joint", "UpperArm.L", "--joint", "LowerArm.R"],
+            vec![
+                "--joint",
+                "UpperArm.L",
+                "--joint",
+                "LowerArm.R",
+                "--max-influences",
+                "8",
+            ],
         ),
-        (
-            chars.join("RobotExpressive.glb"),
-            "robot.vrm",
-            vec!["--max-influences", "8"],
-        ),
+        (chars.join("RobotExpressive.glb"), "robot.vrm", vec![]),
     ] {
         let out = twist_joints(&input, name, &args, &dir);
         let (was, now) = (
@@ -263,7 +266,9 @@ fn the_validator_finds_nothing_new_and_eight_influences_use_two_sets() {
             now.warnings,
             was.warnings
         );
-        if name.ends_with(".vrm") {
+        // The fit keeps a vertex's influences sparse; on the Adventurer's arms over 700
+        // vertices take more than four of the eight, written as JOINTS_0 and JOINTS_1.
+        if args.contains(&"8") {
             let scene = load(&out);
             let most = scene
                 .meshes

@@ -88,9 +88,7 @@ impl Running {
         profiling::scope!("poll jobs");
         let s = &self.state.skinning;
         let wants_twist = s.view == crate::ui::ViewMode::Split && s.panes[crate::ui::TWIST_PANE];
-        // The helper joints' weights are fitted to CoR: their pane needs the centres too.
-        let wants_cor = wants_twist
-            || s.mode == crate::skin::SkinningMode::Cor
+        let wants_cor = s.mode == crate::skin::SkinningMode::Cor
             || (s.view == crate::ui::ViewMode::Split && s.panes[3])
             || self.state.paint.fit_waiting
             || s.shading == crate::render::DebugView::CorDistance;

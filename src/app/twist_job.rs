@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use crate::anim::{JointOverrides, Pose};
 use crate::render::{GpuContext, Renderer, SceneGpu};
 use crate::scene::Scene;
-use crate::skin::SceneCenters;
+use crate::skin::{CorOptions, CorProgress, SceneCenters};
 use crate::twist_joints::{TwistOptions, TwistRig, add_twist_joints, bone_requests};
 use crate::ui::{TwistBuild, TwistState};
 
@@ -52,8 +52,8 @@ impl TwistPreview {
         self.shown.as_ref().map(|s| &s.gpu)
     }
 
-    /// Starts a build when the pane is `wanted`, the list changed and the CoR `centers` (the
-    /// fit's target) are there, takes a finished one (waiting for it when `wait`, a scripted
+    /// Starts a build when the pane is `wanted` and the list changed (fitted to the CoR
+    /// `centers` when the viewer has them, else computed by the build), takes a finished one (waiting for it when `wait`, a scripted
     /// frame) and uploads it; reports into `state`.
     #[allow(clippy::too_many_arguments)]
     pub fn poll(
@@ -78,12 +78,7 @@ impl TwistPreview {
         }
         let current = self.shown.as_ref().is_some_and(|s| !stale(&s.key));
         if wanted && !current && self.job.is_none() {
-            let Some(centers) = centers else {
-                // The fit needs CoR's centres; their precompute runs (the CoR status says so).
-                state.build = TwistBuild::Building;
-                return;
-            };
-            let build = start_build(Arc::clone(scene), Arc::clone(centers), key.clone());
+            let build = start_build(Arc::clone(scene), centers.cloned(), key.clone());
             self.job = Some((key.clone(), build));
         }
         if let Some((job_key, result)) = &self.job {
@@ -170,7 +165,7 @@ impl TwistPreview {
 /// Builds the rig for `key` on a new thread; its result arrives on the returned channel.
 fn start_build(
     scene: Arc<Scene>,
-    centers: Arc<SceneCenters>,
+    centers: Option<Arc<SceneCenters>>,
     (joints, max_influences): BuildKey,
 ) -> mpsc::Receiver<Result<TwistRig, String>> {
     let (send, receive) = mpsc::channel();
@@ -180,6 +175,24 @@ fn start_build(
             max_influences,
             clips: (0..scene.animations.len()).collect(),
             target: crate::twist_joints::FitTarget::Cor,
+        };
+        // The fit's CoR target: the viewer's centres when computed, else the same computation
+        // here (through the on-disk cache the CoR precompute fills).
+        let centers = match centers {
+            Some(c) => c,
+            None => match crate::twist_joints::without_helpers(&scene)
+                .map_err(|e| e.to_string())
+                .and_then(|(base, _)| {
+                    SceneCenters::compute_cached(&base, &CorOptions::default(), &CorProgress::new())
+                        .map(|(c, _)| Arc::new(c))
+                        .map_err(|e| e.to_string())
+                }) {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = send.send(Err(format!("CoR centres for the fit: {e}")));
+                    return;
+                }
+            },
         };
         let rig = add_twist_joints(&scene, &requests, &options, &centers);
         let _ = send.send(rig.map_err(|e| e.to_string()));

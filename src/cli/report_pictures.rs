@@ -354,7 +354,7 @@ fn focused(
 
 /// The first flip joint whose region can be framed, twisted just before and just past its
 /// nearest flip, one image above the other (a joint that weights no vertex itself, such as a
-/// twist rig's aim node, cannot be framed and is passed over).
+/// helper rig's frame node, is framed on its first child that does, else passed over).
 fn sweep_picture(
     painter: &mut Painter<'_>,
     scene: &Scene,
@@ -387,7 +387,15 @@ fn sweep_picture(
                 pose
             })
             .collect();
-        let Ok(images) = focused(painter, scene, &poses, flip.joint) else {
+        // A helper rig's frame node weights nothing itself; the joints hung under it do.
+        let children = scene
+            .nodes
+            .get(flip.joint)
+            .map_or(&[][..], |n| &n.children[..]);
+        let Some(images) = std::iter::once(&flip.joint)
+            .chain(children)
+            .find_map(|&j| focused(painter, scene, &poses, j).ok())
+        else {
             continue;
         };
         let caption = format!(
