@@ -5,11 +5,9 @@
 mod support;
 
 use dqview::analysis::RestReference;
-use dqview::anim::{JointOverrides, Pose};
+use dqview::anim::JointOverrides;
 use dqview::scene::Scene;
-use dqview::skin::{
-    Betas, CorOptions, CorProgress, SceneCenters, SkinningMode, rest_bounds, skin_scene,
-};
+use dqview::skin::{CorOptions, CorProgress, SceneCenters, rest_bounds};
 use dqview::twist_joints::{
     FitTarget, HeldOut, TwistOptions, TwistRig, add_twist_joints, bone_requests, judge_held_out,
 };
@@ -52,27 +50,6 @@ fn fitted(scene: &Scene, joints: &[&str], max_influences: usize) -> (TwistRig, S
 fn diagonal(scene: &Scene) -> f32 {
     let (lo, hi) = rest_bounds(scene).expect("bounds");
     lo.distance(hi)
-}
-
-/// The largest vertex distance between the LBS rest meshes of `a` and `b`, over the diagonal.
-fn rest_moved(a: &Scene, b: &Scene) -> f32 {
-    let lbs = |s: &Scene| {
-        let mut pose = Pose::rest(s);
-        pose.sample(s, None, 0.0, &JointOverrides::new());
-        skin_scene(s, &pose, SkinningMode::Lbs, Betas::Uniform(0.0))
-    };
-    let (pa, pb) = (lbs(a), lbs(b));
-    pa.iter()
-        .zip(&pb)
-        .flat_map(|(p, q)| {
-            p.vertices
-                .positions
-                .iter()
-                .zip(&q.vertices.positions)
-                .map(|(x, y)| x.distance(*y))
-        })
-        .fold(0.0, f32::max)
-        / diagonal(a)
 }
 
 /// Every row of the rig is non-negative, within the budget and, as written, sums to 1 (the
@@ -131,7 +108,12 @@ fn fitted_weights_keep_the_rest_mesh_and_the_influence_budget() {
         // Weight moves only between joints whose skinning matrices agree at rest, so the rest
         // mesh stays as it was to f32 rounding of the helpers' G * IBM products (the
         // Adventurer's arms rest 70 degrees from their bind pose).
-        let moved = rest_moved(scene, &rig.scene);
+        let none = JointOverrides::new();
+        let moved = support::largest_offset(
+            &support::lbs_at(scene, None, 0.0, &none),
+            &support::lbs_at(&rig.scene, None, 0.0, &none),
+            diagonal(scene),
+        );
         println!(
             "{what}: rest mesh moved {moved:e} of the diagonal; {:?}",
             rig.fit

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use dqview::anim::{JointOverrides, Pose};
 use dqview::scene::Scene;
-use dqview::skin::{Betas, PosedPrimitive, SkinningMode, rest_bounds, skin_scene};
+use dqview::skin::rest_bounds;
 
 /// Writes the twist-joints output of `model` with `args` into `dir/name`; its path.
 fn twist_joints(model: &Path, name: &str, args: &[&str], dir: &Path) -> PathBuf {
@@ -33,34 +33,6 @@ fn twist_joints(model: &Path, name: &str, args: &[&str], dir: &Path) -> PathBuf 
 
 fn load(path: &Path) -> Scene {
     dqview::model::load_model(path.to_str().expect("utf-8")).expect("the file loads")
-}
-
-fn posed(
-    scene: &Scene,
-    clip: Option<usize>,
-    time_s: f32,
-    overrides: &JointOverrides,
-) -> Vec<PosedPrimitive> {
-    let mut pose = Pose::rest(scene);
-    pose.sample(scene, clip, time_s, overrides);
-    skin_scene(scene, &pose, SkinningMode::Lbs, Betas::Uniform(0.0))
-}
-
-/// The largest vertex distance between two posings of the same mesh, over `diagonal`.
-fn worst(a: &[PosedPrimitive], b: &[PosedPrimitive], diagonal: f32) -> f32 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .flat_map(|(p, q)| {
-            assert_eq!(p.vertices.positions.len(), q.vertices.positions.len());
-            p.vertices
-                .positions
-                .iter()
-                .zip(&q.vertices.positions)
-                .map(|(x, y)| x.distance(*y))
-        })
-        .fold(0.0, f32::max)
-        / diagonal
 }
 
 fn diagonal(scene: &Scene) -> f32 {
@@ -116,9 +88,9 @@ fn the_adventurer_keeps_its_rest_pose_and_its_input_and_a_twist_drives_the_new_j
             .all(|n| n.name.contains("_twist_"))
     );
     let none = JointOverrides::new();
-    let rest = worst(
-        &posed(&a, None, 0.0, &none),
-        &posed(&b, None, 0.0, &none),
+    let rest = support::largest_offset(
+        &support::lbs_at(&a, None, 0.0, &none),
+        &support::lbs_at(&b, None, 0.0, &none),
         d,
     );
     // Each new joint's skinning matrix at rest is its source joint's, G * IBM rounded in f32
@@ -169,7 +141,13 @@ fn the_adventurer_keeps_its_rest_pose_and_its_input_and_a_twist_drives_the_new_j
     // The output's LBS at a 170 degree forearm twist differs from the input's (the fix acts)
     // and keeps more of the forearm's volume.
     let o = twist(&a, "LowerArm.L", 170.0);
-    assert!(worst(&posed(&a, None, 0.0, &o), &posed(&b, None, 0.0, &o), d) > 1e-3);
+    assert!(
+        support::largest_offset(
+            &support::lbs_at(&a, None, 0.0, &o),
+            &support::lbs_at(&b, None, 0.0, &o),
+            d
+        ) > 1e-3
+    );
 }
 
 #[test]
@@ -189,9 +167,9 @@ fn the_baked_channels_play_what_the_constraints_say_and_a_second_run_replaces_th
     // At the clip's keys (24 a second) the baked channels equal the constraints' rotations.
     for key in [3, 9, 14] {
         let t = key as f32 / 24.0;
-        let off = worst(
-            &posed(&b, Some(run), t, &none),
-            &posed(&baked, Some(run), t, &none),
+        let off = support::largest_offset(
+            &support::lbs_at(&b, Some(run), t, &none),
+            &support::lbs_at(&baked, Some(run), t, &none),
             d,
         );
         assert!(
@@ -222,7 +200,11 @@ fn the_baked_channels_play_what_the_constraints_say_and_a_second_run_replaces_th
     let e = load(&back);
     assert_eq!(e.nodes.len(), b.nodes.len());
     let o = twist(&a, "LowerArm.L", 150.0);
-    let off = worst(&posed(&b, None, 0.0, &o), &posed(&e, None, 0.0, &o), d);
+    let off = support::largest_offset(
+        &support::lbs_at(&b, None, 0.0, &o),
+        &support::lbs_at(&e, None, 0.0, &o),
+        d,
+    );
     // The weights given back are sums of the helpers' stored weights, so the stripped input
     // differs from the original by their rounding, and the fit (whose chosen influences can
     // switch on such a difference) lands within a few 1e-4 of the first run; weight left on
@@ -375,8 +357,8 @@ fn in_the_clips_the_arms_and_their_parents_move_towards_cor() {
         let mut pose = Pose::rest(&a);
         pose.sample(&a, c, time_s, &none);
         let cor = region.ratio(&skin_scene_cor(&a, &pose, &centers));
-        let before = region.ratio(&posed(&a, c, time_s, &none));
-        let after = region.ratio(&posed(&b, c, time_s, &none));
+        let before = region.ratio(&support::lbs_at(&a, c, time_s, &none));
+        let after = region.ratio(&support::lbs_at(&b, c, time_s, &none));
         assert!(
             (after - cor).abs() < (before - cor).abs(),
             "{joint} in {clip} at {time_s} s: LBS {before:.3} -> {after:.3}, CoR {cor:.3}"

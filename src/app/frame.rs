@@ -87,7 +87,6 @@ impl Running {
     fn poll_jobs(&mut self, wait: bool) {
         profiling::scope!("poll jobs");
         let s = &self.state.skinning;
-        let wants_twist = s.view == crate::ui::ViewMode::Split && s.panes[crate::ui::TWIST_PANE];
         let wants_cor = s.mode == crate::skin::SkinningMode::Cor
             || (s.view == crate::ui::ViewMode::Split && s.panes[3])
             || self.state.paint.fit_waiting
@@ -102,6 +101,7 @@ impl Running {
             &self.gpu.ctx,
             |ctx, centers| model.gpu.set_cor_centers(ctx, renderer, centers),
         );
+        let wants_twist = s.view == crate::ui::ViewMode::Split && s.panes[crate::ui::TWIST_PANE];
         model.twist.poll(
             &model.scene,
             model.cor.centers(),

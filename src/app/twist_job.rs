@@ -53,9 +53,8 @@ impl TwistPreview {
     }
 
     /// Starts a build when the pane is `wanted` and the list changed (fitted to the CoR
-    /// `centers` when the viewer has them, else computed by the build), takes a finished one (waiting for it when `wait`, a scripted
-    /// frame) and uploads it; reports into `state`.
-    #[allow(clippy::too_many_arguments)]
+    /// `centers` when the viewer has them, else computed by the build), takes a finished one
+    /// (waiting for it when `wait`, a scripted frame) and uploads it; reports into `state`.
     pub fn poll(
         &mut self,
         scene: &Arc<Scene>,
@@ -176,26 +175,25 @@ fn start_build(
             clips: (0..scene.animations.len()).collect(),
             target: crate::twist_joints::FitTarget::Cor,
         };
-        // The fit's CoR target: the viewer's centres when computed, else the same computation
-        // here (through the on-disk cache the CoR precompute fills).
-        let centers = match centers {
-            Some(c) => c,
-            None => match crate::twist_joints::without_helpers(&scene)
-                .map_err(|e| e.to_string())
-                .and_then(|(base, _)| {
-                    SceneCenters::compute_cached(&base, &CorOptions::default(), &CorProgress::new())
-                        .map(|(c, _)| Arc::new(c))
-                        .map_err(|e| e.to_string())
-                }) {
-                Ok(c) => c,
-                Err(e) => {
-                    let _ = send.send(Err(format!("CoR centres for the fit: {e}")));
-                    return;
-                }
-            },
+        let centers = match centers.map_or_else(|| centers_for_fit(&scene), Ok) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = send.send(Err(format!("CoR centres for the fit: {e}")));
+                return;
+            }
         };
         let rig = add_twist_joints(&scene, &requests, &options, &centers);
         let _ = send.send(rig.map_err(|e| e.to_string()));
     });
     receive
+}
+
+/// The fit's CoR target when the viewer has not computed it: the same centres (through the
+/// on-disk cache the CoR precompute fills), of the model without an earlier run's helpers.
+fn centers_for_fit(scene: &Scene) -> Result<Arc<SceneCenters>, String> {
+    let (base, _) = crate::twist_joints::without_helpers(scene).map_err(|e| e.to_string())?;
+    let (centers, _) =
+        SceneCenters::compute_cached(&base, &CorOptions::default(), &CorProgress::new())
+            .map_err(|e| e.to_string())?;
+    Ok(Arc::new(centers))
 }

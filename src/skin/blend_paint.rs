@@ -91,10 +91,16 @@ impl Neighbours {
         Self { of }
     }
 
+    /// The vertices sharing a triangle edge with `v`.
+    #[must_use]
+    pub fn around(&self, v: usize) -> &[u32] {
+        self.of.get(v).map_or(&[][..], Vec::as_slice)
+    }
+
     /// The mean beta of `v`'s neighbours in `betas` (its own beta when it has none).
     fn mean(&self, betas: &[f32], v: usize) -> f32 {
-        let around = self.of.get(v).map_or(&[][..], Vec::as_slice);
-        let values: Vec<f32> = around
+        let values: Vec<f32> = self
+            .around(v)
             .iter()
             .filter_map(|&u| betas.get(u as usize).copied())
             .collect();

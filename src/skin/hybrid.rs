@@ -113,9 +113,9 @@ fn mostly_twisting(scene: &Scene, clip: usize) -> Vec<bool> {
         .collect()
 }
 
-/// Angles (radians) of the twist about `axis` and of the remaining swing in rotation `q`.
+/// Rotation `q` split into its twist about the unit `axis` and the swing left: `q = swing * twist`.
 #[must_use]
-pub fn twist_swing_angles(q: Quat, axis: glam::Vec3) -> (f32, f32) {
+pub fn twist_swing(q: Quat, axis: glam::Vec3) -> (Quat, Quat) {
     let v = glam::Vec3::new(q.x, q.y, q.z);
     let projected = axis * v.dot(axis);
     let twist = Quat::from_xyzw(projected.x, projected.y, projected.z, q.w);
@@ -124,7 +124,13 @@ pub fn twist_swing_angles(q: Quat, axis: glam::Vec3) -> (f32, f32) {
     } else {
         Quat::IDENTITY
     };
-    let swing = q * twist.conjugate();
+    (twist, q * twist.conjugate())
+}
+
+/// Angles (radians) of the twist about `axis` and of the remaining swing in rotation `q`.
+#[must_use]
+pub fn twist_swing_angles(q: Quat, axis: glam::Vec3) -> (f32, f32) {
+    let (twist, swing) = twist_swing(q, axis);
     let angle = |r: Quat| 2.0 * r.w.abs().clamp(0.0, 1.0).acos();
     (angle(twist), angle(swing))
 }

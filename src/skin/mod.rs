@@ -35,7 +35,7 @@ pub use cor_precompute::{
 };
 pub use cpu::{Betas, SkinMesh, SkinnedVertices, cpu_skinned_vertices, skin_vertex, skin_vertices};
 pub use fast::{PackedMesh, PackedPalette, skin_packed, skin_packed_hybrid};
-pub use hybrid::{HybridFlags, SceneBetas, twist_swing_angles};
+pub use hybrid::{HybridFlags, SceneBetas, twist_swing, twist_swing_angles};
 pub use morph::{MorphedVertices, effective_weight, has_active_morphs, morph_vertices};
 pub use palette::{GpuDualQuat, JointPalette};
 pub use posed::{

@@ -10,16 +10,19 @@
 //! pose every joint is in one class. Moving weight only within a class leaves the rest mesh
 //! exactly where it was, also where the rest pose is not the bind pose (the Adventurer's arms).
 
-use glam::{DMat4, Mat4, Vec3, Vec4};
+use std::collections::HashMap;
+
+use glam::{DMat4, Vec3, Vec4};
 use rayon::prelude::*;
 
 use super::fit_unit::{Unit, VertexIn};
-use super::layout::{ITSELF, Plan, same_rest_matrix};
+use super::layout::{ITSELF, Plan};
 use super::measure::MeasurePose;
+use super::rest_class;
 use crate::anim::Pose;
 use crate::influences::Influences;
 use crate::scene::Scene;
-use crate::skin::{JointPalette, SceneCenters};
+use crate::skin::{JointPalette, Neighbours, SceneCenters};
 
 /// What the helper weights are fitted to: the input rig skinned by one of these.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -81,7 +84,7 @@ pub(super) fn fit_weights(
 ) -> FitSummary {
     let diagonal =
         f64::from(crate::skin::rest_bounds(base).map_or(1.0, |(lo, hi)| lo.distance(hi).max(1e-6)));
-    let classes = rest_classes(out, diagonal);
+    let classes = rest_class::with_helpers(base, out, plan, rest_class::rest_classes(base));
     let mut units = Vec::new();
     let mut kept = 0;
     for (mesh, skin) in skinned_meshes(out) {
@@ -177,42 +180,6 @@ fn skin_junctions(scene: &Scene, plan: &Plan, skin: usize) -> Vec<SkinJunction> 
         .collect()
 }
 
-/// Per skin, each joint's rest class: joints whose skinning matrices at rest agree are one.
-fn rest_classes(scene: &Scene, diagonal: f64) -> Vec<Vec<usize>> {
-    let rest = Pose::rest(scene);
-    scene
-        .skins
-        .iter()
-        .map(|skin| {
-            let matrices: Vec<DMat4> = skin
-                .joints
-                .iter()
-                .enumerate()
-                .map(|(j, &node)| {
-                    let ibm = skin.inverse_bind.get(j).copied().unwrap_or(Mat4::IDENTITY);
-                    rest.global
-                        .get(node)
-                        .copied()
-                        .unwrap_or(Mat4::IDENTITY)
-                        .as_dmat4()
-                        * ibm.as_dmat4()
-                })
-                .collect();
-            // Each joint joins the class of the first earlier leader it matches.
-            let mut leaders: Vec<usize> = Vec::new();
-            (0..matrices.len())
-                .map(|j| {
-                    let same = |&l: &usize| same_rest_matrix(&matrices[j], &matrices[l], diagonal);
-                    leaders.iter().position(same).unwrap_or_else(|| {
-                        leaders.push(j);
-                        leaders.len() - 1
-                    })
-                })
-                .collect::<Vec<usize>>()
-        })
-        .collect()
-}
-
 /// Adds every fit pose's normal equations to every unit.
 fn accumulate(
     base: &Scene,
@@ -258,35 +225,34 @@ enum Neighbour {
 
 /// Each unit's mesh neighbours (vertices sharing a triangle edge with it).
 fn neighbours(scene: &Scene, units: &[Unit]) -> Vec<Vec<Neighbour>> {
-    use std::collections::HashMap;
-    let mut index: HashMap<(usize, usize), HashMap<u32, usize>> = HashMap::new();
+    let mut unit_at: HashMap<(usize, usize, u32), usize> = HashMap::new();
+    let mut edges: HashMap<(usize, usize), Neighbours> = HashMap::new();
     for (i, u) in units.iter().enumerate() {
-        index.entry((u.at.0, u.at.1)).or_default().insert(u.at.2, i);
+        unit_at.insert(u.at, i);
+        let (m, p, _) = u.at;
+        edges.entry((m, p)).or_insert_with(|| {
+            scene.meshes[m]
+                .primitives
+                .get(p)
+                .map_or_else(Neighbours::default, |prim| {
+                    Neighbours::of_triangles(prim.triangles(), prim.positions.len())
+                })
+        });
     }
-    let mut out: Vec<Vec<Neighbour>> = (0..units.len()).map(|_| Vec::new()).collect();
-    let mut seen: Vec<Vec<u32>> = vec![Vec::new(); units.len()];
-    for (&(m, p), of_prim) in &index {
-        let Some(prim) = scene.meshes.get(m).and_then(|mesh| mesh.primitives.get(p)) else {
-            continue;
-        };
-        for tri in prim.triangles().chunks_exact(3) {
-            for k in 0..3 {
-                let (a, b) = (tri[k], tri[(k + 1) % 3]);
-                for (x, y) in [(a, b), (b, a)] {
-                    let Some(&i) = of_prim.get(&x) else { continue };
-                    if x == y || seen[i].contains(&y) {
-                        continue;
-                    }
-                    seen[i].push(y);
-                    out[i].push(match of_prim.get(&y) {
-                        Some(&j) => Neighbour::Unit(j),
-                        None => Neighbour::Fixed(m, p, y),
-                    });
-                }
-            }
-        }
-    }
-    out
+    units
+        .iter()
+        .map(|u| {
+            let (m, p, v) = u.at;
+            edges[&(m, p)]
+                .around(v as usize)
+                .iter()
+                .map(|&y| match unit_at.get(&(m, p, y)) {
+                    Some(&j) => Neighbour::Unit(j),
+                    None => Neighbour::Fixed(m, p, y),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Solves every unit: once over all its candidates, then over its chosen influences with the
@@ -347,7 +313,6 @@ fn mean_rms(units: &[Unit], w: impl Fn(&Unit) -> &Vec<f64>) -> f64 {
 /// Writes the solved rows into the meshes of skins with junctions; every other row of those
 /// meshes keeps its input weights, pruned to `max_influences`.
 fn write_rows(scene: &mut Scene, units: &[Unit], max_influences: usize) {
-    use std::collections::HashMap;
     let mut solved: HashMap<(usize, usize, u32), &Unit> = HashMap::new();
     for u in units {
         solved.insert(u.at, u);

@@ -76,6 +76,7 @@ pub(super) fn plan(scene: &Scene, requests: &[TwistRequest]) -> Result<Plan, Twi
         junctions: Vec::new(),
     };
     let name = |n: usize| scene.nodes[n].name.clone();
+    let classes = super::rest_class::rest_classes(scene);
     for (k, r) in requests.iter().enumerate() {
         if requests[..k].iter().any(|o| o.joint == r.joint) {
             return Err(TwistError::BadJoint(name(r.joint), "chosen twice".into()));
@@ -103,10 +104,27 @@ pub(super) fn plan(scene: &Scene, requests: &[TwistRequest]) -> Result<Plan, Twi
                     "its parent is not a joint of its skin, so there is no junction to fix".into(),
                 )
             })?;
-        let junction = add_junction(scene, &mut plan.roll_joints, r, parent, child)?;
+        // Where P's and K's skinning matrices differ at rest, a weight can move only between
+        // joints bound like the same one (or the rest mesh moves): each weighted helper then
+        // gets a twin bound like the other end, so both sides of a blend can take every share.
+        let twins = super::rest_class::classes_differ(scene, &classes, parent, r.joint);
+        let ends = Ends {
+            parent,
+            child,
+            twins,
+        };
+        let junction = add_junction(scene, &mut plan.roll_joints, r, &ends)?;
         plan.junctions.push(junction);
     }
     Ok(plan)
+}
+
+/// What a junction hangs between: K's parent P, its child (none: bend helpers only), and
+/// whether each weighted helper gets a twin bound like the other end.
+struct Ends {
+    parent: usize,
+    child: Option<usize>,
+    twins: bool,
 }
 
 /// The nodes of one junction, appended to `out`; returns the junction.
@@ -114,9 +132,13 @@ fn add_junction(
     scene: &Scene,
     out: &mut Vec<RollJoint>,
     request: &TwistRequest,
-    parent: usize,
-    child: Option<usize>,
+    ends: &Ends,
 ) -> Result<Junction, TwistError> {
+    let Ends {
+        parent,
+        child,
+        twins,
+    } = *ends;
     let k = request.joint;
     let n = request.count;
     let c = child.and_then(|c| bone_vector(scene, c)).unwrap_or(Vec3::Y);
@@ -161,18 +183,9 @@ fn add_junction(
     // Both families stand at shares k / (N + 1) of K's turn: P's weight blends P (0) up to
     // the last, K's the first up to K (1), so no two neighbours are more than 1 / (N + 1) apart.
     let share_of = |i: usize| i as f32 / (n + 1) as f32;
-    // Where P's and K's skinning matrices differ at rest, a weight can move only between
-    // joints bound like the same one (or the rest mesh moves): each weighted helper then gets
-    // a twin bound like the other end, so both sides of a blend can take every share.
-    let twins = rest_differs(scene, parent, k);
     for i in 1..=n {
         let share = share_of(i);
-        let bound_like: &[(usize, &str)] = if twins {
-            &[(parent, ""), (k, "_k")]
-        } else {
-            &[(parent, "")]
-        };
-        for &(from, suffix) in bound_like {
+        for (from, suffix) in bound_like(parent, (k, "_k"), twins) {
             let at = add(
                 out,
                 format!("{base}_twist_parent_{i:02}{suffix}"),
@@ -225,12 +238,7 @@ fn add_junction(
                 rotation: bone_frame.rotation,
                 scale: Vec3::ONE,
             };
-            let bound_like: &[(usize, &str)] = if twins {
-                &[(k, ""), (parent, "_p")]
-            } else {
-                &[(k, "")]
-            };
-            for &(from, suffix) in bound_like {
+            for (from, suffix) in bound_like(k, (parent, "_p"), twins) {
                 let at = add(
                     out,
                     format!("{base}_twist_{i:02}{suffix}"),
@@ -306,39 +314,14 @@ pub(super) fn add_nodes(scene: &mut Scene, plan: &Plan) {
     }
 }
 
-/// Whether the skinning matrices of joints `a` and `b` at rest differ in some skin that holds
-/// both (rotation entries, or translations over the rest diagonal, more than [`SAME_REST`]).
-pub(super) fn rest_differs(scene: &Scene, a: usize, b: usize) -> bool {
-    let rest = Pose::rest(scene);
-    let diagonal = f64::from(
-        crate::skin::rest_bounds(scene).map_or(1.0, |(lo, hi)| lo.distance(hi).max(1e-6)),
-    );
-    scene.skins.iter().any(|skin| {
-        let matrix = |node: usize| {
-            let j = skin.joints.iter().position(|&n| n == node)?;
-            let ibm = skin.inverse_bind.get(j).copied().unwrap_or(Mat4::IDENTITY);
-            Some(rest.global.get(node)?.as_dmat4() * ibm.as_dmat4())
-        };
-        let (Some(ma), Some(mb)) = (matrix(a), matrix(b)) else {
-            return false;
-        };
-        !same_rest_matrix(&ma, &mb, diagonal)
-    })
-}
-
-/// Skinning matrices at rest closer than this (rotation entries; translations over the rest
-/// diagonal) count as equal: moving weight between their joints keeps the rest mesh.
-pub(super) const SAME_REST: f64 = 5e-7;
-
-/// Whether two rest skinning matrices count as equal (see [`SAME_REST`]).
-pub(super) fn same_rest_matrix(a: &glam::DMat4, b: &glam::DMat4, diagonal: f64) -> bool {
-    let d = *a - *b;
-    let rot = [d.x_axis, d.y_axis, d.z_axis]
-        .iter()
-        .map(|c| c.truncate().abs().max_element())
-        .fold(0.0, f64::max);
-    let shift = d.w_axis.truncate().abs().max_element() / diagonal;
-    rot.max(shift) <= SAME_REST
+/// The joints a helper family's node is bound like, with its name suffix: `own` (no suffix),
+/// and with `twins` also `other`.
+fn bound_like(own: usize, other: (usize, &str), twins: bool) -> Vec<(usize, &str)> {
+    let mut out = vec![(own, "")];
+    if twins {
+        out.push(other);
+    }
+    out
 }
 
 /// The rest translation of `child` (the bone vector, in its parent's frame), when it has a length.

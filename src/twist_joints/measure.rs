@@ -38,8 +38,7 @@ pub struct RegionFigures {
 }
 
 /// Skins both rigs at `pose` and measures each of `regions` (the input's) in every method.
-#[must_use]
-pub fn measure_regions(
+fn measure_regions(
     input: &Scene,
     output: &Scene,
     regions: &[&JointRegion],

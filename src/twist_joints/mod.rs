@@ -37,14 +37,13 @@ mod layout;
 mod measure;
 mod pick;
 pub mod poses;
+mod rest_class;
 mod solve;
 mod strip;
 
 pub use fit::{FitSummary, FitTarget};
 pub use layout::{Family, RollJoint};
-pub use measure::{
-    HeldOut, METHODS, MeasurePose, RegionFigures, judge_held_out, measure_regions, rest_reference,
-};
+pub use measure::{HeldOut, METHODS, MeasurePose, RegionFigures, judge_held_out, rest_reference};
 pub use pick::{PickedJoint, SWEEP_TWIST_DEG, pick_joints, twist_pose};
 
 use crate::scene::Scene;

@@ -11,8 +11,8 @@ use super::measure::MeasurePose;
 use crate::anim::{BoneFrame, JointAngles, JointOverrides, first_child_joint, to_trs};
 use crate::scene::{Property, Scene};
 
-/// The twist the held-out twist pose turns by, in degrees.
-pub const CHECK_TWIST_DEG: f32 = 170.0;
+/// The twist the held-out twist pose turns by, in degrees: the picker's sweep angle.
+pub const CHECK_TWIST_DEG: f32 = super::SWEEP_TWIST_DEG;
 /// The bend the held-out bend pose turns by, in degrees.
 pub const CHECK_BEND_DEG: f32 = 120.0;
 /// The bend sweep's least range where no clip bends further, in degrees.
@@ -100,19 +100,9 @@ pub fn main_bend(scene: &Scene, joint: usize) -> MainBend {
 
 /// The swing part of `delta` (its rotation without the twist about `axis`): angle, unit axis.
 fn swing_of(delta: Quat, axis: glam::Vec3) -> (f32, glam::Vec3) {
-    let v = glam::Vec3::new(delta.x, delta.y, delta.z);
-    let p = axis * v.dot(axis);
-    let raw = Quat::from_xyzw(p.x, p.y, p.z, delta.w);
-    let twist = if raw.length_squared() > 1e-12 {
-        raw.normalize()
-    } else {
-        Quat::IDENTITY
-    };
-    let mut swing = (delta * twist.inverse()).normalize();
-    if swing.w < 0.0 {
-        swing = -swing;
-    }
-    let (axis, angle) = swing.to_axis_angle();
+    let (_, swing) = crate::skin::twist_swing(delta, axis);
+    let swing = if swing.w < 0.0 { -swing } else { swing };
+    let (axis, angle) = swing.normalize().to_axis_angle();
     (angle, axis)
 }
 

@@ -2,7 +2,7 @@
 
 use dqview::anim::{JointAngles, JointOverrides, Pose, clip_duration_s};
 use dqview::scene::Scene;
-use dqview::skin::{PosedPrimitive, bounds};
+use dqview::skin::{Betas, PosedPrimitive, SkinningMode, bounds, skin_scene};
 
 /// Positions may differ by this fraction of the bounding-box diagonal.
 pub const POSITION_TOLERANCE: f32 = 1e-5;
@@ -105,4 +105,33 @@ pub fn cpu_posed(
         (_, _, Some(b)) => skin_scene_hybrid(scene, pose, mode, b, 1.0),
         _ => skin_scene(scene, pose, mode, Betas::Uniform(1.0)),
     }
+}
+
+/// LBS of every primitive of `scene` at `clip` (`None`: rest) and `time_s`, with `overrides`.
+pub fn lbs_at(
+    scene: &Scene,
+    clip: Option<usize>,
+    time_s: f32,
+    overrides: &JointOverrides,
+) -> Vec<PosedPrimitive> {
+    let mut pose = Pose::rest(scene);
+    pose.sample(scene, clip, time_s, overrides);
+    skin_scene(scene, &pose, SkinningMode::Lbs, Betas::Uniform(0.0))
+}
+
+/// The largest vertex distance between two posings of the same mesh, over `diagonal`.
+pub fn largest_offset(a: &[PosedPrimitive], b: &[PosedPrimitive], diagonal: f32) -> f32 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .flat_map(|(p, q)| {
+            assert_eq!(p.vertices.positions.len(), q.vertices.positions.len());
+            p.vertices
+                .positions
+                .iter()
+                .zip(&q.vertices.positions)
+                .map(|(x, y)| x.distance(*y))
+        })
+        .fold(0.0, f32::max)
+        / diagonal
 }
