@@ -102,11 +102,13 @@ impl Running {
             |ctx, centers| model.gpu.set_cor_centers(ctx, renderer, centers),
         );
         let wants_twist = s.view == crate::ui::ViewMode::Split && s.panes[crate::ui::TWIST_PANE];
+        // A scripted run's helper rig is waited for (it fits CoR first), so its dumps and
+        // saves show the built rig, as a scripted fit's do.
         model.twist.poll(
             &model.scene,
             model.cor.centers(),
             wants_twist,
-            wait,
+            wait || self.script.is_scripted(),
             &mut self.state.twist,
             (&self.gpu.ctx, renderer),
         );
