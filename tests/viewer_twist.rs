@@ -1,6 +1,7 @@
-//! The viewer's "LBS + twist joints" pane (Xvfb): a joint found by search, added in the Twist
-//! joints section, previewed beside LBS, saved through the dialog. The file saved is the one
-//! `dqview twist-joints --joint` writes, byte for byte, and the pane shows what the viewer draws
+//! The viewer's "LBS + helpers" pane (Xvfb): a joint found by search, added in the Helper
+//! joints section, previewed beside LBS with the fitted figures in the panel, saved through the
+//! dialog. The file saved is the one `dqview twist-joints --joint` writes, byte for byte (and
+//! the panel's figures are the ones it prints), and the pane shows what the viewer draws
 //! for that file in LBS (a second run on it, same window and camera), while the LBS pane beside
 //! it shows the candy wrapper it fixes.
 //!
@@ -123,13 +124,13 @@ fn the_twist_pane_previews_and_saves_what_twist_joints_writes() {
     let input_bytes = std::fs::read(&model).expect("read");
     let mut steps = select_joint();
     steps.extend([
-        // Added from the Joints section, which opens the Twist joints section (it unfolds
+        // Added from the Joints section, which opens the Helper joints section (it unfolds
         // over a few frames).
         json!({"frame": 6, "do": "click", "probe": "twist add selected"}),
-        json!({"frame": 14, "do": "click", "probe": "twist preview"}),
+        json!({"frame": 14, "do": "click", "probe": "helper preview"}),
         json!({"frame": 18, "do": "dump", "path": text(&dir.join("preview.json"))}),
         json!({"frame": 18, "do": "save", "path": text(&dir.join("preview.png"))}),
-        json!({"frame": 19, "do": "click", "probe": "Save twist rig"}),
+        json!({"frame": 19, "do": "click", "probe": "Save helper rig"}),
         json!({"frame": 22, "do": "dump", "path": text(&dir.join("dialog.json"))}),
         json!({"frame": 23, "do": "click", "probe": "dialog ok"}),
         json!({"frame": 26, "do": "dump", "path": text(&dir.join("saved.json"))}),
@@ -146,7 +147,7 @@ fn the_twist_pane_previews_and_saves_what_twist_joints_writes() {
     assert_eq!(
         views,
         [("lbs", false), ("lbs", true)],
-        "LBS | LBS + twist joints"
+        "LBS | LBS + helpers"
     );
     assert_eq!(
         preview["twist"]["joints"],
@@ -156,13 +157,31 @@ fn the_twist_pane_previews_and_saves_what_twist_joints_writes() {
     );
     // LowerArm.L's bone: its own junction and the wrist's, each with 2 + 2 helper joints, their
     // twins (the arm rests away from its bind pose) and the aim and frame nodes; 24 clips baked.
+    let build = &preview["twist"]["build"];
     assert_eq!(
-        preview["twist"]["build"],
-        "Ready { roll_joints: 20, junctions: 2, baked_clips: 24 }"
+        (
+            &build["state"],
+            &build["roll_joints"],
+            &build["junctions"],
+            &build["baked_clips"]
+        ),
+        (&json!("ready"), &json!(20), &json!(2), &json!(24)),
+        "{build}"
     );
+    // The panel's fitted figures: the fit lowered the distance from CoR, and each junction's
+    // held-out figures are the ones the command prints (checked against its output below).
+    let fit = &build["fit"];
+    let (before, after) = (fit["rms_before"].as_f64(), fit["rms_after"].as_f64());
+    assert!(
+        matches!((before, after), (Some(b), Some(a)) if a < b),
+        "{fit}"
+    );
+    let figures = build["figures"].as_array().expect("figures");
+    let names: Vec<&str> = figures.iter().filter_map(|f| f["joint"].as_str()).collect();
+    assert_eq!(names, [JOINT, "Wrist.L"], "{build}");
     let dialog = read(&dir.join("dialog.json"));
-    assert_eq!(dialog["dialog"]["title"], "Save twist rig", "{dialog}");
-    assert_eq!(dialog["dialog"]["name"], "Adventurer_twist.gltf");
+    assert_eq!(dialog["dialog"]["title"], "Save helper rig", "{dialog}");
+    assert_eq!(dialog["dialog"]["name"], "Adventurer_helpers.gltf");
     assert_eq!(dialog["dialog"]["dir"], text(&dir), "the model's folder");
     let saved = read(&dir.join("saved.json"));
     let message = saved["twist"]["message"].as_str().expect("message");
@@ -176,7 +195,7 @@ fn the_twist_pane_previews_and_saves_what_twist_joints_writes() {
     // The same file as the command writes.
     let cli_dir = dir.join("cli");
     std::fs::create_dir_all(&cli_dir).expect("dir");
-    let cli_out = cli_dir.join("Adventurer_twist.gltf");
+    let cli_out = cli_dir.join("Adventurer_helpers.gltf");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_dqview"))
         .args([
             "twist-joints",
@@ -194,7 +213,19 @@ fn the_twist_pane_previews_and_saves_what_twist_joints_writes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for name in ["Adventurer_twist.gltf", "Adventurer_twist.twist.bin"] {
+    let printed = String::from_utf8_lossy(&out.stdout);
+    for f in figures {
+        let joint = f["joint"].as_str().expect("joint");
+        let twist = printed_twist_170(&printed, joint);
+        for (panel, cli) in f["twist_170"].as_array().expect("twist").iter().zip(twist) {
+            let panel = panel.as_f64().expect("number");
+            assert!(
+                (panel - cli).abs() <= 5e-6,
+                "{joint}: panel {panel}, command {cli}"
+            );
+        }
+    }
+    for name in ["Adventurer_helpers.gltf", "Adventurer_helpers.twist.bin"] {
         let from_viewer = std::fs::read(dir.join(name)).expect("the viewer wrote it");
         let from_cli = std::fs::read(cli_dir.join(name)).expect("the command wrote it");
         assert!(
@@ -205,7 +236,7 @@ fn the_twist_pane_previews_and_saves_what_twist_joints_writes() {
 
     // The saved file in LBS, same window and camera: its pane is the preview's. Opened in
     // single view like the preview's run (opening frames into the panes shown) and split after.
-    let saved_model = dir.join("Adventurer_twist.gltf");
+    let saved_model = dir.join("Adventurer_helpers.gltf");
     let mut steps = select_joint();
     steps.extend([
         json!({"frame": 6, "do": "click", "probe": "view split"}),
@@ -235,5 +266,25 @@ fn the_twist_pane_previews_and_saves_what_twist_joints_writes() {
         off * 5 <= fixed,
         "the pane is the saved rig's LBS: {off} px differ (the fix moves {fixed})"
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("DQVIEW_KEEP_TEST_FILES").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// The mean distances (LBS, LBS + helpers, DQS) the command prints for `joint` twisted 170.
+fn printed_twist_170(stdout: &str, joint: &str) -> [f64; 3] {
+    let mut lines = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with(&format!("{joint} region")));
+    let row = lines
+        .find(|l| l.trim_start().starts_with("twisted 170"))
+        .unwrap_or_else(|| panic!("no twisted 170 row for {joint} in:\n{stdout}"));
+    // `twisted 170  v v v v | m (x)  m (x)  m (x)`: the three means after the bar.
+    let after_bar = row.split('|').nth(1).expect("a bar");
+    let means: Vec<f64> = after_bar
+        .split_whitespace()
+        .filter(|w| !w.starts_with('('))
+        .map(|w| w.parse().expect("a number"))
+        .collect();
+    [means[0], means[1], means[2]]
 }

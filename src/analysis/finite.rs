@@ -84,11 +84,12 @@ impl RegionAnalysis {
             let values = [
                 ("min_ratio", m.min_ratio),
                 ("max_ratio", m.max_ratio),
-                ("min_time", f64::from(m.min_time_s)),
-                ("max_time", f64::from(m.max_time_s)),
+                ("min_time", Some(f64::from(m.min_time_s))),
+                ("max_time", Some(f64::from(m.max_time_s))),
             ]
             .into_iter()
-            .chain(m.ratios.iter().map(|&r| ("ratios", r)));
+            .chain(m.ratios.iter().map(|&r| ("ratios", r)))
+            .filter_map(|(field, v)| Some((field, v?)));
             first_bad(values).map(|(field, v)| (format!("{} {field}", m.mode.name()), v))
         })
     }

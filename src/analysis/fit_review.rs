@@ -18,8 +18,9 @@ use crate::skin::{
 /// One row's numbers for the whole mesh or a region.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FitMeasure {
-    /// Volume (or area, for open meshes) over the rest pose's.
-    pub ratio: f64,
+    /// Volume (or area, for open meshes) over the rest pose's; `None` where the region is not
+    /// measurable ([`super::NotMeasurable`]).
+    pub ratio: Option<f64>,
     /// Mean vertex distance from the CoR position, over the rest bounding-box diagonal.
     pub cor_mean: f32,
     /// Largest vertex distance from the CoR position, over the diagonal.
@@ -93,14 +94,14 @@ pub fn compare_fit(
         .map(|(label, posed)| {
             let (whole_mean, whole_max) = distances(posed, &cor, None);
             let whole = FitMeasure {
-                ratio: reference.whole_ratio(scene, posed),
+                ratio: Some(reference.whole_ratio(scene, posed)),
                 cor_mean: whole_mean / diagonal,
                 cor_max: whole_max / diagonal,
             };
             let region = region.map(|r| {
                 let (mean, max) = distances(posed, &cor, in_region.as_deref());
                 FitMeasure {
-                    ratio: r.ratio(posed),
+                    ratio: r.ratio(posed).ok(),
                     cor_mean: mean / diagonal,
                     cor_max: max / diagonal,
                 }
@@ -139,7 +140,9 @@ impl FitCells {
     #[must_use]
     pub fn of(m: &FitMeasure) -> Self {
         Self {
-            volume: format!("{:.4}", m.ratio),
+            volume: m
+                .ratio
+                .map_or_else(|| String::from("not measurable"), |r| format!("{r:.4}")),
             cor_mean: format!("{:.3}%", 100.0 * m.cor_mean),
             cor_max: format!("{:.3}%", 100.0 * m.cor_max),
         }

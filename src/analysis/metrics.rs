@@ -70,6 +70,15 @@ impl RestReference {
         &self.regions
     }
 
+    /// The regions whose ratio means nothing even at rest, with the reason: (joint node, why).
+    #[must_use]
+    pub fn not_measurable(&self) -> Vec<(usize, super::NotMeasurable)> {
+        self.regions
+            .iter()
+            .filter_map(|r| Some((r.joint, r.not_measurable?)))
+            .collect()
+    }
+
     /// The region of joint node `joint`, if it has one.
     #[must_use]
     pub fn region(&self, joint: usize) -> Option<&JointRegion> {
@@ -117,13 +126,14 @@ impl RestReference {
         }
     }
 
-    /// Ratios to rest of a posed scene: the whole mesh, and each region (joint node, ratio).
+    /// Ratios to rest of a posed scene: the whole mesh, and each region measurable there
+    /// (joint node, ratio); [`Self::not_measurable`] lists the regions never measured.
     #[must_use]
     pub fn ratios(&self, scene: &Scene, posed: &[PosedPrimitive]) -> (f64, Vec<(usize, f64)>) {
         let per_region = self
             .regions
             .iter()
-            .map(|r| (r.joint, r.ratio(posed)))
+            .filter_map(|r| Some((r.joint, r.ratio(posed).ok()?)))
             .collect();
         (self.whole_ratio(scene, posed), per_region)
     }

@@ -39,8 +39,8 @@ pub use measure::{area, is_closed, signed_volume};
 pub use method_loss::{LOSS_FACTOR, SAME_RATIO_SPREAD, lbs_loses_more, same_in_every_mode};
 pub use metrics::{Measure, RestReference, min_radius_about};
 pub use region::{
-    AreaReason, JointRegion, MAX_CAP_SHARE, MIN_ROUNDNESS, RegionError, WELD_TOLERANCE, find_joint,
-    joint_regions,
+    AreaReason, JointRegion, MAX_CAP_SHARE, MIN_REST_SHARE, MIN_ROUNDNESS, MIN_TRIANGLES,
+    NotMeasurable, RegionError, WELD_TOLERANCE, find_joint, joint_regions,
 };
 pub use region_report::{RegionAnalysis, RegionModeReport, analyze_region};
 pub use rest_bind::{REST_BIND_TOLERANCE, RestBind, RestBindJoint, rest_bind};
@@ -133,6 +133,8 @@ pub struct Analysis {
     pub dqs_compensated: Option<CompensatedReport>,
     /// Largest distance between a vertex's LBS and DQS positions, in model units.
     pub max_lbs_dqs_displacement: f32,
+    /// Joint regions whose ratio means nothing, never among the worst joints: (node, why).
+    pub not_measurable: Vec<(usize, NotMeasurable)>,
     /// The same over the rest-pose bounding-box diagonal.
     pub max_lbs_dqs_displacement_relative: f32,
     /// Time of the largest displacement.
@@ -209,6 +211,7 @@ pub fn analyze(
         modes,
         dqs_compensated,
         max_lbs_dqs_displacement: max_d,
+        not_measurable: reference.not_measurable(),
         max_lbs_dqs_displacement_relative: max_d / diagonal,
         max_displacement_time_s: times_s.get(max_i).copied().unwrap_or(0.0),
     }

@@ -29,6 +29,15 @@ pub const MIN_ROUNDNESS: f64 = 0.1;
 /// volume says more about the fans across its openings than about the mesh: measured by area.
 pub const MAX_CAP_SHARE: f64 = 0.8;
 
+/// A region with fewer triangles than this is not measured: capped across its openings, a
+/// few triangles make a solid whose size is mostly the caps' guess (a 12-vertex thumb of a
+/// low-poly character reads -0.45 of its volume under DQS), and its area is a handful of faces.
+pub const MIN_TRIANGLES: usize = 24;
+
+/// A region whose rest measure is below this share of the rest diagonal's square (area) or
+/// cube (volume) has no size to compare with.
+pub const MIN_REST_SHARE: f64 = 1e-9;
+
 /// One triangle edge as the triangle runs it: posed primitive (index into the posed list), from, to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Edge {
@@ -78,6 +87,8 @@ pub struct JointRegion {
     pub rest: f64,
     /// Why the region is measured by area; `None` for a volume region.
     pub area_reason: Option<AreaReason>,
+    /// Why the region is not measured at all; `None` when its ratio means something at rest.
+    pub not_measurable: Option<NotMeasurable>,
     /// Per posed primitive (index into the posed list): the region's triangle indices.
     parts: Vec<(usize, Vec<u32>)>,
     /// Per opening: its edges, as the region's triangles run them.
@@ -113,6 +124,33 @@ impl AreaReason {
                 "encloses {:.1}% of a ball's volume for its surface (less than {:.0}%): open or flat",
                 100.0 * roundness,
                 100.0 * MIN_ROUNDNESS
+            ),
+        }
+    }
+}
+
+/// Why a region's ratio to rest says nothing about its size: reported as such, never as a number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NotMeasurable {
+    /// It has this many triangles, fewer than [`MIN_TRIANGLES`].
+    FewTriangles(usize),
+    /// Its rest measure is zero or nearly so (below [`MIN_REST_SHARE`] of the diagonal's power).
+    RestNearZero,
+    /// Its capped volume turned inside out at the pose: this ratio, below 0.
+    InsideOut(f64),
+}
+
+impl NotMeasurable {
+    /// One line for a person, e.g. `12 triangles, fewer than 24`.
+    #[must_use]
+    pub fn text(self) -> String {
+        match self {
+            Self::FewTriangles(n) => {
+                format!("{n} triangles, fewer than {MIN_TRIANGLES}: too few to measure")
+            }
+            Self::RestNearZero => String::from("its rest size is zero or nearly so"),
+            Self::InsideOut(ratio) => format!(
+                "its capped volume turns inside out ({ratio:.2} of rest): the caps, not the mesh"
             ),
         }
     }
@@ -154,15 +192,22 @@ impl JointRegion {
         }
     }
 
-    /// The region's measure on `posed` over its rest measure; 1 when the rest measure is 0.
-    #[must_use]
-    pub fn ratio(&self, posed: &[PosedPrimitive]) -> f64 {
-        let now = self.measure_at(posed);
-        if self.rest.abs() > 1e-30 {
-            now / self.rest
-        } else {
-            1.0
+    /// The region's measure on `posed` over its rest measure, or why it has none.
+    pub fn ratio(&self, posed: &[PosedPrimitive]) -> Result<f64, NotMeasurable> {
+        if let Some(reason) = self.not_measurable {
+            return Err(reason);
         }
+        let ratio = self.measure_at(posed) / self.rest;
+        if ratio < 0.0 {
+            return Err(NotMeasurable::InsideOut(ratio));
+        }
+        Ok(ratio)
+    }
+
+    /// Whether the region's ratio means something at rest (see [`Self::not_measurable`]).
+    #[must_use]
+    pub fn is_measurable(&self) -> bool {
+        self.not_measurable.is_none()
     }
 
     /// Per posed primitive (index into the posed list), the vertices the region's triangles
@@ -238,7 +283,7 @@ pub fn joint_regions(scene: &Scene, rest: &[PosedPrimitive]) -> Vec<JointRegion>
     }
     by_joint
         .into_iter()
-        .map(|(joint, parts)| JointRegion::build(joint, parts, rest, WELD_TOLERANCE * diagonal))
+        .map(|(joint, parts)| JointRegion::build(joint, parts, rest, diagonal))
         .collect()
 }
 
@@ -248,9 +293,9 @@ impl JointRegion {
         joint: usize,
         parts: Vec<(usize, Vec<u32>)>,
         rest: &[PosedPrimitive],
-        weld: f32,
+        diagonal: f32,
     ) -> Self {
-        let welded = weld_parts(&parts, rest, weld);
+        let welded = weld_parts(&parts, rest, WELD_TOLERANCE * diagonal);
         let vertices = welded
             .iter()
             .map(|w| w.iter().filter(|&&id| id != u32::MAX).count())
@@ -264,6 +309,7 @@ impl JointRegion {
             openings: 0,
             rest: 0.0,
             area_reason: Some(AreaReason::NotClosed),
+            not_measurable: None,
             parts,
             cap_edges: Vec::new(),
         };
@@ -291,6 +337,7 @@ impl JointRegion {
                 region.openings = region.cap_edges.len();
                 region.rest = volume;
                 region.area_reason = None;
+                region.not_measurable = region.why_not_measurable(f64::from(diagonal).powi(3));
                 return region;
             }
             region.area_reason = reason;
@@ -298,7 +345,20 @@ impl JointRegion {
             region.cap_edges = Vec::new();
         }
         region.rest = area_rest;
+        region.not_measurable = region.why_not_measurable(f64::from(diagonal).powi(2));
         region
+    }
+
+    /// Why the region, measured at rest, says nothing: too few triangles, or no rest size
+    /// against `scale` (the rest diagonal squared for an area, cubed for a volume).
+    fn why_not_measurable(&self, scale: f64) -> Option<NotMeasurable> {
+        if self.triangles < MIN_TRIANGLES {
+            Some(NotMeasurable::FewTriangles(self.triangles))
+        } else if !(self.rest.abs() > MIN_REST_SHARE * scale) {
+            Some(NotMeasurable::RestNearZero)
+        } else {
+            None
+        }
     }
 }
 

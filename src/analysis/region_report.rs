@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use super::AnalyzeOptions;
 use super::metrics::{Measure, RestReference};
-use super::region::RegionError;
+use super::region::{NotMeasurable, RegionError};
 use crate::anim::Pose;
 use crate::scene::Scene;
 use crate::skin::{SkinningMode, skin_scene_cor, skin_scene_hybrid};
@@ -16,16 +16,18 @@ use crate::skin::{SkinningMode, skin_scene_cor, skin_scene_hybrid};
 pub struct RegionModeReport {
     /// The mode.
     pub mode: SkinningMode,
-    /// The region's ratio to rest at each sample time.
-    pub ratios: Vec<f64>,
-    /// Smallest ratio.
-    pub min_ratio: f64,
+    /// The region's ratio to rest at each sample time; `None` where it is not measurable.
+    pub ratios: Vec<Option<f64>>,
+    /// Smallest measured ratio (`None`: no sample measured).
+    pub min_ratio: Option<f64>,
     /// Time of the smallest ratio, seconds (the first such sample).
     pub min_time_s: f32,
-    /// Largest ratio.
-    pub max_ratio: f64,
+    /// Largest measured ratio.
+    pub max_ratio: Option<f64>,
     /// Time of the largest ratio, seconds (the first such sample).
     pub max_time_s: f32,
+    /// Why the first sample that was not measured was not, and how many were not.
+    pub not_measured: Option<(NotMeasurable, usize)>,
 }
 
 /// One joint region measured over the samples of [`AnalyzeOptions`].
@@ -43,6 +45,8 @@ pub struct RegionAnalysis {
     pub openings: usize,
     /// Volume (closed region, openings capped) or area (see [`super::JointRegion`]).
     pub measure: Measure,
+    /// Why the region is not measured at all (then `modes` is empty).
+    pub not_measurable: Option<NotMeasurable>,
     /// Sample times in seconds.
     pub times_s: Vec<f32>,
     /// One report per mode (LBS, DQS, hybrid, and CoR when centers were given).
@@ -67,9 +71,10 @@ pub fn analyze_region(
     let modes: Vec<SkinningMode> = SkinningMode::ALL
         .into_iter()
         .filter(|&m| m != SkinningMode::Cor || options.cor_centers.is_some())
+        .filter(|_| region.is_measurable())
         .collect();
     let done = AtomicUsize::new(0);
-    let rows: Vec<Vec<f64>> = times_s
+    let rows: Vec<Vec<Result<f64, NotMeasurable>>> = times_s
         .par_iter()
         .map(|&t| {
             let mut pose = Pose::rest(scene);
@@ -98,8 +103,8 @@ pub fn analyze_region(
         .iter()
         .enumerate()
         .map(|(m, &mode)| {
-            let ratios: Vec<f64> = rows.iter().filter_map(|r| r.get(m).copied()).collect();
-            mode_report(mode, ratios, &times_s)
+            let ratios: Vec<_> = rows.iter().filter_map(|r| r.get(m).copied()).collect();
+            mode_report(mode, &ratios, &times_s)
         })
         .collect();
     Ok(RegionAnalysis {
@@ -112,28 +117,36 @@ pub fn analyze_region(
         triangles: region.triangles,
         openings: region.openings,
         measure: region.measure,
+        not_measurable: region.not_measurable,
         times_s,
         modes,
     })
 }
 
-/// Smallest and largest of one mode's ratios, with their (first) sample times.
-fn mode_report(mode: SkinningMode, ratios: Vec<f64>, times_s: &[f32]) -> RegionModeReport {
+/// Smallest and largest of one mode's measured ratios, with their (first) sample times.
+fn mode_report(
+    mode: SkinningMode,
+    ratios: &[Result<f64, NotMeasurable>],
+    times_s: &[f32],
+) -> RegionModeReport {
     let time = |i: Option<usize>| i.and_then(|i| times_s.get(i)).copied().unwrap_or(0.0);
-    let min = ratios
-        .iter()
-        .enumerate()
-        .min_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)));
-    let max = ratios
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)));
+    let measured = || {
+        ratios
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, *r.as_ref().ok()?)))
+    };
+    let min = measured().min_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+    let max = measured().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+    let missing = ratios.iter().filter(|r| r.is_err()).count();
+    let first_reason = ratios.iter().find_map(|r| r.err());
     RegionModeReport {
         mode,
-        min_ratio: min.map_or(f64::NAN, |m| *m.1),
+        min_ratio: min.map(|m| m.1),
         min_time_s: time(min.map(|m| m.0)),
-        max_ratio: max.map_or(f64::NAN, |m| *m.1),
+        max_ratio: max.map(|m| m.1),
         max_time_s: time(max.map(|m| m.0)),
-        ratios,
+        ratios: ratios.iter().map(|r| r.ok()).collect(),
+        not_measured: first_reason.map(|why| (why, missing)),
     }
 }

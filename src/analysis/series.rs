@@ -225,7 +225,9 @@ fn series_of(
                             skin_scene_hybrid(scene, pose, mode, &request.betas, request.beta_scale)
                         }
                     };
-                    let local = region.map_or(f64::NAN, |r| r.ratio(&posed));
+                    let local = region
+                        .and_then(|r| r.ratio(&posed).ok())
+                        .unwrap_or(f64::NAN);
                     (reference.whole_ratio(scene, &posed), local)
                 });
                 progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);

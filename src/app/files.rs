@@ -39,7 +39,7 @@ pub fn blend_map_name(model: &str) -> String {
     format!("{stem}_blend.{ext}")
 }
 
-/// The name "Save twist rig" offers: `NAME_twist` with the model's own extension (the rig
+/// The name "Save helper rig" offers: `NAME_helpers` with the model's own extension (the rig
 /// amends the file in place, so it keeps its container).
 #[must_use]
 pub fn twist_rig_name(model: &str) -> String {
@@ -48,7 +48,7 @@ pub fn twist_rig_name(model: &str) -> String {
         .extension()
         .and_then(|e| e.to_str())
         .map_or_else(|| "glb".to_owned(), str::to_ascii_lowercase);
-    format!("{stem}_twist.{ext}")
+    format!("{stem}_helpers.{ext}")
 }
 
 /// Writes `rig` (built from the file `model`) to `out`; says what it wrote.
@@ -153,19 +153,19 @@ impl Running {
         open || image || blend || twist || picked || recent
     }
 
-    /// The Save twist rig dialog's purpose and name, or why there is nothing to save (in the section).
+    /// The Save helper rig dialog's purpose and name, or why there is nothing to save (in the section).
     fn twist_save_dialog(&mut self) -> Option<(DialogPurpose, String)> {
         let model = &self.model.scene.source;
         if !matches!(InputKind::of(model), InputKind::Glb | InputKind::Gltf) {
             self.state.twist.message = Some(format!(
-                "Save twist rig amends glTF files (.gltf, .glb, .vrm); {model} is not one: \
+                "Save helper rig amends glTF files (.gltf, .glb, .vrm); {model} is not one: \
                  export it to .glb first (dqview export)"
             ));
             return None;
         }
         if self.model.twist.current(&self.state.twist).is_none() {
             self.state.twist.message =
-                Some("no twist rig built yet: show the LBS + twist joints pane".into());
+                Some("no helper rig built yet: show the LBS + helpers pane".into());
             return None;
         }
         Some((DialogPurpose::SaveTwistRig, twist_rig_name(model)))

@@ -1,6 +1,7 @@
-//! The "LBS + twist joints" pane's rig: built on a background thread from the Twist joints
-//! section's list (the same `twist_joints` calls `dqview twist-joints` makes), uploaded as a
-//! second scene, posed with the model every frame, and written by Save twist rig.
+//! The "LBS + helpers" pane's rig: built on a background thread from the Helper joints
+//! section's list (the same `twist_joints` calls `dqview helper-joints` makes, figures at
+//! held-out poses included), uploaded as a second scene, posed with the model every frame,
+//! and written by Save helper rig.
 
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -9,8 +10,13 @@ use crate::anim::{JointOverrides, Pose};
 use crate::render::{GpuContext, Renderer, SceneGpu};
 use crate::scene::Scene;
 use crate::skin::{CorOptions, CorProgress, SceneCenters};
-use crate::twist_joints::{TwistOptions, TwistRig, add_twist_joints, bone_requests};
-use crate::ui::{TwistBuild, TwistState};
+use crate::twist_joints::{
+    TwistOptions, TwistRig, add_twist_joints, bone_requests, judge_held_out, without_helpers,
+};
+use crate::ui::{HelperFigures, HelperFit, TwistBuild, TwistState};
+
+/// A finished build: the rig and its figures at held-out poses.
+type Built = (TwistRig, Vec<HelperFigures>);
 
 /// What a rig is built from: the (joint, count) list and the most influences per vertex.
 type BuildKey = (Vec<(usize, usize)>, usize);
@@ -26,7 +32,7 @@ struct ShownRig {
 /// The preview rig of one model: the build in flight and the rig shown.
 #[derive(Default)]
 pub struct TwistPreview {
-    job: Option<(BuildKey, mpsc::Receiver<Result<TwistRig, String>>)>,
+    job: Option<(BuildKey, mpsc::Receiver<Result<Built, String>>)>,
     shown: Option<ShownRig>,
 }
 
@@ -84,17 +90,17 @@ impl TwistPreview {
             match super::job::receive(result, wait) {
                 Err(mpsc::TryRecvError::Empty) => state.build = TwistBuild::Building,
                 Err(mpsc::TryRecvError::Disconnected) => {
-                    state.build = TwistBuild::Failed("the twist-joints build panicked".into());
+                    state.build = TwistBuild::Failed("the helper-joints build panicked".into());
                     (self.job, self.shown) = (None, None);
                 }
                 Ok(Err(e)) => {
                     state.build = TwistBuild::Failed(e);
                     (self.job, self.shown) = (None, None);
                 }
-                Ok(Ok(rig)) => {
+                Ok(Ok(built)) => {
                     let job_key = job_key.clone();
                     self.job = None;
-                    self.show(rig, job_key, state, ctx, renderer);
+                    self.show(built, job_key, state, ctx, renderer);
                 }
             }
         } else if !current {
@@ -105,7 +111,7 @@ impl TwistPreview {
     /// Uploads a finished `rig` and makes it the one shown.
     fn show(
         &mut self,
-        rig: TwistRig,
+        (rig, figures): Built,
         key: BuildKey,
         state: &mut TwistState,
         ctx: &GpuContext,
@@ -120,6 +126,13 @@ impl TwistPreview {
                     roll_joints: rig.roll_joints.len(),
                     junctions: junctions.len(),
                     baked_clips: rig.baked.len(),
+                    fit: HelperFit {
+                        vertices: rig.fit.vertices,
+                        poses: rig.fit.poses,
+                        rms_before: rig.fit.rms_before,
+                        rms_after: rig.fit.rms_after,
+                    },
+                    figures,
                 };
                 self.shown = Some(ShownRig {
                     key,
@@ -166,7 +179,7 @@ fn start_build(
     scene: Arc<Scene>,
     centers: Option<Arc<SceneCenters>>,
     (joints, max_influences): BuildKey,
-) -> mpsc::Receiver<Result<TwistRig, String>> {
+) -> mpsc::Receiver<Result<Built, String>> {
     let (send, receive) = mpsc::channel();
     std::thread::spawn(move || {
         let requests = bone_requests(&scene, &joints);
@@ -182,16 +195,52 @@ fn start_build(
                 return;
             }
         };
-        let rig = add_twist_joints(&scene, &requests, &options, &centers);
-        let _ = send.send(rig.map_err(|e| e.to_string()));
+        let built = add_twist_joints(&scene, &requests, &options, &centers)
+            .map_err(|e| e.to_string())
+            .and_then(|rig| {
+                let figures = held_out_figures(&scene, &rig, &requests, &centers)?;
+                Ok((rig, figures))
+            });
+        let _ = send.send(built);
     });
     receive
+}
+
+/// Each requested junction's figures at the poses the fit never saw, measured on the model
+/// without an earlier run's helpers (as `dqview helper-joints` prints them).
+fn held_out_figures(
+    scene: &Scene,
+    rig: &TwistRig,
+    requests: &[crate::twist_joints::TwistRequest],
+    centers: &SceneCenters,
+) -> Result<Vec<HelperFigures>, String> {
+    let (base, _) = without_helpers(scene).map_err(|e| e.to_string())?;
+    let reference = crate::analysis::RestReference::at_rest(&base);
+    let diagonal = crate::skin::rest_bounds(scene).map_or(1.0, |(lo, hi)| lo.distance(hi));
+    let joints: Vec<usize> = requests.iter().map(|r| r.joint).collect();
+    let judged = judge_held_out(&base, &rig.scene, &joints, &reference, centers, diagonal);
+    Ok(judged
+        .iter()
+        .map(|h| HelperFigures {
+            name: base
+                .nodes
+                .get(h.joint)
+                .map_or_else(String::new, |n| n.name.clone()),
+            count: requests
+                .iter()
+                .find(|r| r.joint == h.joint)
+                .map_or(0, |r| r.count),
+            twist: h.twist.mean_distance,
+            bend: h.bend.mean_distance,
+            clips: (h.moments > 0).then_some(h.moments_mean_distance),
+        })
+        .collect())
 }
 
 /// The fit's CoR target when the viewer has not computed it: the same centres (through the
 /// on-disk cache the CoR precompute fills), of the model without an earlier run's helpers.
 fn centers_for_fit(scene: &Scene) -> Result<Arc<SceneCenters>, String> {
-    let (base, _) = crate::twist_joints::without_helpers(scene).map_err(|e| e.to_string())?;
+    let (base, _) = without_helpers(scene).map_err(|e| e.to_string())?;
     let (centers, _) =
         SceneCenters::compute_cached(&base, &CorOptions::default(), &CorProgress::new())
             .map_err(|e| e.to_string())?;

@@ -328,11 +328,42 @@ pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
         "twist": {
             "joints": state.twist.joints.iter().map(|r| json!({"joint": r.name, "count": r.count})).collect::<Vec<_>>(),
             "max_influences": state.twist.max_influences,
-            "build": format!("{:?}", state.twist.build),
+            "build": twist_build_json(&state.twist.build),
             "message": state.twist.message,
         },
         "overrides": state.joints.overrides.angles.iter().map(|(&n, a)| json!({"joint": name(n), "twist_deg": a.twist_deg, "bend_deg": a.bend_deg, "roll_deg": a.roll_deg})).collect::<Vec<_>>(),
     })
+}
+
+/// The helper rig's state as the dump writes it: `state` (idle, building, ready, failed) and,
+/// when ready, its counts, the fit and the figures at held-out poses.
+fn twist_build_json(build: &crate::ui::TwistBuild) -> serde_json::Value {
+    use crate::ui::TwistBuild;
+    match build {
+        TwistBuild::Idle => json!({"state": "idle"}),
+        TwistBuild::Building => json!({"state": "building"}),
+        TwistBuild::Failed(e) => json!({"state": "failed", "error": e}),
+        TwistBuild::Ready {
+            roll_joints,
+            junctions,
+            baked_clips,
+            fit,
+            figures,
+        } => json!({
+            "state": "ready",
+            "roll_joints": roll_joints,
+            "junctions": junctions,
+            "baked_clips": baked_clips,
+            "fit": {"vertices": fit.vertices, "poses": fit.poses, "rms_before": fit.rms_before, "rms_after": fit.rms_after},
+            "figures": figures.iter().map(|f| json!({
+                "joint": f.name,
+                "count": f.count,
+                "twist_170": f.twist,
+                "bend_120": f.bend,
+                "clips_held_out": f.clips,
+            })).collect::<Vec<_>>(),
+        }),
+    }
 }
 
 #[cfg(test)]

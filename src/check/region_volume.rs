@@ -3,7 +3,8 @@
 //! A region is an [`crate::analysis::JointRegion`] (the triangles whose first corner's heaviest
 //! influence is the joint, its openings capped): by volume where that is meaningful (it closes,
 //! its caps are not most of it, its rest volume is well above zero for its size), else by area;
-//! regions too small to say anything are skipped. Each region not measured by volume is a
+//! regions too small to say anything are skipped, and regions whose ratio means nothing (too
+//! few triangles, no rest size; or inside out at a pose) are not measured. Each region not measured by volume is a
 //! [`RegionNote`] with the reason, for `--json`.
 
 use serde::Serialize;
@@ -25,7 +26,8 @@ pub struct RegionNote {
     pub joint: String,
     /// The joint's node index.
     pub node: usize,
-    /// `area` (measured by its area) or `skipped` (not measured).
+    /// `area` (measured by its area), `skipped` (too small a share to matter) or
+    /// `not measurable` (its ratio would say nothing: [`crate::analysis::NotMeasurable`]).
     pub measure: &'static str,
     /// Why, for a person.
     pub reason: String,
@@ -77,8 +79,8 @@ impl RegionVolumes {
                 ));
                 continue;
             }
-            if !(r.rest.abs() > 0.0 && r.rest.is_finite()) {
-                notes.push(note("skipped", String::from("its rest area is 0")));
+            if let Some(why) = r.not_measurable {
+                notes.push(note("not measurable", why.text()));
                 continue;
             }
             if let Some(reason) = r.area_reason {

@@ -124,6 +124,11 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
         "max_lbs_dqs_displacement": analysis.max_lbs_dqs_displacement,
         "max_lbs_dqs_displacement_relative": analysis.max_lbs_dqs_displacement_relative,
         "max_displacement_time": analysis.max_displacement_time_s,
+        "regions_not_measurable": analysis.not_measurable.iter().map(|(node, why)| json!({
+            "node": node,
+            "name": scene.nodes.get(*node).map_or("", |n| n.name.as_str()),
+            "reason": why.text(),
+        })).collect::<Vec<_>>(),
     });
     if as_json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -159,6 +164,20 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
             m.max_ratio,
             m.worst_time_s,
             joints.join(", ")
+        );
+    }
+    if !analysis.not_measurable.is_empty() {
+        let regions: Vec<String> = analysis
+            .not_measurable
+            .iter()
+            .map(|(node, why)| {
+                let name = scene.nodes.get(*node).map_or("", |n| n.name.as_str());
+                format!("{name} ({})", why.text())
+            })
+            .collect();
+        println!(
+            "not measurable (never among the worst joints): {}",
+            regions.join("; ")
         );
     }
     println!("hybrid      betas: {source}");

@@ -25,6 +25,7 @@ pub fn print(scene: &Scene, region: &RegionAnalysis, as_json: bool) -> Result<()
                         "max_ratio": m.max_ratio,
                         "max_time": m.max_time_s,
                         "ratios": m.ratios,
+                        "not_measured": m.not_measured.map(|(why, n)| json!({"samples": n, "reason": why.text()})),
                     }),
                 )
             })
@@ -36,6 +37,7 @@ pub fn print(scene: &Scene, region: &RegionAnalysis, as_json: bool) -> Result<()
             "triangles": region.triangles,
             "openings": region.openings,
             "measure": what,
+            "not_measurable": region.not_measurable.map(|why| why.text()),
             "times": region.times_s,
             "modes": modes,
         });
@@ -59,15 +61,21 @@ pub fn print(scene: &Scene, region: &RegionAnalysis, as_json: bool) -> Result<()
         "samples     {} (region {what} ratio to rest)",
         region.times_s.len()
     );
+    if let Some(why) = region.not_measurable {
+        println!("not measurable: {}", why.text());
+    }
     for m in &region.modes {
-        println!(
-            "{:<11} region {what} ratio {:.4} .. {:.4}, min at {:.3} s, max at {:.3} s",
-            m.mode.name(),
-            m.min_ratio,
-            m.max_ratio,
-            m.min_time_s,
-            m.max_time_s
-        );
+        let range = match (m.min_ratio, m.max_ratio) {
+            (Some(lo), Some(hi)) => format!(
+                "region {what} ratio {lo:.4} .. {hi:.4}, min at {:.3} s, max at {:.3} s",
+                m.min_time_s, m.max_time_s
+            ),
+            _ => String::from("region not measurable at any sample"),
+        };
+        let missing = m.not_measured.map_or_else(String::new, |(why, n)| {
+            format!("; not measurable at {n} samples: {}", why.text())
+        });
+        println!("{:<11} {range}{missing}", m.mode.name());
     }
     Ok(())
 }

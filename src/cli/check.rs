@@ -145,6 +145,19 @@ fn print_text(reports: &[FileReport], summary: &CheckSummary, skipped: &[Skipped
         } else {
             println!("{status:<4}  {}: {}", r.file, findings.join("; "));
         }
+        let unmeasured: Vec<String> = r
+            .regions_not_by_volume
+            .iter()
+            .filter(|n| n.measure == "not measurable")
+            .map(|n| format!("{} ({})", n.joint, n.reason))
+            .collect();
+        if !unmeasured.is_empty() {
+            println!(
+                "info  {}: joint regions not measurable, so not judged by lbs_collapse: {}",
+                r.file,
+                unmeasured.join("; ")
+            );
+        }
     }
     for s in skipped {
         println!("info  {}: skipped, it {}", s.path, s.reason);

@@ -176,14 +176,20 @@ fn chosen_joints(
                     .collect()
             });
     }
-    eprintln!("analysing the clips and a {SWEEP_TWIST_DEG:.0} degree twist of each joint ...");
-    let picked = pick_joints(scene, reference, centers, PICK_BUDGET);
-    if picked.is_empty() {
+    eprintln!(
+        "analysing the clips, a {SWEEP_TWIST_DEG:.0} degree twist and a bend sweep of each joint ..."
+    );
+    let picks = pick_joints(scene, reference, centers, PICK_BUDGET);
+    for note in &picks.notes {
+        say!("note: {note}");
+    }
+    if picks.joints.is_empty() {
         bail!(
-            "the analysis found no joint whose twist collapses LBS (in the clips or at a {SWEEP_TWIST_DEG:.0} degree twist); name joints with --joint"
+            "the analysis found no joint where LBS collapses (in the clips, at a {SWEEP_TWIST_DEG:.0} degree twist or bent up to 120 degrees); name joints with --joint"
         );
     }
-    Ok(picked
+    Ok(picks
+        .joints
         .into_iter()
         .map(|p| {
             say!("picked {}: {}", scene.nodes[p.joint].name, p.reason);
@@ -272,10 +278,19 @@ fn print_figures(scene: &Scene, h: &HeldOut, pick: Option<&PickedJoint>) {
 
 /// One row of figures.
 fn print_row(label: &str, f: &RegionFigures) {
-    let [v0, v1, v2, v3] = f.volume;
+    let [v0, v1, v2, v3] = f
+        .volume
+        .map(|v| v.map_or_else(|_| String::from("-"), |r| format!("{r:.3}")));
     let [m0, m1, m2] = f.mean_distance;
     let [x0, x1, x2] = f.max_distance;
+    let why = f
+        .volume
+        .iter()
+        .find_map(|v| v.err())
+        .map_or_else(String::new, |why| {
+            format!(" | volume not measurable (-): {}", why.text())
+        });
     say!(
-        "  {label:<26} {v0:>6.3} {v1:>6.3} {v2:>6.3} {v3:>6.3} | {m0:.5} ({x0:.4})  {m1:.5} ({x1:.4})  {m2:.5} ({x2:.4})"
+        "  {label:<26} {v0:>6} {v1:>6} {v2:>6} {v3:>6} | {m0:.5} ({x0:.4})  {m1:.5} ({x1:.4})  {m2:.5} ({x2:.4}){why}"
     );
 }

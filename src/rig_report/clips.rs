@@ -241,21 +241,26 @@ pub fn clip_report(
         )
         .collect();
     let whole = [0, 1, 2, 3].map(|m| rows.iter().map(|r| r[m].0).collect());
-    let joints: Vec<usize> = rows
-        .first()
-        .map(|r| r[0].1.iter().map(|(j, _)| *j).collect())
-        .unwrap_or_default();
+    // Regions measurable at rest; a sample where one is not (inside out) is NaN, a gap.
+    let joints: Vec<usize> = reference
+        .regions()
+        .iter()
+        .filter(|r| r.is_measurable())
+        .map(|r| r.joint)
+        .collect();
+    let ratio_at = |sample: &SampleRatios, joint: usize| {
+        sample
+            .1
+            .iter()
+            .find(|(j, _)| *j == joint)
+            .map_or(f64::NAN, |x| x.1)
+    };
     let regions = joints
         .iter()
-        .enumerate()
-        .map(|(k, &joint)| RegionTrack {
+        .map(|&joint| RegionTrack {
             joint,
             name: node_name(scene, joint),
-            ratios: [0, 1, 2, 3].map(|m| {
-                rows.iter()
-                    .map(|r| r[m].1.get(k).map_or(f64::NAN, |x| x.1))
-                    .collect()
-            }),
+            ratios: [0, 1, 2, 3].map(|m| rows.iter().map(|r| ratio_at(&r[m], joint)).collect()),
         })
         .collect();
     ClipReport {

@@ -65,6 +65,16 @@ pub(super) fn fixed(value: impl Into<f64>, decimals: usize) -> String {
     format!("{:.decimals$}", value.into())
 }
 
+/// A region's ratio to rest with `decimals` places; `not measurable` where it is NaN (a
+/// region whose capped volume turned inside out at that moment: [`crate::analysis::NotMeasurable`]).
+pub(super) fn ratio_cell(ratio: f64, decimals: usize) -> String {
+    if ratio.is_nan() {
+        String::from("not measurable")
+    } else {
+        fixed(ratio, decimals)
+    }
+}
+
 /// Writes the page: `stages` are (what, seconds) lines for the timing section.
 #[must_use]
 pub fn write_html(report: &RigReport, pictures: &Pictures, stages: &[(String, f64)]) -> String {
@@ -188,9 +198,9 @@ fn recommendations(report: &RigReport) -> Markup {
             li {
                 "Flag " b { (cand.region.name) } " for DQS: in " (cand.region.clip_name)
                 " at " (fixed(cand.region.time_s, 2)) " s LBS keeps "
-                span.bad { (fixed(cand.region.ratios[l], 3)) }
-                " of the region's volume, DQS " span.good { (fixed(cand.region.ratios[d], 3)) }
-                ", CoR " (fixed(cand.region.ratios[c], 3)) "."
+                span.bad { (ratio_cell(cand.region.ratios[l], 3)) }
+                " of the region's volume, DQS " span.good { (ratio_cell(cand.region.ratios[d], 3)) }
+                ", CoR " (ratio_cell(cand.region.ratios[c], 3)) "."
             }
         }
         @if let Some(fit) = &report.fit {

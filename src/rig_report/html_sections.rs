@@ -4,7 +4,7 @@
 use maud::{Markup, html};
 
 use super::clips::{Change, ClipReport, UNCHANGED, mode_index};
-use super::html::{Pictures, RegionPicture, fixed, png_uri, row};
+use super::html::{Pictures, RegionPicture, fixed, png_uri, ratio_cell, row};
 use super::svg::{Line, Plot, bar_chart, mode_color};
 use super::{FitReport, RigReport};
 use crate::analysis::{Measure, RestBind, SAME_RATIO_SPREAD};
@@ -118,7 +118,7 @@ fn ratio_row(name: &str, r: &[f64; 4]) -> Markup {
     html! {
         tr {
             td { (name) }
-            @for v in r { td.n { (fixed(*v, 4)) } }
+            @for v in r { td.n { (ratio_cell(*v, 4)) } }
         }
     }
 }
@@ -134,6 +134,16 @@ pub(super) fn worst_regions(report: &RigReport, pictures: &Pictures) -> Markup {
             "each region at its lowest, or highest, sample in that mode over every clip; a ratio within "
             (UNCHANGED) " of 1 is neither. Where every mode keeps the same share (within " (SAME_RATIO_SPREAD)
             "), the pose takes the volume, not the skinning method: no flag or blend map brings it back."
+        }
+        @if !report.not_measurable.is_empty() {
+            p.note {
+                "Not measurable, so never ranked: "
+                @for (k, (name, why)) in report.not_measurable.iter().enumerate() {
+                    @if k > 0 { "; " }
+                    b { (name) } " (" (why) ")"
+                }
+                "."
+            }
         }
         @for mode in SkinningMode::ALL {
             h3 { (mode.title()) }
@@ -177,7 +187,7 @@ fn worst_table(report: &RigReport, mode: SkinningMode, change: Change) -> Markup
                         td { (w.clip_name) }
                         td.n { (fixed(w.time_s, 2)) }
                         @for (k, r) in w.ratios.iter().enumerate() {
-                            td.n.bad[k == mode_index(mode)] { (fixed(*r, 4)) }
+                            td.n.bad[k == mode_index(mode)] { (ratio_cell(*r, 4)) }
                         }
                         td {
                             @if w.is_the_pose() { "the pose (every mode alike)" } @else { "the method (modes differ)" }
@@ -208,9 +218,9 @@ fn region_figure(p: &RegionPicture, rest_bind: &RestBind) -> Markup {
                 @match p.single_pane {
                     Some(mode) => {
                         "Region " b { (w.name) } " in " (w.clip_name) " at " (fixed(w.time_s, 2))
-                        " s: every mode keeps the same share of it (LBS " (fixed(w.ratios[0], 3))
-                        ", DQS " (fixed(w.ratios[1], 3)) ", hybrid " (fixed(w.ratios[2], 3))
-                        ", CoR " (fixed(w.ratios[3], 3))
+                        " s: every mode keeps the same share of it (LBS " (ratio_cell(w.ratios[0], 3))
+                        ", DQS " (ratio_cell(w.ratios[1], 3)) ", hybrid " (ratio_cell(w.ratios[2], 3))
+                        ", CoR " (ratio_cell(w.ratios[3], 3))
                         "), so the pose takes the volume, not the skinning method; drawn once ("
                         (mode.short_label()) " pane) instead of four alike."
                     }

@@ -156,6 +156,8 @@ pub struct RigReport {
     pub dqs_candidates: Vec<DqsCandidate>,
     /// What `dqview check`'s pipeline rules find, at their default thresholds.
     pub checks: Vec<crate::check::Finding>,
+    /// Joint regions whose ratio means nothing, so never ranked: (joint name, why).
+    pub not_measurable: Vec<(String, String)>,
 }
 
 /// Progress of [`gather`]: a stage name, done, total.
@@ -214,6 +216,11 @@ pub fn gather(
         scales,
         dqs_candidates,
         checks,
+        not_measurable: crate::analysis::RestReference::at_rest(scene)
+            .not_measurable()
+            .into_iter()
+            .map(|(joint, why)| (clips::node_name(scene, joint), why.text()))
+            .collect(),
     })
 }
 

@@ -6,7 +6,7 @@
 //! joint at rest), measured on both rigs: they share every vertex.
 
 use super::poses::{PoseSets, check_bend, check_twist};
-use crate::analysis::{JointRegion, RestReference};
+use crate::analysis::{JointRegion, NotMeasurable, RestReference};
 use crate::anim::{JointOverrides, Pose};
 use crate::scene::Scene;
 use crate::skin::{Betas, PosedPrimitive, SceneCenters, SkinningMode, skin_scene, skin_scene_cor};
@@ -28,8 +28,8 @@ pub const METHODS: [&str; 4] = ["LBS", "LBS + helpers", "DQS", "CoR"];
 /// One joint region at one pose.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RegionFigures {
-    /// Ratio to rest: LBS of the input, LBS with helpers, DQS, CoR.
-    pub volume: [f64; 4],
+    /// Ratio to rest: LBS of the input, LBS with helpers, DQS, CoR; or why the region has none.
+    pub volume: [Result<f64, NotMeasurable>; 4],
     /// Mean vertex distance from the CoR positions over the rest diagonal: LBS, LBS with
     /// helpers, DQS.
     pub mean_distance: [f64; 3],
@@ -114,7 +114,7 @@ pub struct HeldOut {
     pub at_most_dqs: usize,
     /// Of those, the ones where LBS + helpers is no farther from CoR than LBS (+1e-6).
     pub not_worse_than_lbs: usize,
-    /// Of those, the ones where LBS + helpers keeps a volume within 0.03 of CoR's.
+    /// Of those, the ones where LBS + helpers keeps a volume within 0.03 of CoR's (both measurable).
     pub volume_near_cor: usize,
     /// The region's mean distance from CoR over the diagonal, averaged over those moments:
     /// LBS, LBS + helpers, DQS.
@@ -183,7 +183,9 @@ impl HeldOut {
         let [lbs, after, dqs] = f.mean_distance;
         self.at_most_dqs += usize::from(after <= dqs + DQS_SLACK);
         self.not_worse_than_lbs += usize::from(after <= lbs + LBS_SLACK);
-        self.volume_near_cor += usize::from((f.volume[1] - f.volume[3]).abs() <= VOLUME_SLACK);
+        if let (Ok(after), Ok(cor)) = (f.volume[1], f.volume[3]) {
+            self.volume_near_cor += usize::from((after - cor).abs() <= VOLUME_SLACK);
+        }
         if self
             .worst
             .as_ref()

@@ -35,6 +35,7 @@ mod fit;
 mod fit_unit;
 mod layout;
 mod measure;
+mod mirror;
 mod pick;
 pub mod poses;
 mod rest_class;
@@ -44,7 +45,8 @@ mod strip;
 pub use fit::{FitSummary, FitTarget};
 pub use layout::{Family, RollJoint};
 pub use measure::{HeldOut, METHODS, MeasurePose, RegionFigures, judge_held_out, rest_reference};
-pub use pick::{PickedJoint, SWEEP_TWIST_DEG, pick_joints, twist_pose};
+pub use mirror::{Mirror, MirrorMap};
+pub use pick::{PickedJoint, Picks, SWEEP_BEND_DEG, SWEEP_TWIST_DEG, pick_joints, twist_pose};
 
 use crate::scene::Scene;
 use crate::skin::SceneCenters;

@@ -8,6 +8,7 @@
 use glam::Quat;
 
 use super::measure::MeasurePose;
+use super::mirror::{Mirror, MirrorMap, bind_matrix, mirror_axis};
 use crate::anim::{BoneFrame, JointAngles, JointOverrides, first_child_joint, to_trs};
 use crate::scene::{Property, Scene};
 
@@ -52,9 +53,64 @@ impl MainBend {
     }
 }
 
-/// The plane joint `joint` swings in at the clips' key with the largest swing from rest.
+/// The plane joint `joint` bends in most: where the clips swing it furthest, else its mirror
+/// joint's plane mirrored (so left and right bend alike), else its frame's bend axis.
 #[must_use]
 pub fn main_bend(scene: &Scene, joint: usize) -> MainBend {
+    if let Some(bend) = clip_bend(scene, joint) {
+        return bend;
+    }
+    if let Mirror::Partner(partner) = MirrorMap::of(scene).of_joint(joint) {
+        // The lower node of a pair without clips keeps the default; the other mirrors it.
+        let theirs = clip_bend(scene, partner).or((partner < joint).then(default_bend));
+        if let Some(bend) = theirs.and_then(|b| mirrored_bend(scene, partner, b, joint)) {
+            return bend;
+        }
+    }
+    default_bend()
+}
+
+/// The bend about the frame's bend axis, positive, over the default range.
+fn default_bend() -> MainBend {
+    MainBend {
+        about_roll_axis: false,
+        sign: 1.0,
+        range_deg: DEFAULT_BEND_RANGE_DEG,
+        from_clips: false,
+    }
+}
+
+/// `bend` of joint `from` mirrored onto joint `to`: the frame axis of `to` nearest the
+/// mirror image of `from`'s bend axis (in bind space, where the rig is symmetric).
+fn mirrored_bend(scene: &Scene, from: usize, bend: MainBend, to: usize) -> Option<MainBend> {
+    let axis_of = |b: &MainBend, frame: &BoneFrame| {
+        b.sign
+            * if b.about_roll_axis {
+                frame.roll_axis
+            } else {
+                frame.bend_axis
+            }
+    };
+    let world =
+        bind_matrix(scene, from).transform_vector3(axis_of(&bend, &BoneFrame::of(scene, from)));
+    let local = bind_matrix(scene, to)
+        .inverse()
+        .transform_vector3(mirror_axis(world))
+        .try_normalize()?;
+    let frame = BoneFrame::of(scene, to);
+    let (b, r) = (local.dot(frame.bend_axis), local.dot(frame.roll_axis));
+    let about_roll_axis = r.abs() > b.abs();
+    let along = if about_roll_axis { r } else { b };
+    Some(MainBend {
+        about_roll_axis,
+        sign: if along < 0.0 { -1.0 } else { 1.0 },
+        ..bend
+    })
+}
+
+/// The plane joint `joint` swings in at the clips' key with the largest swing from rest;
+/// `None` when no clip swings it.
+fn clip_bend(scene: &Scene, joint: usize) -> Option<MainBend> {
     let frame = BoneFrame::of(scene, joint);
     let rest = scene
         .nodes
@@ -77,25 +133,16 @@ pub fn main_bend(scene: &Scene, joint: usize) -> MainBend {
             }
         }
     }
-    match best.filter(|(angle, _)| *angle > 1e-3) {
-        Some((angle, axis)) => {
-            let (b, r) = (axis.dot(frame.bend_axis), axis.dot(frame.roll_axis));
-            let about_roll_axis = r.abs() > b.abs();
-            let along = if about_roll_axis { r } else { b };
-            MainBend {
-                about_roll_axis,
-                sign: if along < 0.0 { -1.0 } else { 1.0 },
-                range_deg: angle.to_degrees().clamp(DEFAULT_BEND_RANGE_DEG, 170.0),
-                from_clips: true,
-            }
-        }
-        None => MainBend {
-            about_roll_axis: false,
-            sign: 1.0,
-            range_deg: DEFAULT_BEND_RANGE_DEG,
-            from_clips: false,
-        },
-    }
+    let (angle, axis) = best.filter(|(angle, _)| *angle > 1e-3)?;
+    let (b, r) = (axis.dot(frame.bend_axis), axis.dot(frame.roll_axis));
+    let about_roll_axis = r.abs() > b.abs();
+    let along = if about_roll_axis { r } else { b };
+    Some(MainBend {
+        about_roll_axis,
+        sign: if along < 0.0 { -1.0 } else { 1.0 },
+        range_deg: angle.to_degrees().clamp(DEFAULT_BEND_RANGE_DEG, 170.0),
+        from_clips: true,
+    })
 }
 
 /// The swing part of `delta` (its rotation without the twist about `axis`): angle, unit axis.
@@ -107,7 +154,8 @@ fn swing_of(delta: Quat, axis: glam::Vec3) -> (f32, glam::Vec3) {
 }
 
 /// The rest pose with `joint` turned by `angles`.
-fn turned(joint: usize, angles: JointAngles) -> MeasurePose {
+#[must_use]
+pub fn turned(joint: usize, angles: JointAngles) -> MeasurePose {
     let mut overrides = JointOverrides::new();
     overrides.set(joint, angles);
     MeasurePose {

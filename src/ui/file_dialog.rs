@@ -27,7 +27,7 @@ impl DialogPurpose {
             Self::OpenModel => "Open a model",
             Self::SaveBlendMap => "Save blend map",
             Self::SaveImage => "Save image",
-            Self::SaveTwistRig => "Save twist rig",
+            Self::SaveTwistRig => "Save helper rig",
         }
     }
 

@@ -80,7 +80,7 @@ mod tests {
 
     fn measure(ratio: f64, cor_mean: f32, cor_max: f32) -> FitMeasure {
         FitMeasure {
-            ratio,
+            ratio: Some(ratio),
             cor_mean,
             cor_max,
         }

@@ -309,12 +309,12 @@ fn selected_joint_ui(
         if ui.button("reset all").clicked() {
             state.overrides.clear();
         }
-        let twist = ui.button("add to twist joints");
+        let twist = ui.button("add to helper joints");
         super::probe::record(ui, "twist add selected", twist.rect);
         state.add_to_twist |= twist
             .on_hover_text(
-                "roll joints along this joint's bone (both ends), in the Twist joints section, \
-                 as `dqview twist-joints --joint JOINT` adds them",
+                "twist and bend helpers along this joint's bone (both ends), in the Helper joints \
+                 section, as `dqview helper-joints --joint JOINT` adds them",
             )
             .clicked();
     });

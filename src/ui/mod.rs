@@ -60,7 +60,8 @@ pub use region_view::{
 };
 pub use shortcuts::{frame_selection, mirror_selection, shortcuts};
 pub use twist::{
-    DEFAULT_TWIST_COUNT, TwistBuild, TwistJointRow, TwistRequests, TwistState, twist_ui,
+    DEFAULT_TWIST_COUNT, HelperFigures, HelperFit, TwistBuild, TwistJointRow, TwistRequests,
+    TwistState, twist_ui,
 };
 pub use viewport::{SkeletonPose, Status, ViewRect, view_rects, viewport_ui};
 
@@ -351,7 +352,7 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
         // Below the joints: it acts on the selected joint, and keeps the sliders above in reach.
         add_selected_to_twist(state);
         let open = std::mem::take(&mut state.twist.reveal).then_some(true);
-        egui::CollapsingHeader::new("Twist joints")
+        egui::CollapsingHeader::new("Helper joints")
             .default_open(false)
             .open(open)
             .show(ui, |ui| twist_section(ui, state));
@@ -460,8 +461,8 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
             for (mode, on) in SkinningMode::ALL.into_iter().zip(&mut s.panes) {
                 ui.checkbox(on, mode.short_label());
             }
-            ui.checkbox(&mut s.panes[TWIST_PANE], "LBS+twist")
-                .on_hover_text("LBS of the model with the Twist joints section's roll joints");
+            ui.checkbox(&mut s.panes[TWIST_PANE], "LBS+helpers")
+                .on_hover_text("LBS of the model with the Helper joints section's helpers");
         })
         .response
         .on_hover_text("split view: the modes shown side by side (at least two)");

@@ -1,5 +1,5 @@
-//! The Twist joints section of the panel: the joints to fix and their counts, the
-//! "LBS + twist joints" pane, and Save; `app` builds the rig and reports back here.
+//! The Helper joints section of the panel: the joints to fix and their counts, the
+//! "LBS + helpers" pane, the fitted figures, and Save; `app` builds the rig and reports back here.
 
 use super::probe;
 
@@ -17,8 +17,37 @@ pub struct TwistJointRow {
     pub count: usize,
 }
 
+/// One chosen junction's figures at poses the fit never saw: the region's mean vertex distance
+/// from CoR over the rest diagonal, as (LBS, LBS + helpers, DQS).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HelperFigures {
+    /// The junction joint's name.
+    pub name: String,
+    /// Helpers per family.
+    pub count: usize,
+    /// Twisted 170 degrees at rest.
+    pub twist: [f64; 3],
+    /// Bent 120 degrees at rest in its main bending plane.
+    pub bend: [f64; 3],
+    /// Averaged over the held-out clip keys (`None`: no clip moves it).
+    pub clips: Option<[f64; 3]>,
+}
+
+/// What the weight fit did, for the panel.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HelperFit {
+    /// Vertices whose weights were fitted.
+    pub vertices: usize,
+    /// Poses fitted over.
+    pub poses: usize,
+    /// RMS distance from CoR over those poses before the fit, over the rest diagonal.
+    pub rms_before: f64,
+    /// After.
+    pub rms_after: f64,
+}
+
 /// Where the preview rig stands (written by `app`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum TwistBuild {
     /// No joints chosen, or the pane is not shown.
     #[default]
@@ -33,6 +62,10 @@ pub enum TwistBuild {
         junctions: usize,
         /// Clips baked, of the model's clips.
         baked_clips: usize,
+        /// The weight fit.
+        fit: HelperFit,
+        /// Per junction with a region, its figures at held-out poses.
+        figures: Vec<HelperFigures>,
     },
     /// Why the rig could not be built.
     Failed(String),
@@ -43,14 +76,14 @@ pub enum TwistBuild {
 pub struct TwistRequests {
     /// Add the selected joint to the list.
     pub add_selected: bool,
-    /// Show the "LBS + twist joints" pane (split view beside LBS).
+    /// Show the "LBS + helpers" pane (split view beside LBS).
     pub show_pane: bool,
     /// Write the previewed rig through the save dialog.
     pub save: bool,
 }
 
-/// The Twist joints section's state.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The Helper joints section's state.
+#[derive(Clone, Debug, PartialEq)]
 pub struct TwistState {
     /// The joints to fix, in the order added.
     pub joints: Vec<TwistJointRow>,
@@ -119,8 +152,8 @@ fn probed_button(ui: &mut egui::Ui, enabled: bool, label: &str, hover: &str) -> 
 
 /// Shows the section: the joint list with counts, max influences, the pane and Save buttons.
 pub fn twist_ui(ui: &mut egui::Ui, t: &mut TwistState, selected: Option<&str>) {
-    let hover = "roll joints along the selected joint's bone (both ends), as \
-                 `dqview twist-joints --joint JOINT` adds them";
+    let hover = "twist and bend helper joints along the selected joint's bone (both ends), as \
+                 `dqview helper-joints --joint JOINT` adds them";
     let add_label = match selected {
         Some(name) => format!("add {name}"),
         None => "add the selected joint".to_owned(),
@@ -162,14 +195,14 @@ pub fn twist_ui(ui: &mut egui::Ui, t: &mut TwistState, selected: Option<&str>) {
         t.requests.show_pane |= probed_button(
             ui,
             !t.joints.is_empty(),
-            "twist preview",
-            "split view with an \"LBS + twist joints\" pane beside LBS",
+            "helper preview",
+            "split view with an \"LBS + helpers\" pane beside LBS",
         );
         t.requests.save |= probed_button(
             ui,
             ready,
-            "Save twist rig",
-            "write the model with these roll joints, weights, baked clips and \
+            "Save helper rig",
+            "write the model with these helper joints, fitted weights, baked clips and \
              VRMC_node_constraint rules (a .glb/.vrm for a binary file, a .gltf for a JSON one)",
         );
     });
@@ -182,10 +215,13 @@ pub fn twist_ui(ui: &mut egui::Ui, t: &mut TwistState, selected: Option<&str>) {
             roll_joints,
             junctions,
             baked_clips,
+            fit,
+            figures,
         } => {
             ui.small(format!(
                 "{roll_joints} nodes added at {junctions} junctions; {baked_clips} clips baked"
             ));
+            figures_ui(ui, fit, figures);
         }
         TwistBuild::Failed(e) => {
             ui.colored_label(egui::Color32::from_rgb(255, 110, 100), e);
@@ -193,6 +229,50 @@ pub fn twist_ui(ui: &mut egui::Ui, t: &mut TwistState, selected: Option<&str>) {
     }
     if let Some(m) = &t.message {
         ui.small(m);
+    }
+}
+
+/// `d` (a share of the diagonal) as a percentage with 3 decimals.
+fn percent(d: f64) -> String {
+    format!("{:.3}%", 100.0 * d)
+}
+
+/// One cell: LBS -> LBS + helpers, and DQS beside.
+fn figure_cell(d: &[f64; 3]) -> String {
+    format!(
+        "{} -> {} (DQS {})",
+        percent(d[0]),
+        percent(d[1]),
+        percent(d[2])
+    )
+}
+
+/// The fit's summary and, per junction, its mean distance from CoR at poses the fit never saw.
+fn figures_ui(ui: &mut egui::Ui, fit: &HelperFit, figures: &[HelperFigures]) {
+    ui.small(format!(
+        "weights of {} vertices fitted to CoR over {} poses: RMS distance from it {} -> {} of the diagonal",
+        fit.vertices,
+        fit.poses,
+        percent(fit.rms_before),
+        percent(fit.rms_after)
+    ));
+    if figures.is_empty() {
+        return;
+    }
+    ui.small("mean distance from CoR at poses the fit never saw: LBS -> LBS + helpers (DQS)");
+    // Wrapped lines, not a grid: the figures must not widen the panel (and move the panes).
+    for f in figures {
+        let clips = f
+            .clips
+            .as_ref()
+            .map_or_else(|| "no clip moves it".into(), figure_cell);
+        ui.small(format!(
+            "{} (N = {}): twisted 170°: {}; bent 120°: {}; held-out clip keys: {clips}",
+            f.name,
+            f.count,
+            figure_cell(&f.twist),
+            figure_cell(&f.bend)
+        ));
     }
 }
 
@@ -212,6 +292,8 @@ mod tests {
             roll_joints: 8,
             junctions: 2,
             baked_clips: 0,
+            fit: HelperFit::default(),
+            figures: Vec::new(),
         };
         assert_eq!(t.pane_note(), None);
         assert_eq!(TwistState::default().max_influences, 4);

@@ -27,8 +27,8 @@ pub struct ViewRect {
     pub free: Rect,
 }
 
-/// Caption of the "LBS + twist joints" pane.
-pub const TWIST_PANE_TITLE: &str = "LBS + twist joints";
+/// Caption of the "LBS + helpers" pane.
+pub const TWIST_PANE_TITLE: &str = "LBS + helpers";
 
 /// The views of `viewport` for `skinning`: one, or a column per chosen pane in split view.
 pub fn view_rects(viewport: Rect, skinning: &SkinningSettings) -> Vec<ViewRect> {
