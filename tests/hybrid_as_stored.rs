@@ -264,13 +264,14 @@ fn a_fit_with_the_twist_under_review_brings_that_pose_closer_to_cor_than_flags()
         eprintln!("{line}");
     }
     let region = |label: &str| table.row(label).and_then(|r| r.region).expect("region row");
-    let cor = region("CoR").ratio;
-    let gap = |label: &str| (region(label).ratio - cor).abs();
+    let ratio = |label: &str| region(label).ratio.expect("the forearm is measurable");
+    let cor = ratio("CoR");
+    let gap = |label: &str| (ratio(label) - cor).abs();
     assert!(
         gap("fitted") < gap("flags"),
         "fitted {} vs flags {} (CoR {cor})",
-        region("fitted").ratio,
-        region("flags").ratio
+        ratio("fitted"),
+        ratio("flags")
     );
     assert!(region("fitted").cor_mean < region("flags").cor_mean);
     assert!(region("fitted").cor_mean < region("clips only").cor_mean);

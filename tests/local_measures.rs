@@ -53,7 +53,10 @@ fn ratios_at(
         .expect("the forearm has a region");
     [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid].map(|mode| {
         let posed = skin_scene_hybrid(scene, &pose, mode, &betas, 1.0);
-        (region.ratio(&posed), reference.whole_ratio(scene, &posed))
+        (
+            region.ratio(&posed).expect("measurable"),
+            reference.whole_ratio(scene, &posed),
+        )
     })
 }
 

@@ -599,7 +599,10 @@ mod tests {
         let tip = reference
             .region_of(&scene, find_joint(&scene, "tip").expect("tip"))
             .expect("tip has a region");
-        let ratio = |deg: f32, mode: SkinningMode| tip.ratio(&twisted(&scene, deg, mode));
+        let ratio = |deg: f32, mode: SkinningMode| {
+            tip.ratio(&twisted(&scene, deg, mode))
+                .expect("measurable")
+        };
         assert!((ratio(0.0, SkinningMode::Lbs) - 1.0).abs() < 1e-9);
         let lbs: Vec<f64> = [0.0, 45.0, 90.0, 135.0, 180.0]
             .map(|d| ratio(d, SkinningMode::Lbs))
@@ -631,7 +634,9 @@ mod tests {
             Some(Measure::Volume)
         );
         // An area ratio still falls under an LBS twist: the pinched ring is shorter.
-        let lbs = tip_region.ratio(&twisted(&scene, 180.0, SkinningMode::Lbs));
+        let lbs = tip_region
+            .ratio(&twisted(&scene, 180.0, SkinningMode::Lbs))
+            .expect("measurable");
         assert!(lbs < 0.95, "{lbs}");
     }
 

@@ -138,6 +138,7 @@ impl Unit {
         matrices: &[DMat4],
         target: FitTarget,
         inv_diagonal: f64,
+        weight: f64,
     ) {
         let (p, n, t) = self.bind;
         let aim = match target {
@@ -168,15 +169,15 @@ impl Unit {
         let n = a.len();
         for i in 0..n {
             for j in i..n {
-                let d = a[i].dot(a[j]);
+                let d = weight * a[i].dot(a[j]);
                 self.h[i * n + j] += d;
                 if j != i {
                     self.h[j * n + i] += d;
                 }
             }
-            self.g[i] += a[i].dot(b);
+            self.g[i] += weight * a[i].dot(b);
         }
-        self.bb += b.length_squared();
+        self.bb += weight * b.length_squared();
     }
 
     /// Scales the normal equations (to a mean over poses).
