@@ -194,11 +194,7 @@ fn accumulate(
     used.dedup();
     let (mut pose_base, mut pose_out) = (Pose::rest(base), Pose::rest(out));
     let mut scratch = Vec::new();
-    let sweep_weight: f64 = std::env::var("DQVIEW_SWEEP_WEIGHT").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
-    let mut total_weight = 0.0;
     for pose in poses {
-        let weight = if pose.clip.is_none() { sweep_weight } else { 1.0 };
-        total_weight += weight;
         pose_base.sample(base, pose.clip, pose.time_s, &pose.overrides);
         pose_out.sample(out, pose.clip, pose.time_s, &pose.overrides);
         let mut palettes: Vec<Option<JointPalette>> = vec![None; base.skins.len()];
@@ -211,11 +207,11 @@ fn accumulate(
         }
         units.par_iter_mut().for_each(|u| {
             if let Some(palette) = palettes.get(u.skin).and_then(Option::as_ref) {
-                u.add_pose(palette, &matrices[u.skin], target, 1.0 / diagonal, weight);
+                u.add_pose(palette, &matrices[u.skin], target, 1.0 / diagonal);
             }
         });
     }
-    let per_pose = 1.0 / total_weight.max(1.0);
+    let per_pose = 1.0 / poses.len().max(1) as f64;
     units.par_iter_mut().for_each(|u| u.scale(per_pose));
 }
 

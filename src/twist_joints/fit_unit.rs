@@ -138,7 +138,6 @@ impl Unit {
         matrices: &[DMat4],
         target: FitTarget,
         inv_diagonal: f64,
-        weight: f64,
     ) {
         let (p, n, t) = self.bind;
         let aim = match target {
@@ -169,15 +168,15 @@ impl Unit {
         let n = a.len();
         for i in 0..n {
             for j in i..n {
-                let d = weight * a[i].dot(a[j]);
+                let d = a[i].dot(a[j]);
                 self.h[i * n + j] += d;
                 if j != i {
                     self.h[j * n + i] += d;
                 }
             }
-            self.g[i] += weight * a[i].dot(b);
+            self.g[i] += a[i].dot(b);
         }
-        self.bb += weight * b.length_squared();
+        self.bb += b.length_squared();
     }
 
     /// Scales the normal equations (to a mean over poses).
