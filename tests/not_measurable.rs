@@ -48,7 +48,9 @@ fn a_region_of_a_few_triangles_has_no_ratio_and_says_why() {
             .contains(&(palm.joint, NotMeasurable::FewTriangles(10)))
     );
     // A region with enough triangles keeps its number: the forearm, 101 triangles.
-    let forearm = reference.region(node(&robot, "LowerArm.L")).expect("region");
+    let forearm = reference
+        .region(node(&robot, "LowerArm.L"))
+        .expect("region");
     assert!(forearm.is_measurable());
     let ratio = forearm.ratio(&rest).expect("measurable");
     assert!(ratio.is_finite() && ratio > 0.9, "{ratio}");
@@ -95,7 +97,10 @@ fn analyze_check_and_report_say_not_measurable_with_the_reason() {
     let o = support::dqview_in(&["analyze", robot, "--joint", SMALL_REGION], &dir);
     assert!(o.status.success(), "{}", support::stderr_of(&o));
     let said = String::from_utf8_lossy(&o.stdout);
-    assert!(said.contains(&format!("not measurable: {reason}")), "{said}");
+    assert!(
+        said.contains(&format!("not measurable: {reason}")),
+        "{said}"
+    );
     assert!(!said.contains("region volume ratio"), "no number: {said}");
 
     let o = support::dqview_in(&["analyze", robot, "--json"], &dir);
@@ -201,9 +206,7 @@ fn the_picker_fixes_both_sides_alike_and_finds_bends() {
     // No pick rests on a region that is not measurable, and those regions are named.
     for p in &picks.joints {
         assert!(
-            reference
-                .region(p.joint)
-                .is_some_and(|r| r.is_measurable()),
+            reference.region(p.joint).is_some_and(|r| r.is_measurable()),
             "{}",
             p.reason
         );

@@ -360,9 +360,15 @@ fn in_the_clips_the_arms_and_their_parents_move_towards_cor() {
         let c = Some(dqview::scene::names::clip(&a, clip).expect("clip"));
         let mut pose = Pose::rest(&a);
         pose.sample(&a, c, time_s, &none);
-        let cor = region.ratio(&skin_scene_cor(&a, &pose, &centers)).expect("measurable");
-        let before = region.ratio(&support::lbs_at(&a, c, time_s, &none)).expect("measurable");
-        let after = region.ratio(&support::lbs_at(&b, c, time_s, &none)).expect("measurable");
+        let cor = region
+            .ratio(&skin_scene_cor(&a, &pose, &centers))
+            .expect("measurable");
+        let before = region
+            .ratio(&support::lbs_at(&a, c, time_s, &none))
+            .expect("measurable");
+        let after = region
+            .ratio(&support::lbs_at(&b, c, time_s, &none))
+            .expect("measurable");
         assert!(
             (after - cor).abs() < (before - cor).abs(),
             "{joint} in {clip} at {time_s} s: LBS {before:.3} -> {after:.3}, CoR {cor:.3}"

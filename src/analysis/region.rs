@@ -600,8 +600,7 @@ mod tests {
             .region_of(&scene, find_joint(&scene, "tip").expect("tip"))
             .expect("tip has a region");
         let ratio = |deg: f32, mode: SkinningMode| {
-            tip.ratio(&twisted(&scene, deg, mode))
-                .expect("measurable")
+            tip.ratio(&twisted(&scene, deg, mode)).expect("measurable")
         };
         assert!((ratio(0.0, SkinningMode::Lbs) - 1.0).abs() < 1e-9);
         let lbs: Vec<f64> = [0.0, 45.0, 90.0, 135.0, 180.0]
