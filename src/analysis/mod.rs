@@ -14,6 +14,7 @@ mod measure;
 mod method_loss;
 mod metrics;
 mod region;
+mod region_reason;
 mod region_report;
 mod rest_bind;
 mod series;

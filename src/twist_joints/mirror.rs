@@ -142,13 +142,15 @@ mod tests {
             }),
             ..Default::default()
         };
-        let mut scene = Scene::default();
-        scene.nodes = vec![
-            node("root", 1.0, None),
-            node("arm.L", -1.0, Some(0)),
-            node("arm.R", 1.0, Some(0)),
-            node("odd", 2.0, Some(0)),
-        ];
+        let mut scene = Scene {
+            nodes: vec![
+                node("root", 1.0, None),
+                node("arm.L", -1.0, Some(0)),
+                node("arm.R", 1.0, Some(0)),
+                node("odd", 2.0, Some(0)),
+            ],
+            ..Default::default()
+        };
         scene.nodes[0].children = vec![1, 2, 3];
         let pose = Pose::rest(&scene);
         scene.skins.push(Skin {

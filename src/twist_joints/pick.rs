@@ -63,11 +63,22 @@ pub fn pick_joints(
         ..CheckOptions::DEFAULT
     };
     let checked = check_scene_with(scene, &options, Some(centers), Instant::now() + time_budget);
+    let mut unmeasured: Vec<String> = Vec::new();
     let mut picks = Picks {
-        joints: clip_picks(scene, &checked.findings),
+        joints: Vec::new(),
         notes: Vec::new(),
     };
-    let mut unmeasured: Vec<String> = Vec::new();
+    // `lbs_collapse` measures a region that does not close by its area: not picked on here.
+    for pick in clip_picks(scene, &checked.findings) {
+        match reference.region(pick.joint).and_then(|r| r.area_reason) {
+            Some(why) => unmeasured.push(format!(
+                "{} (its volume: the region {}; in clips by area only)",
+                node_name(scene, pick.joint),
+                why.text()
+            )),
+            None => picks.joints.push(pick),
+        }
+    }
     for joint in sweep_candidates(scene, reference) {
         if picks.joints.iter().any(|p| p.joint == joint) {
             continue;
