@@ -97,74 +97,139 @@ pub fn aim_axis_name(axis: Vec3) -> Option<String> {
 /// The constraints ordered so that each comes after every constraint it reads (one whose
 /// destination is its source or an ancestor of it, or for aim an ancestor of its own node);
 /// those in a cycle are dropped with a warning.
+///
+/// Linear in nodes and constraints, with no recursion: a file can chain a million constrained
+/// nodes. "Every constrained ancestor of node n" is one graph node per constraint k, `P(k)`:
+/// k itself and `P` of the nearest constrained ancestor above k's destination; a constraint
+/// reads `P` of the nearest constrained node at or above its source (a chain of 10^5 nodes
+/// each reading its parent has 10^5 edges, not 10^10).
 pub fn evaluation_order(
     constraints: Vec<NodeConstraint>,
     nodes: &[Node],
     warnings: &mut Vec<String>,
 ) -> Vec<NodeConstraint> {
+    let m = constraints.len();
     let mut by_destination = vec![None; nodes.len()];
     for (k, c) in constraints.iter().enumerate() {
-        by_destination[c.destination] = Some(k);
-    }
-    let ancestors_and_self = |start: Option<usize>| {
-        let mut out = Vec::new();
-        let mut at = start;
-        while let Some(n) = at.filter(|&n| n < nodes.len() && out.len() <= nodes.len()) {
-            out.push(n);
-            at = nodes[n].parent;
+        if let Some(slot) = by_destination.get_mut(c.destination) {
+            *slot = Some(k);
         }
-        out
-    };
-    let deps: Vec<Vec<usize>> = constraints
-        .iter()
-        .map(|c| {
-            let mut reads = ancestors_and_self(Some(c.source));
-            if matches!(c.kind, ConstraintKind::Aim { .. }) {
-                reads.extend(ancestors_and_self(nodes[c.destination].parent));
+    }
+    let up = nearest_constrained(nodes, &by_destination);
+    let up_of = |n: Option<usize>| n.and_then(|n| up.get(n).copied().flatten());
+    let parent = |n: usize| nodes.get(n).and_then(|node| node.parent);
+    // Graph nodes 0..m are the constraints, m..2m their `P`.
+    let deps: Vec<Vec<usize>> = (0..2 * m)
+        .map(|g| {
+            if g < m {
+                let c = &constraints[g];
+                let mut d: Vec<usize> = up_of(Some(c.source)).map(|k| m + k).into_iter().collect();
+                if matches!(c.kind, ConstraintKind::Aim { .. }) {
+                    d.extend(up_of(parent(c.destination)).map(|k| m + k));
+                }
+                d
+            } else {
+                let k = g - m;
+                std::iter::once(k)
+                    .chain(up_of(parent(constraints[k].destination)).map(|a| m + a))
+                    .collect()
             }
-            reads.iter().filter_map(|&n| by_destination[n]).collect()
         })
         .collect();
-    // 0 unvisited, 1 on the stack, 2 placed, 3 in a cycle.
-    let mut state = vec![0u8; constraints.len()];
-    let mut order = Vec::with_capacity(constraints.len());
-    for start in 0..constraints.len() {
-        visit(start, &deps, &mut state, &mut order);
-    }
+    let (order, state) = depth_first_order(&deps);
     for (k, c) in constraints.iter().enumerate() {
-        if state[k] == 3 {
+        if state[k] == CYCLE {
             warnings.push(format!(
                 "node {}: {NODE_CONSTRAINT_EXTENSION} ignored: its sources depend on it in a cycle",
                 c.destination
             ));
         }
     }
-    order.into_iter().map(|k| constraints[k]).collect()
+    order
+        .into_iter()
+        .filter(|&g| g < m)
+        .map(|k| constraints[k])
+        .collect()
 }
 
-/// Depth-first placement of constraint `k` after its dependencies; marks cycles.
-fn visit(k: usize, deps: &[Vec<usize>], state: &mut [u8], order: &mut Vec<usize>) -> bool {
-    match state[k] {
-        2 => return true,
-        1 | 3 => {
-            state[k] = 3;
-            return false;
+/// Per node, the constraint (index) of the nearest node at or above it that has one.
+fn nearest_constrained(nodes: &[Node], by_destination: &[Option<usize>]) -> Vec<Option<usize>> {
+    let mut up: Vec<Option<Option<usize>>> = vec![None; nodes.len()];
+    let mut path = Vec::new();
+    for start in 0..nodes.len() {
+        // Climb to a node already known (or the root), then fill the path back down.
+        let mut at = Some(start);
+        let mut found = None;
+        while let Some(n) = at.filter(|&n| n < nodes.len()) {
+            if let Some(known) = up[n] {
+                found = known;
+                break;
+            }
+            if path.len() > nodes.len() {
+                break; // a parent cycle: the loader refuses those; stop rather than spin
+            }
+            path.push(n);
+            at = nodes[n].parent;
         }
-        _ => {}
+        while let Some(n) = path.pop() {
+            found = by_destination[n].or(found);
+            up[n] = Some(found);
+        }
     }
-    state[k] = 1;
-    let mut ok = true;
-    for &d in &deps[k] {
-        ok &= visit(d, deps, state, order);
+    up.into_iter().map(Option::flatten).collect()
+}
+
+/// A graph node's state in [`depth_first_order`].
+const UNVISITED: u8 = 0;
+/// On the walk's stack.
+const ON_STACK: u8 = 1;
+/// Placed in the order.
+const PLACED: u8 = 2;
+/// In a cycle, or depending on one.
+const CYCLE: u8 = 3;
+
+/// Every graph node after its dependencies, by a depth-first walk on an explicit stack; the
+/// order and each node's final state (a node in or behind a cycle is [`CYCLE`] and left out).
+fn depth_first_order(deps: &[Vec<usize>]) -> (Vec<usize>, Vec<u8>) {
+    let mut state = vec![UNVISITED; deps.len()];
+    let mut order = Vec::with_capacity(deps.len());
+    // (node, next dependency to visit, every dependency so far placed)
+    let mut stack: Vec<(usize, usize, bool)> = Vec::new();
+    for start in 0..deps.len() {
+        if state[start] != UNVISITED {
+            continue;
+        }
+        state[start] = ON_STACK;
+        stack.push((start, 0, true));
+        while let Some(top) = stack.last_mut() {
+            let (node, next) = (top.0, top.1);
+            if let Some(&d) = deps[node].get(next) {
+                top.1 += 1;
+                match state[d] {
+                    PLACED => {}
+                    ON_STACK | CYCLE => {
+                        state[d] = CYCLE;
+                        top.2 = false;
+                    }
+                    _ => {
+                        state[d] = ON_STACK;
+                        stack.push((d, 0, true));
+                    }
+                }
+                continue;
+            }
+            let ok = top.2 && state[node] == ON_STACK;
+            state[node] = if ok { PLACED } else { CYCLE };
+            if ok {
+                order.push(node);
+            }
+            stack.pop();
+            if let Some(parent) = stack.last_mut() {
+                parent.2 &= ok;
+            }
+        }
     }
-    if ok && state[k] == 1 {
-        state[k] = 2;
-        order.push(k);
-        true
-    } else {
-        state[k] = 3;
-        false
-    }
+    (order, state)
 }
 
 #[cfg(test)]
@@ -182,5 +247,65 @@ mod tests {
         assert_eq!(aim_axis("NegativeY"), Some(-Vec3::Y));
         assert_eq!(roll_axis("W"), None);
         assert_eq!(aim_axis("PositiveW"), None);
+    }
+
+    /// A chain of `n` nodes, each the child of the one before.
+    fn chain(n: usize) -> Vec<Node> {
+        (0..n)
+            .map(|i| Node {
+                parent: i.checked_sub(1),
+                children: if i + 1 < n { vec![i + 1] } else { Vec::new() },
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    fn rotation(destination: usize, source: usize) -> NodeConstraint {
+        NodeConstraint {
+            destination,
+            source,
+            kind: ConstraintKind::Rotation,
+            weight: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_chain_of_200000_constraints_is_ordered_top_down_without_recursion() {
+        // Each node reads its parent, listed bottom-up: every one must wait for all above it.
+        let n = 200_000;
+        let nodes = chain(n);
+        let constraints: Vec<NodeConstraint> = (1..n).rev().map(|i| rotation(i, i - 1)).collect();
+        let mut warnings = Vec::new();
+        let order = evaluation_order(constraints, &nodes, &mut warnings);
+        assert!(warnings.is_empty(), "{:?}", &warnings[..1]);
+        let destinations: Vec<usize> = order.iter().map(|c| c.destination).collect();
+        assert_eq!(destinations, (1..n).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_reader_waits_for_every_constrained_ancestor_of_its_source() {
+        // Node 4 reads node 3, below constrained nodes 1 and 2 (listed after it).
+        let nodes = chain(5);
+        let constraints = vec![rotation(4, 3), rotation(2, 0), rotation(1, 0)];
+        let order = evaluation_order(constraints, &nodes, &mut Vec::new());
+        let at = |d: usize| {
+            order
+                .iter()
+                .position(|c| c.destination == d)
+                .expect("placed")
+        };
+        assert!(at(4) > at(2) && at(4) > at(1), "{order:?}");
+    }
+
+    #[test]
+    fn cycles_and_self_reads_are_dropped_with_a_warning_and_the_rest_kept() {
+        let nodes = chain(6);
+        // 2 reads 4 (below it, so it reads itself), 5 reads 5, 1 reads 0.
+        let constraints = vec![rotation(2, 4), rotation(5, 5), rotation(1, 0)];
+        let mut warnings = Vec::new();
+        let order = evaluation_order(constraints, &nodes, &mut warnings);
+        assert_eq!(order, vec![rotation(1, 0)]);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings.iter().all(|w| w.contains("in a cycle")));
     }
 }

@@ -1,0 +1,129 @@
+//! Graphs a file controls the depth of: a `VRMC_node_constraint` chain of 100,000 nodes (each
+//! reading its parent) opens in every command without overflowing the stack (the constraint
+//! order was a recursive walk: `inspect`, `export` and `render` aborted at 100,000 nodes,
+//! `check` at 30,000), and the chain's constraints are all kept and evaluated.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+/// Nodes in the chain.
+const CHAIN: usize = 100_000;
+
+/// A skinned quad bound to the chain's first two nodes, then `chain` nodes, each the child of
+/// the one before (0.01 up +Y) and (but the first) rotation-constrained to it, so each turns
+/// from rest as its parent does; the first rests turned 11.5 degrees about Z.
+fn constraint_chain(chain: usize) -> Value {
+    let mut bin: Vec<u8> = Vec::new();
+    let positions: [f32; 12] = [0., 0., 0., 1., 0., 0., 1., 1., 0., 0., 1., 0.];
+    positions.iter().for_each(|f| bin.extend(f.to_le_bytes()));
+    [0u16, 1, 2, 0, 2, 3]
+        .iter()
+        .for_each(|i| bin.extend(i.to_le_bytes()));
+    bin.extend([0u8; 4]);
+    (0..4).for_each(|_| bin.extend([1u8, 0, 0, 0]));
+    (0..4).for_each(|_| {
+        [1f32, 0., 0., 0.]
+            .iter()
+            .for_each(|f| bin.extend(f.to_le_bytes()))
+    });
+    let identity: [f32; 16] = [
+        1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.,
+    ];
+    (0..2).for_each(|_| identity.iter().for_each(|f| bin.extend(f.to_le_bytes())));
+    use base64::Engine as _;
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&bin)
+    );
+    let mut nodes = vec![json!({"name": "quad", "mesh": 0, "skin": 0})];
+    for i in 0..chain {
+        let k = 1 + i;
+        let mut node = json!({"name": format!("j{i}"), "translation": [0.0, 0.01, 0.0]});
+        if i + 1 < chain {
+            node["children"] = json!([k + 1]);
+        }
+        if i == 0 {
+            node["rotation"] = json!([0.0, 0.0, 0.0998, 0.995]);
+        } else {
+            node["extensions"] = json!({"VRMC_node_constraint": {
+                "specVersion": "1.0",
+                "constraint": {"rotation": {"source": k - 1, "weight": 1.0}}
+            }});
+        }
+        nodes.push(node);
+    }
+    json!({
+        "asset": {"version": "2.0"},
+        "extensionsUsed": ["VRMC_node_constraint"],
+        "buffers": [{"byteLength": bin.len(), "uri": uri}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 48},
+            {"buffer": 0, "byteOffset": 48, "byteLength": 12},
+            {"buffer": 0, "byteOffset": 64, "byteLength": 16},
+            {"buffer": 0, "byteOffset": 80, "byteLength": 64},
+            {"buffer": 0, "byteOffset": 144, "byteLength": 128}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 4, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0]},
+            {"bufferView": 1, "componentType": 5123, "count": 6, "type": "SCALAR"},
+            {"bufferView": 2, "componentType": 5121, "count": 4, "type": "VEC4"},
+            {"bufferView": 3, "componentType": 5126, "count": 4, "type": "VEC4"},
+            {"bufferView": 4, "componentType": 5126, "count": 2, "type": "MAT4"}
+        ],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 2, "WEIGHTS_0": 3}, "indices": 1}]}],
+        "skins": [{"joints": [1, 2], "inverseBindMatrices": 4}],
+        "nodes": nodes,
+        "scenes": [{"nodes": [0, 1]}],
+        "scene": 0
+    })
+}
+
+fn text(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+#[test]
+fn a_100000_node_constraint_chain_opens_in_every_command() {
+    let dir = support::scratch_dir("hostile_graphs_chain");
+    let file = dir.join("chain.gltf");
+    std::fs::write(
+        &file,
+        serde_json::to_vec(&constraint_chain(CHAIN)).expect("json"),
+    )
+    .expect("write");
+    let cache = dir.join("cache");
+
+    // Loaded in this process too: every constraint is kept, ordered from the top down.
+    let scene = dqview::model::load_model(text(&file)).expect("the chain loads");
+    assert_eq!(scene.constraints.len(), CHAIN - 1);
+    let destinations: Vec<usize> = scene.constraints.iter().map(|c| c.destination).collect();
+    assert!(destinations.windows(2).all(|w| w[0] < w[1]));
+    // The constraints are evaluated in one pass: the first node twisted 20 degrees about its
+    // bone (+Y), each node below turns as its parent does, so node k turns k times 20 degrees.
+    let mut pose = dqview::anim::Pose::rest(&scene);
+    let twist = dqview::anim::JointOverrides::twist(1, 20.0);
+    pose.sample(&scene, None, 0.0, &twist);
+    let rest = glam::Quat::from_rotation_z(2.0 * 0.0998f32.atan2(0.995));
+    for k in [1usize, 2, 3, 1000] {
+        let turned = pose.global[k].to_scale_rotation_translation().1;
+        let expected = rest * glam::Quat::from_rotation_y((20.0 * k as f32).to_radians());
+        assert!(
+            turned.angle_between(expected) < 1e-2,
+            "node {k}: {turned} vs {expected}"
+        );
+    }
+
+    for args in [
+        vec!["inspect", text(&file)],
+        vec!["check", text(&file)],
+        vec!["export", text(&file), "--out", text(&dir.join("out.glb"))],
+    ] {
+        let o = support::dqview_in(&args, &cache);
+        let err = support::stderr_of(&o);
+        assert!(o.status.success(), "{}: {:?} {err}", args[0], o.status);
+        assert!(!err.contains("overflow"), "{}: {err}", args[0]);
+    }
+}
