@@ -312,3 +312,62 @@ fn a_corrupt_draco_stream_is_one_error_naming_the_primitive() {
         "{err}"
     );
 }
+
+/// `meshopt_triangle` with the compressed view declaring `count` elements of 8 bytes over a
+/// destination range of `count * 8` bytes, while its fallback buffer holds 24.
+fn meshopt_claiming(count: u64) -> String {
+    let triangle: [[f32; 2]; 3] = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]];
+    let stream = meshopt::encode_vertex_buffer(&triangle).expect("encode");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&meshopt_triangle(&stream)).expect("json");
+    json["buffers"][1]["byteLength"] = 24.into();
+    let view = &mut json["bufferViews"][0];
+    view["byteLength"] = (count * 8).into();
+    view["byteStride"] = 8.into();
+    let ext = &mut view["extensions"]["EXT_meshopt_compression"];
+    ext["count"] = count.into();
+    ext["byteStride"] = 8.into();
+    json["accessors"][0]["type"] = "VEC2".into();
+    json["accessors"][0]["min"] = serde_json::json!([0, 0]);
+    json["accessors"][0]["max"] = serde_json::json!([1, 1]);
+    json["meshes"][0]["primitives"][0]["attributes"] = serde_json::json!({"TEXCOORD_0": 0});
+    json.to_string()
+}
+
+#[test]
+fn a_meshopt_count_its_buffer_cannot_hold_is_refused_before_decoding_and_check_goes_on() {
+    // 4294967295 elements of 8 bytes: the codec would allocate 34 GB (the process aborted).
+    let dir = support::scratch_dir("gltf_compressed_meshopt_count");
+    let hostile = dir.join("hostile.gltf");
+    std::fs::write(&hostile, meshopt_claiming(4_294_967_295)).expect("write");
+    let triangle: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let stream = meshopt::encode_vertex_buffer(&triangle).expect("encode");
+    std::fs::write(dir.join("good.gltf"), meshopt_triangle(&stream)).expect("write");
+    let cache = dir.join("cache");
+    for command in ["inspect", "check"] {
+        let o = support::dqview_in(&[command, hostile.to_str().expect("utf-8")], &cache);
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            support::stderr_of(&o)
+        );
+        assert_eq!(o.status.code(), Some(1), "{command}: {:?} {said}", o.status);
+        assert!(
+            said.contains("buffer view 0") && said.contains("is outside buffer 1 (24 bytes)"),
+            "{command}: {said}"
+        );
+    }
+    // In a folder, the hostile file is reported and the other one checked.
+    let o = support::dqview_in(&["check", "--json", dir.to_str().expect("utf-8")], &cache);
+    assert_eq!(o.status.code(), Some(1), "{}", support::stderr_of(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let files = json["files"].as_array().expect("files");
+    let ok = |name: &str| {
+        files
+            .iter()
+            .find(|f| f["file"].as_str().is_some_and(|p| p.ends_with(name)))
+            .map(|f| f["ok"].clone())
+    };
+    assert_eq!(ok("hostile.gltf"), Some(false.into()), "{json}");
+    assert_eq!(ok("good.gltf"), Some(true.into()), "{json}");
+}

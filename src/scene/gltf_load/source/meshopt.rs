@@ -112,6 +112,17 @@ pub(in crate::scene::gltf_load) fn decode_views(
                     target.len()
                 ))
             })?;
+        // Checked before decoding: the codecs allocate `count * byteStride` bytes, so a count
+        // the destination cannot hold (a view declared past its buffer's end) is refused here,
+        // not as an allocation of gigabytes that aborts the process.
+        let buffer = view.buffer.value();
+        let held = buffers.get(buffer).map_or(0, Vec::len);
+        if target.end > held {
+            return Err(fail(format!(
+                "its range {}..{} is outside buffer {buffer} ({held} bytes)",
+                target.start, target.end
+            )));
+        }
         let source = buffers
             .get(ext.buffer)
             .and_then(|b| b.get(ext.byte_offset..ext.byte_offset.checked_add(ext.byte_length)?))
@@ -123,7 +134,6 @@ pub(in crate::scene::gltf_load) fn decode_views(
             })?;
         let decoded = decode(&ext, source).map_err(fail)?;
         debug_assert_eq!(decoded.len(), size);
-        let buffer = view.buffer.value();
         let out = buffers
             .get_mut(buffer)
             .and_then(|b| b.get_mut(target.start..target.start + size))
