@@ -237,3 +237,143 @@ fn the_command_fits_to_the_target_it_is_given_and_refuses_an_unknown_one() {
     assert!(support::stderr_of(&o).contains("--target lbs: give cor or dqs"));
     assert!(!out.exists());
 }
+
+/// Runs `dqview helper-joints` with `args`; (stdout, stderr, success).
+fn helper_joints_cli(args: &[&str], dir: &std::path::Path) -> (String, String, bool) {
+    let mut all = vec!["helper-joints"];
+    all.extend_from_slice(args);
+    let o = support::dqview_in(&all, &dir.join("cache"));
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        support::stderr_of(&o),
+        o.status.success(),
+    )
+}
+
+/// The node names of a written `.gltf`.
+fn node_names(path: &std::path::Path) -> Vec<String> {
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path).expect("read")).expect("json");
+    json["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter_map(|n| n["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn a_rerun_keeps_the_earlier_junctions_and_says_so() {
+    let Some(chars) = support::characters_dir("helper_joints") else {
+        return;
+    };
+    let dir = support::scratch_dir("helper_joints_rerun");
+    let input = chars.join("Adventurer.gltf");
+    let (first, second, third) = (
+        dir.join("first.gltf"),
+        dir.join("second.gltf"),
+        dir.join("third.gltf"),
+    );
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8").to_owned();
+    let (_, err, ok) = helper_joints_cli(
+        &[
+            &path(&input),
+            "--joint",
+            "LowerArm.L",
+            "--out",
+            &path(&first),
+        ],
+        &dir,
+    );
+    assert!(ok, "{err}");
+    // Run on its own output with another joint: the forearm's and wrist's helpers stay.
+    let (said, err, ok) = helper_joints_cli(
+        &[
+            &path(&first),
+            "--joint",
+            "UpperLeg.L=1",
+            "--out",
+            &path(&second),
+        ],
+        &dir,
+    );
+    assert!(ok, "{err}");
+    assert!(
+        said.contains("kept LowerArm.L (2), Wrist.L (2); changed none; added UpperLeg.L (1)"),
+        "{said}"
+    );
+    let names = node_names(&second);
+    for helper in [
+        "LowerArm.L_twist_02",
+        "Wrist.L_twist_parent_02",
+        "UpperLeg.L_twist_01",
+    ] {
+        assert!(names.iter().any(|n| n == helper), "{helper} in {names:?}");
+    }
+    assert!(
+        !names.iter().any(|n| n == "UpperLeg.L_twist_02"),
+        "one per family"
+    );
+    // Told to, it drops them.
+    let (said, err, ok) = helper_joints_cli(
+        &[
+            &path(&second),
+            "--joint",
+            "UpperLeg.L",
+            "--drop-earlier",
+            "--out",
+            &path(&third),
+        ],
+        &dir,
+    );
+    assert!(ok, "{err}");
+    assert!(
+        said.contains("dropped the earlier run's junctions"),
+        "{said}"
+    );
+    let names = node_names(&third);
+    assert!(names.iter().any(|n| n == "UpperLeg.L_twist_02"));
+    assert!(!names.iter().any(|n| n.starts_with("LowerArm.L_twist")));
+    // A joint given twice with two counts is refused, not half-read.
+    let (_, err, ok) = helper_joints_cli(
+        &[
+            &path(&input),
+            "--joint",
+            "LowerArm.L",
+            "--joint",
+            "LowerArm.L=3",
+            "--out",
+            &path(&dir.join("twice.gltf")),
+        ],
+        &dir,
+    );
+    assert!(!ok);
+    assert!(
+        err.contains(
+            "--joint LowerArm.L and --joint LowerArm.L=3 name the same joint with 2 and 3"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_rerun_on_a_file_without_clips_writes_no_empty_animations() {
+    let Some(vrm) = support::data_dir("DQVIEW_VRM", "a_rerun_on_a_file_without_clips") else {
+        return;
+    };
+    let dir = support::scratch_dir("helper_joints_no_clips");
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8").to_owned();
+    let (first, second) = (dir.join("first.vrm"), dir.join("second.vrm"));
+    for (from, to) in [(vrm.join("sphere.vrm"), &first), (first.clone(), &second)] {
+        let (_, err, ok) = helper_joints_cli(
+            &[&path(&from), "--joint", "UpperArm.L", "--out", &path(to)],
+            &dir,
+        );
+        assert!(ok, "{err}");
+        let bytes = std::fs::read(to).expect("read");
+        let json_len = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
+        let json: serde_json::Value =
+            serde_json::from_slice(&bytes[20..20 + json_len]).expect("json");
+        assert!(json.get("animations").is_none(), "{}", to.display());
+    }
+}

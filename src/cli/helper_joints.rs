@@ -14,7 +14,7 @@ use crate::skin::SceneCenters;
 use crate::twist_joints::{
     DEFAULT_COUNT, Family, FitTarget, HeldOut, METHODS, PickedJoint, RegionFigures,
     SWEEP_TWIST_DEG, TwistOptions, TwistRequest, TwistRig, add_twist_joints, bone_requests,
-    judge_held_out, pick_joints, without_helpers,
+    earlier_requests, judge_held_out, pick_joints, without_helpers,
 };
 
 /// Prints a line to stdout; a closed pipe (`| head`) is not worth a panic.
@@ -49,6 +49,10 @@ pub struct HelperJointsArgs {
     /// Clips to bake helper-joint channels into (name or index), or `all` (the default).
     #[arg(long, value_name = "NAME|INDEX|all")]
     pub clip: Option<String>,
+    /// Drop the junctions an earlier run of this command fixed in MODEL (by default they are
+    /// kept, rebuilt beside the new ones).
+    #[arg(long)]
+    pub drop_earlier: bool,
     /// What the helper weights are fitted to, on the input rig: cor or dqs.
     #[arg(long, value_name = "cor|dqs", default_value = "cor")]
     pub target: String,
@@ -86,7 +90,8 @@ pub fn run(args: &HelperJointsArgs) -> Result<()> {
     let centers = args.cor.centers_cancellable(&base, interrupt.flag())?;
     // Picked and measured on that rig too: "LBS before" is plain LBS on a re-run as well.
     let reference = RestReference::at_rest(&base);
-    let picked = chosen_joints(&base, args, &reference, &centers)?;
+    let mut picked = chosen_joints(&base, args, &reference, &centers)?;
+    keep_earlier(&scene, args.drop_earlier, &mut picked);
     let requests: Vec<TwistRequest> = picked.iter().map(|(r, _)| *r).collect();
     let options = TwistOptions {
         max_influences: args.max_influences,
@@ -143,6 +148,86 @@ pub fn run(args: &HelperJointsArgs) -> Result<()> {
     Ok(())
 }
 
+/// Adds the junctions an earlier run fixed in `scene` that `picked` does not name (unless
+/// `drop`), and says which were kept and which are new.
+fn keep_earlier(scene: &Scene, drop: bool, picked: &mut Vec<(TwistRequest, Option<PickedJoint>)>) {
+    let earlier = earlier_requests(scene);
+    if earlier.is_empty() {
+        return;
+    }
+    let name = |r: &TwistRequest| format!("{} ({})", scene.nodes[r.joint].name, r.count);
+    let list = |rs: Vec<String>| {
+        if rs.is_empty() {
+            "none".into()
+        } else {
+            rs.join(", ")
+        }
+    };
+    if drop {
+        say!(
+            "dropped the earlier run's junctions (--drop-earlier): {}",
+            list(earlier.iter().map(name).collect())
+        );
+        return;
+    }
+    let added: Vec<String> = picked
+        .iter()
+        .filter(|(r, _)| !earlier.iter().any(|e| e.joint == r.joint))
+        .map(|(r, _)| name(r))
+        .collect();
+    let changed: Vec<String> = picked
+        .iter()
+        .filter_map(|(r, _)| {
+            let e = earlier
+                .iter()
+                .find(|e| e.joint == r.joint && e.count != r.count)?;
+            Some(format!(
+                "{} ({} -> {})",
+                scene.nodes[r.joint].name, e.count, r.count
+            ))
+        })
+        .collect();
+    let mut kept = Vec::new();
+    for e in earlier {
+        if !picked.iter().any(|(r, _)| r.joint == e.joint) {
+            kept.push(name(&e));
+            picked.push((e, None));
+        }
+    }
+    say!(
+        "the earlier run's junctions (helpers per family): kept {}; changed {}; added {} (--drop-earlier drops the earlier ones)",
+        list(kept),
+        list(changed),
+        list(added)
+    );
+}
+
+/// `--joint` as (joint node, count): a joint given twice with one count is taken once, with
+/// two counts it is an error (the later count is never dropped unsaid).
+fn given_joints(scene: &Scene, args: &HelperJointsArgs) -> Result<Vec<(usize, usize)>> {
+    let mut joints: Vec<(usize, usize, &str)> = Vec::new();
+    for spec in &args.joint {
+        let (name, count) = match spec.split_once('=') {
+            Some((n, c)) => (
+                n,
+                c.trim().parse::<usize>().map_err(|_| {
+                    anyhow::anyhow!("--joint {spec}: the count after = must be a whole number")
+                })?,
+            ),
+            None => (spec.as_str(), args.count),
+        };
+        let joint = names::joint(scene, name.trim())?;
+        match joints.iter().find(|(j, _, _)| *j == joint) {
+            Some((_, c, _)) if *c == count => {}
+            Some((_, c, earlier)) => bail!(
+                "--joint {earlier} and --joint {spec} name the same joint with {c} and {count} helpers per family; give it once"
+            ),
+            None => joints.push((joint, count, spec)),
+        }
+    }
+    Ok(joints.into_iter().map(|(j, c, _)| (j, c)).collect())
+}
+
 /// The requests: `--joint` as given, else the analysis's picks (printed with the reason).
 fn chosen_joints(
     scene: &Scene,
@@ -151,30 +236,11 @@ fn chosen_joints(
     centers: &SceneCenters,
 ) -> Result<Vec<(TwistRequest, Option<PickedJoint>)>> {
     if !args.joint.is_empty() {
-        return args
-            .joint
-            .iter()
-            .map(|spec| {
-                let (name, count) = match spec.split_once('=') {
-                    Some((n, c)) => (
-                        n,
-                        c.trim().parse::<usize>().map_err(|_| {
-                            anyhow::anyhow!(
-                                "--joint {spec}: the count after = must be a whole number"
-                            )
-                        })?,
-                    ),
-                    None => (spec.as_str(), args.count),
-                };
-                Ok((names::joint(scene, name.trim())?, count))
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(|joints| {
-                bone_requests(scene, &joints)
-                    .into_iter()
-                    .map(|r| (r, None))
-                    .collect()
-            });
+        let joints = given_joints(scene, args)?;
+        return Ok(bone_requests(scene, &joints)
+            .into_iter()
+            .map(|r| (r, None))
+            .collect());
     }
     eprintln!(
         "analysing the clips, a {SWEEP_TWIST_DEG:.0} degree twist and a bend sweep of each joint ..."

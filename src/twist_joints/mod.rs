@@ -137,6 +137,12 @@ pub fn bone_requests(scene: &Scene, joints: &[(usize, usize)]) -> Vec<TwistReque
     out
 }
 
+/// The junctions an earlier run of helper-joints fixed in `scene`, with their counts.
+#[must_use]
+pub fn earlier_requests(scene: &Scene) -> Vec<TwistRequest> {
+    strip::earlier_requests(scene)
+}
+
 /// `scene` without the helper joints of an earlier run (their weight given back), and how
 /// many nodes were taken out: the rig the fit's target is computed on.
 pub fn without_helpers(scene: &Scene) -> Result<(Scene, usize), TwistError> {

@@ -37,6 +37,52 @@ pub(super) fn is_roll_joint(scene: &Scene, n: usize) -> bool {
     kind_ok && node.mesh.is_none()
 }
 
+/// The junctions an earlier run fixed in `scene` (its trailing roll joints), as requests: the
+/// joint named before `_twist_` and its helpers per family (the larger family's count, twins
+/// not counted), in the order the earlier run added them; a junction joint missing from the
+/// file is left out.
+pub(super) fn earlier_requests(scene: &Scene) -> Vec<super::TwistRequest> {
+    let mut out: Vec<(String, usize, usize)> = Vec::new();
+    let first = (0..scene.nodes.len())
+        .rev()
+        .take_while(|&n| is_roll_joint(scene, n))
+        .last()
+        .unwrap_or(scene.nodes.len());
+    for node in &scene.nodes[first..] {
+        let Some((joint, tail)) = node.name.rsplit_once("_twist_") else {
+            continue;
+        };
+        let (parent_family, number) = match tail.strip_prefix("parent_") {
+            Some(t) => (true, t),
+            None => (false, tail),
+        };
+        if number.len() != 2 || !number.bytes().all(|b| b.is_ascii_digit()) {
+            continue; // aim, frame and twins
+        }
+        let slot = match out.iter().position(|(j, _, _)| j == joint) {
+            Some(i) => i,
+            None => {
+                out.push((joint.to_owned(), 0, 0));
+                out.len() - 1
+            }
+        };
+        if parent_family {
+            out[slot].2 += 1;
+        } else {
+            out[slot].1 += 1;
+        }
+    }
+    out.into_iter()
+        .filter_map(|(name, own, parent)| {
+            let joint = scene.nodes.iter().position(|n| n.name == name)?;
+            Some(super::TwistRequest {
+                joint,
+                count: own.max(parent),
+            })
+        })
+        .collect()
+}
+
 /// `scene` without its trailing roll joints (their weight given back to their parents),
 /// and how many were taken out.
 pub(super) fn strip_roll_joints(scene: &Scene) -> Result<(Scene, usize), TwistError> {

@@ -455,7 +455,9 @@ fn edit_animations(
         .and_then(Value::as_array)
         .map_or(0, Vec::len)
         > edit.keep_nodes;
-    if edit.channels.is_empty() && !dropped {
+    // Nothing to add, or no animation to edit: an `animations` array left empty (a re-run
+    // on a file with no clips) is a glTF-Validator error, so none is written.
+    if edit.channels.is_empty() && (!dropped || count == 0) {
         return Ok(());
     }
     let mut animations = root.array("animations")?;
