@@ -334,6 +334,20 @@ fn a_rerun_keeps_the_earlier_junctions_and_says_so() {
     let names = node_names(&third);
     assert!(names.iter().any(|n| n == "UpperLeg.L_twist_02"));
     assert!(!names.iter().any(|n| n.starts_with("LowerArm.L_twist")));
+    // On a file without an earlier run, --drop-earlier cannot take effect: refused.
+    let (_, err, ok) = helper_joints_cli(
+        &[
+            &path(&input),
+            "--joint",
+            "LowerArm.L",
+            "--drop-earlier",
+            "--out",
+            &path(&dir.join("nothing_to_drop.gltf")),
+        ],
+        &dir,
+    );
+    assert!(!ok);
+    assert!(err.contains("--drop-earlier has no effect"), "{err}");
     // A joint given twice with two counts is refused, not half-read.
     let (_, err, ok) = helper_joints_cli(
         &[

@@ -90,6 +90,12 @@ pub fn run(args: &HelperJointsArgs) -> Result<()> {
     let centers = args.cor.centers_cancellable(&base, interrupt.flag())?;
     // Picked and measured on that rig too: "LBS before" is plain LBS on a re-run as well.
     let reference = RestReference::at_rest(&base);
+    if args.drop_earlier && earlier_requests(&scene).is_empty() {
+        bail!(
+            "--drop-earlier has no effect: {} has no helper joints of an earlier run; drop it",
+            args.model
+        );
+    }
     let mut picked = chosen_joints(&base, args, &reference, &centers)?;
     keep_earlier(&scene, args.drop_earlier, &mut picked);
     let requests: Vec<TwistRequest> = picked.iter().map(|(r, _)| *r).collect();
