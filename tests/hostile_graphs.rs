@@ -127,3 +127,131 @@ fn a_100000_node_constraint_chain_opens_in_every_command() {
         assert!(!err.contains("overflow"), "{}: {err}", args[0]);
     }
 }
+
+/// `glb` with its JSON chunk replaced by `edit(json)` (chunk padded with spaces, as GLB asks).
+fn edited_glb(glb: &[u8], edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().expect("4 bytes")) as usize;
+    let mut json: Value = serde_json::from_slice(&glb[20..20 + json_len]).expect("json");
+    edit(&mut json);
+    let mut text = serde_json::to_vec(&json).expect("json");
+    while !text.len().is_multiple_of(4) {
+        text.push(b' ');
+    }
+    let rest = &glb[20 + json_len..];
+    let mut out = Vec::new();
+    out.extend_from_slice(&glb[..8]);
+    out.extend(((12 + 8 + text.len() + rest.len()) as u32).to_le_bytes());
+    out.extend((text.len() as u32).to_le_bytes());
+    out.extend(b"JSON");
+    out.extend(text);
+    out.extend_from_slice(rest);
+    out
+}
+
+/// A rotation constraint on node `node` reading `source` with `weight`, in the file's JSON.
+fn constrain(json: &mut Value, node: usize, body: Value) {
+    json["nodes"][node]["extensions"] = serde_json::json!({
+        "VRMC_node_constraint": {"specVersion": "1.0", "constraint": body}
+    });
+    let used = json["extensionsUsed"]
+        .as_array_mut()
+        .expect("extensionsUsed");
+    if !used.iter().any(|e| e == "VRMC_node_constraint") {
+        used.push("VRMC_node_constraint".into());
+    }
+}
+
+#[test]
+fn bad_constraints_and_vrm_data_are_findings_and_every_command_says_them() {
+    let Some(vrm) = support::data_dir("DQVIEW_VRM", "bad_constraints_and_vrm_data") else {
+        return;
+    };
+    let sphere = std::fs::read(vrm.join("sphere.vrm")).expect("read");
+    let dir = support::scratch_dir("hostile_graphs_vrm");
+    let cache = dir.join("cache");
+    // (file, its edit, rule, severity, words the finding and stderr carry)
+    type Edit = fn(&mut Value);
+    let cases: [(&str, Edit, &str, &str, &str); 5] = [
+        (
+            "weight.vrm",
+            |j| {
+                constrain(
+                    j,
+                    11,
+                    serde_json::json!({"rotation": {"source": 10, "weight": 5.0}}),
+                )
+            },
+            "degenerate_rig",
+            "error",
+            "rotation: weight 5.0 is not in [0, 1]: ignored: the node keeps its own rotation",
+        ),
+        (
+            "cycle.vrm",
+            |j| {
+                constrain(j, 11, serde_json::json!({"rotation": {"source": 16}}));
+                constrain(j, 16, serde_json::json!({"rotation": {"source": 11}}));
+            },
+            "degenerate_rig",
+            "error",
+            "their sources depend on them in a cycle",
+        ),
+        (
+            "kinds.vrm",
+            |j| {
+                constrain(
+                    j,
+                    11,
+                    serde_json::json!({
+                        "roll": {"source": 10, "rollAxis": "Y"},
+                        "aim": {"source": 10, "aimAxis": "PositiveY"},
+                        "rotation": {"source": 10}
+                    }),
+                );
+            },
+            "data_fallback",
+            "warning",
+            "roll used, aim and rotation ignored",
+        ),
+        (
+            "no_bones.vrm",
+            |j| j["extensions"]["VRM"]["humanoid"]["humanBones"] = serde_json::json!([]),
+            "degenerate_rig",
+            "error",
+            "humanBones names no bone",
+        ),
+        (
+            "version.vrm",
+            |j| j["extensions"]["VRM"]["specVersion"] = "7.3".into(),
+            "data_fallback",
+            "warning",
+            "VRM specVersion \"7.3\": 1 VRM specVersion values were unknown; read as VRM 0.x",
+        ),
+    ];
+    for (name, edit, rule, severity, words) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, edited_glb(&sphere, edit)).expect("write");
+        let o = support::dqview_in(&["check", "--json", text(&file)], &cache);
+        let json: Value = serde_json::from_slice(&o.stdout).expect("check --json");
+        let findings = json["files"][0]["findings"].as_array().expect("findings");
+        let found = findings
+            .iter()
+            .find(|f| f["detail"].as_str().is_some_and(|d| d.contains(words)))
+            .unwrap_or_else(|| panic!("{name}: no finding with {words:?} in {json}"));
+        assert_eq!(found["rule"], rule, "{name}: {found}");
+        assert_eq!(found["severity"], severity, "{name}: {found}");
+        assert_eq!(
+            o.status.code(),
+            Some(i32::from(severity == "error")),
+            "{name}"
+        );
+        // The other commands say it on stderr in the same words.
+        let out = dir.join(format!("{name}.glb"));
+        let o = support::dqview_in(&["export", text(&file), "--out", text(&out)], &cache);
+        assert!(o.status.success(), "{name}: {}", support::stderr_of(&o));
+        let err = support::stderr_of(&o);
+        assert!(
+            err.contains(&format!("{severity}: ")) && err.contains(words),
+            "{name}: {err}"
+        );
+    }
+}

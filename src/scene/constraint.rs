@@ -108,6 +108,22 @@ pub fn evaluation_order(
     nodes: &[Node],
     warnings: &mut Vec<String>,
 ) -> Vec<NodeConstraint> {
+    let (order, cyclic) = order_and_cycles(constraints, nodes);
+    for c in cyclic {
+        warnings.push(format!(
+            "node {}: {NODE_CONSTRAINT_EXTENSION} ignored: its sources depend on it in a cycle",
+            c.destination
+        ));
+    }
+    order
+}
+
+/// [`evaluation_order`]'s order, and the constraints it drops (in or behind a cycle).
+#[must_use]
+pub fn order_and_cycles(
+    constraints: Vec<NodeConstraint>,
+    nodes: &[Node],
+) -> (Vec<NodeConstraint>, Vec<NodeConstraint>) {
     let m = constraints.len();
     let mut by_destination = vec![None; nodes.len()];
     for (k, c) in constraints.iter().enumerate() {
@@ -137,19 +153,16 @@ pub fn evaluation_order(
         })
         .collect();
     let (order, state) = depth_first_order(&deps);
-    for (k, c) in constraints.iter().enumerate() {
-        if state[k] == CYCLE {
-            warnings.push(format!(
-                "node {}: {NODE_CONSTRAINT_EXTENSION} ignored: its sources depend on it in a cycle",
-                c.destination
-            ));
-        }
-    }
-    order
+    let cyclic = (0..m)
+        .filter(|&k| state[k] == CYCLE)
+        .map(|k| constraints[k])
+        .collect();
+    let order = order
         .into_iter()
         .filter(|&g| g < m)
         .map(|k| constraints[k])
-        .collect()
+        .collect();
+    (order, cyclic)
 }
 
 /// Per node, the constraint (index) of the nearest node at or above it that has one.

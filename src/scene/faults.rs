@@ -49,6 +49,15 @@ pub enum FaultKind {
     SamplerWithoutKeys,
     /// A USD `SkelAnimation` with no time samples: its default values hold at every time.
     AnimationWithoutSamples,
+    /// `VRMC_node_constraint` constraints no runtime can evaluate (a bad source, weight or
+    /// axis, an unknown version, a cycle): ignored, the node keeps its own rotation.
+    IgnoredConstraints,
+    /// A node with more than one constraint kind (roll, aim, rotation): the first is used.
+    ConstraintKinds,
+    /// VRM humanoid data runtimes refuse: no bones, no `hips`, a bone on a mesh node.
+    InvalidHumanoid,
+    /// A VRM `specVersion` dqview does not know: read as the version of its extension.
+    UnknownVrmVersion,
 }
 
 /// How bad a fault is: an error where the math is undefined or the format refuses the data, a
@@ -81,7 +90,10 @@ impl FaultKind {
     #[must_use]
     pub fn severity(self) -> FaultSeverity {
         match self {
-            Self::InvertedTimeRange | Self::AnimationWithoutSamples => FaultSeverity::Warning,
+            Self::InvertedTimeRange
+            | Self::AnimationWithoutSamples
+            | Self::ConstraintKinds
+            | Self::UnknownVrmVersion => FaultSeverity::Warning,
             _ => FaultSeverity::Error,
         }
     }
@@ -133,6 +145,10 @@ impl FaultKind {
             Self::InvertedTimeRange => "startTimeCode was after endTimeCode",
             Self::SamplerWithoutKeys => "animation samplers had no keys (glTF needs one or more)",
             Self::AnimationWithoutSamples => "SkelAnimations had no time samples",
+            Self::IgnoredConstraints => "VRMC_node_constraint constraints cannot be evaluated",
+            Self::ConstraintKinds => "VRMC_node_constraint constraints had several kinds",
+            Self::InvalidHumanoid => "VRM humanoid problems that runtimes refuse",
+            Self::UnknownVrmVersion => "VRM specVersion values were unknown",
         }
     }
 }

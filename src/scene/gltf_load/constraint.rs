@@ -2,45 +2,94 @@
 
 use gltf::json::{Root, Value};
 
-use crate::scene::Node;
 use crate::scene::constraint::{
-    ConstraintKind, NODE_CONSTRAINT_EXTENSION, NodeConstraint, aim_axis, roll_axis,
+    ConstraintKind, NODE_CONSTRAINT_EXTENSION, NodeConstraint, aim_axis, order_and_cycles,
+    roll_axis,
 };
+use crate::scene::{DataFault, FaultKind, Node};
 
-/// Every node's constraint, sources before the constraints that read them; bad ones are
-/// dropped with a warning (a file with a broken constraint still opens, as three-vrm's does).
+/// What the node keeps when its constraint is ignored.
+const IGNORED: &str = "ignored: the node keeps its own rotation";
+
+/// Every node's constraint, sources before the constraints that read them, and a fault for
+/// each one no runtime can evaluate (dropped: a file with a broken constraint still opens, as
+/// three-vrm's does) or that names several kinds (the first is used).
 pub(super) fn load_constraints(
     json: &Root,
     nodes: &[Node],
-    warnings: &mut Vec<String>,
-) -> Vec<NodeConstraint> {
+) -> (Vec<NodeConstraint>, Vec<DataFault>) {
     let mut found = Vec::new();
+    let mut faults = Vec::new();
+    let place = |index: usize| match nodes.get(index).map(|n| n.name.as_str()) {
+        Some(name) if !name.is_empty() => format!("node {index} \"{name}\""),
+        _ => format!("node {index}"),
+    };
     for (index, node) in json.nodes.iter().enumerate() {
         let ext = node.extensions.as_ref();
         let Some(value) = ext.and_then(|e| e.others.get(NODE_CONSTRAINT_EXTENSION)) else {
             continue;
         };
         match parse(value, index, nodes.len()) {
-            Ok(c) => found.push(c),
-            Err(why) => warnings.push(format!(
-                "node {index}: {NODE_CONSTRAINT_EXTENSION} ignored: {why}"
+            Ok((c, extra)) => {
+                found.push(c);
+                if !extra.is_empty() {
+                    let action = format!(
+                        "{} used, {} ignored (one kind a node)",
+                        c.kind.name(),
+                        extra.join(" and ")
+                    );
+                    faults.push(DataFault::new(
+                        FaultKind::ConstraintKinds,
+                        place(index),
+                        1,
+                        None,
+                        action,
+                    ));
+                }
+            }
+            Err(why) => faults.push(DataFault::new(
+                FaultKind::IgnoredConstraints,
+                place(index),
+                1,
+                None,
+                format!("{why}: {IGNORED}"),
             )),
         }
     }
-    crate::scene::constraint::evaluation_order(found, nodes, warnings)
+    let (order, cyclic) = order_and_cycles(found, nodes);
+    if let Some(first) = cyclic.first() {
+        faults.push(DataFault::new(
+            FaultKind::IgnoredConstraints,
+            place(first.destination),
+            cyclic.len(),
+            None,
+            format!(
+                "their sources depend on them in a cycle (this node and {} more): {IGNORED}",
+                cyclic.len() - 1
+            ),
+        ));
+    }
+    (order, faults)
 }
 
-/// One node's extension object as a constraint, or why not.
-fn parse(value: &Value, destination: usize, nodes: usize) -> Result<NodeConstraint, String> {
+/// One node's extension object as a constraint and the other kinds it names too, or why not.
+fn parse(
+    value: &Value,
+    destination: usize,
+    nodes: usize,
+) -> Result<(NodeConstraint, Vec<&'static str>), String> {
     let version = value.get("specVersion").and_then(Value::as_str);
     if !matches!(version, Some("1.0" | "1.0-beta")) {
         return Err(format!("specVersion {version:?} is not 1.0"));
     }
     let body = value.get("constraint").ok_or("it has no `constraint`")?;
-    let (name, def) = ["roll", "aim", "rotation"]
+    let mut kinds = ["roll", "aim", "rotation"]
         .into_iter()
-        .find_map(|k| body.get(k).map(|d| (k, d)))
+        .filter_map(|k| body.get(k).map(|d| (k, d)));
+    let (name, def) = kinds
+        .next()
         .ok_or("`constraint` has none of roll, aim, rotation")?;
+    let extra: Vec<&'static str> = kinds.map(|(k, _)| k).collect();
     let source = def
         .get("source")
         .and_then(Value::as_u64)
@@ -78,10 +127,13 @@ fn parse(value: &Value, destination: usize, nodes: usize) -> Result<NodeConstrai
         }
         _ => ConstraintKind::Rotation,
     };
-    Ok(NodeConstraint {
-        destination,
-        source,
-        kind,
-        weight,
-    })
+    Ok((
+        NodeConstraint {
+            destination,
+            source,
+            kind,
+            weight,
+        },
+        extra,
+    ))
 }

@@ -98,8 +98,11 @@ pub fn load_gltf_slice_with(
     check_skinned_meshes(&nodes, &meshes, &skins, &joint_uses, &mut warnings)?;
     let (materials, textures) = material::load_materials(&data, &mut warnings)?;
     let animations = animation::load_animations(&data, &mut warnings)?;
-    let constraints = constraint::load_constraints(data.json, &nodes, &mut warnings);
-    let (source_info, humanoid) = vrm::load_vrm(data.json, nodes.len(), &mut warnings);
+    let (constraints, constraint_faults) = constraint::load_constraints(data.json, &nodes);
+    let (source_info, humanoid, vrm_faults) = vrm::load_vrm(data.json, &nodes, &mut warnings);
+    for fault in constraint_faults.into_iter().chain(vrm_faults) {
+        data.fault(fault);
+    }
     let scene = Scene {
         source: source.to_owned(),
         source_info,

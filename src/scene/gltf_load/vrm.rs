@@ -8,21 +8,33 @@
 
 use gltf::json::{Root, Value};
 
-use crate::scene::SourceInfo;
 use crate::scene::humanoid::{HumanoidBone, vrm_bone_order, vrm_format};
+use crate::scene::{DataFault, FaultKind, Node, SourceInfo};
 
 /// The VRM 1.0 root extension.
 const VRM1: &str = "VRMC_vrm";
 /// The VRM 0.x root extension.
 const VRM0: &str = "VRM";
 
-/// The file's [`SourceInfo`] (glTF's, with the VRM version in `format` and VRM 0.x's facing)
-/// and its humanoid bones in VRM's order (empty for a plain glTF file).
+/// The file's [`SourceInfo`] (glTF's, with the VRM version in `format` and VRM 0.x's facing),
+/// its humanoid bones in VRM's order (empty for a plain glTF file), and the faults of its VRM
+/// data that runtimes refuse or read another way ([`humanoid_faults`], an unknown version).
 pub(super) fn load_vrm(
     json: &Root,
-    nodes: usize,
+    node_list: &[Node],
     warnings: &mut Vec<String>,
-) -> (SourceInfo, Vec<HumanoidBone>) {
+) -> (SourceInfo, Vec<HumanoidBone>, Vec<DataFault>) {
+    let nodes = node_list.len();
+    let mut faults = Vec::new();
+    let unknown = |ext: &str, version: &str, read_as: &str| {
+        DataFault::new(
+            FaultKind::UnknownVrmVersion,
+            format!("{ext} specVersion \"{version}\""),
+            1,
+            None,
+            format!("read as {read_as}"),
+        )
+    };
     let others = json.extensions.as_ref().map(|e| &e.others);
     let vrm1 = others.and_then(|o| o.get(VRM1));
     let vrm0 = others.and_then(|o| o.get(VRM0));
@@ -34,7 +46,11 @@ pub(super) fn load_vrm(
                 ));
             }
             let version = match ext.get("specVersion").and_then(Value::as_str) {
-                Some(v) => v.to_owned(),
+                Some(v) if matches!(v, "1.0" | "1.0-beta") => v.to_owned(),
+                Some(v) => {
+                    faults.push(unknown(VRM1, v, "VRM 1.0"));
+                    String::from("1.0")
+                }
                 None => {
                     warnings.push(format!("{VRM1} has no specVersion; read as VRM 1.0"));
                     String::from("1.0")
@@ -45,14 +61,16 @@ pub(super) fn load_vrm(
                 format: vrm_format(&version),
                 ..SourceInfo::default()
             };
-            (info, checked(VRM1, raw, nodes, warnings))
+            let bones = checked(VRM1, raw, nodes, warnings);
+            faults.extend(humanoid_faults(VRM1, &bones, node_list));
+            (info, bones, faults)
         }
         (None, Some(ext)) => {
-            let version = ext
-                .get("specVersion")
-                .and_then(Value::as_str)
-                .filter(|v| v.starts_with("0."))
-                .unwrap_or("0.x");
+            let given = ext.get("specVersion").and_then(Value::as_str);
+            if let Some(v) = given.filter(|v| !v.starts_with("0.")) {
+                faults.push(unknown(VRM0, v, "VRM 0.x"));
+            }
+            let version = given.filter(|v| v.starts_with("0.")).unwrap_or("0.x");
             let raw = humanoid(VRM0, ext, warnings).map_or_else(Vec::new, raw_bones_0);
             let info = SourceInfo {
                 format: vrm_format(version),
@@ -60,10 +78,58 @@ pub(super) fn load_vrm(
                 right_axis: "-X",
                 ..SourceInfo::default()
             };
-            (info, checked(VRM0, raw, nodes, warnings))
+            let bones = checked(VRM0, raw, nodes, warnings);
+            faults.extend(humanoid_faults(VRM0, &bones, node_list));
+            (info, bones, faults)
         }
-        (None, None) => (SourceInfo::default(), Vec::new()),
+        (None, None) => (SourceInfo::default(), Vec::new(), Vec::new()),
     }
+}
+
+/// What VRM runtimes refuse in a humanoid (three-vrm and UniVRM need `hips` to build one):
+/// no bones at all, no `hips`, and each bone on a node that draws a mesh (a bone is a joint).
+fn humanoid_faults(ext: &str, bones: &[HumanoidBone], nodes: &[Node]) -> Vec<DataFault> {
+    let place = format!("{ext} humanoid");
+    let fault = |count: usize, first: Option<usize>, what: String| {
+        DataFault::new(
+            FaultKind::InvalidHumanoid,
+            place.clone(),
+            count,
+            first,
+            what,
+        )
+    };
+    if bones.is_empty() {
+        return vec![fault(
+            1,
+            None,
+            String::from("humanBones names no bone: the model has no humanoid"),
+        )];
+    }
+    let mut out = Vec::new();
+    if !bones.iter().any(|b| b.bone == "hips") {
+        out.push(fault(
+            1,
+            None,
+            String::from("no `hips` bone, which every VRM humanoid needs: runtimes refuse it"),
+        ));
+    }
+    let on_mesh: Vec<&HumanoidBone> = bones
+        .iter()
+        .filter(|b| nodes.get(b.node).is_some_and(|n| n.mesh.is_some()))
+        .collect();
+    if let Some(first) = on_mesh.first() {
+        out.push(fault(
+            on_mesh.len(),
+            Some(first.node),
+            format!(
+                "`{}` (and {} more) is a node that draws a mesh, not a joint",
+                first.bone,
+                on_mesh.len() - 1
+            ),
+        ));
+    }
+    out
 }
 
 /// The extension's `humanoid.humanBones` value, or `None` after a warning.
@@ -204,7 +270,7 @@ mod tests {
                 "leftLowerArm": {"node": 4}, "hips": {"node": 0}, "head": {"node": 2}}}}}"#,
         );
         let mut warnings = Vec::new();
-        let (info, found) = load_vrm(&json, 5, &mut warnings);
+        let (info, found, _) = load_vrm(&json, &vec![Node::default(); 5], &mut warnings);
         assert_eq!(info.format, "glTF (VRM 1.0)");
         assert_eq!((info.front_axis, info.right_axis), ("+Z", "+X"));
         assert_eq!(
@@ -222,7 +288,7 @@ mod tests {
                 {"bone": "hips", "node": 1}]}}}"#,
         );
         let mut warnings = Vec::new();
-        let (info, found) = load_vrm(&json, 4, &mut warnings);
+        let (info, found, _) = load_vrm(&json, &vec![Node::default(); 4], &mut warnings);
         assert_eq!(info.format, "glTF (VRM 0.0)");
         assert_eq!(
             (info.up_axis, info.front_axis, info.right_axis),
@@ -242,7 +308,7 @@ mod tests {
                 {"bone": "head", "node": 3}]}}}"#,
         );
         let mut warnings = Vec::new();
-        let (info, found) = load_vrm(&json, 4, &mut warnings);
+        let (info, found, _) = load_vrm(&json, &vec![Node::default(); 4], &mut warnings);
         assert_eq!(info.format, "glTF (VRM 0.x)", "no specVersion");
         assert_eq!(bones(&found), [("hips", 0), ("head", 3)]);
         let expected = [
@@ -261,7 +327,7 @@ mod tests {
     fn a_broken_humanoid_still_gives_the_version() {
         let mut warnings = Vec::new();
         let json = root(r#"{"VRMC_vrm": {"humanoid": {"humanBones": [1, 2]}}, "VRM": {}}"#);
-        let (info, found) = load_vrm(&json, 4, &mut warnings);
+        let (info, found, _) = load_vrm(&json, &vec![Node::default(); 4], &mut warnings);
         assert_eq!(info.format, "glTF (VRM 1.0)");
         assert!(found.is_empty());
         assert_eq!(
@@ -274,7 +340,11 @@ mod tests {
             ]
         );
         warnings.clear();
-        let (info, found) = load_vrm(&root(r#"{"VRM": 3}"#), 4, &mut warnings);
+        let (info, found, _) = load_vrm(
+            &root(r#"{"VRM": 3}"#),
+            &vec![Node::default(); 4],
+            &mut warnings,
+        );
         assert_eq!(
             (info.format.as_str(), info.front_axis),
             ("glTF (VRM 0.x)", "-Z")
@@ -285,7 +355,7 @@ mod tests {
             ["VRM has no humanoid.humanBones; the model has no humanoid bone names"]
         );
         let plain: Root = serde_json::from_str(r#"{"asset": {"version": "2.0"}}"#).expect("root");
-        let (info, found) = load_vrm(&plain, 4, &mut warnings);
+        let (info, found, _) = load_vrm(&plain, &vec![Node::default(); 4], &mut warnings);
         assert_eq!(info, SourceInfo::default());
         assert!(found.is_empty());
     }
