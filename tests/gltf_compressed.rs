@@ -371,3 +371,44 @@ fn a_meshopt_count_its_buffer_cannot_hold_is_refused_before_decoding_and_check_g
     assert_eq!(ok("hostile.gltf"), Some(false.into()), "{json}");
     assert_eq!(ok("good.gltf"), Some(true.into()), "{json}");
 }
+
+#[test]
+fn draco_attributes_of_the_wrong_kind_are_refused_not_decoded_as_geometry() {
+    let Some(cases) = cases("draco_attributes_of_the_wrong_kind") else {
+        return;
+    };
+    let (_, _, _, draco) = cases
+        .into_iter()
+        .find(|c| c.1 == "draco" && c.0.ends_with(".glb"))
+        .expect("a Draco GLB");
+    let bytes = std::fs::read(&draco).expect("read");
+    assert!(dqview::scene::load_gltf_slice(&bytes, None, "draco.glb").is_ok());
+    // Each primitive's Draco attribute ids, swapped between two attributes.
+    let swapped = |a: &'static str, b: &'static str| {
+        support::glb_with_json(&bytes, |json| {
+            for mesh in json["meshes"].as_array_mut().expect("meshes") {
+                for prim in mesh["primitives"].as_array_mut().expect("primitives") {
+                    let ids = &mut prim["extensions"]["KHR_draco_mesh_compression"]["attributes"];
+                    if let (Some(x), Some(y)) = (ids.get(a).cloned(), ids.get(b).cloned()) {
+                        ids[a] = y;
+                        ids[b] = x;
+                    }
+                }
+            }
+        })
+    };
+    // The robot's meshes have POSITION and NORMAL; its hands JOINTS_0 and WEIGHTS_0 too.
+    for (a, b, says) in [
+        ("POSITION", "NORMAL", "points at stream attribute"),
+        ("JOINTS_0", "NORMAL", "attribute JOINTS_0: stream attribute"),
+    ] {
+        let err = match dqview::scene::load_gltf_slice(&swapped(a, b), None, "swapped.glb") {
+            Ok(_) => panic!("{a} <-> {b}: a swapped attribute loaded"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            err.contains("KHR_draco_mesh_compression") && err.contains(says),
+            "{a} <-> {b}: {err}"
+        );
+    }
+}

@@ -128,26 +128,6 @@ fn a_100000_node_constraint_chain_opens_in_every_command() {
     }
 }
 
-/// `glb` with its JSON chunk replaced by `edit(json)` (chunk padded with spaces, as GLB asks).
-fn edited_glb(glb: &[u8], edit: impl FnOnce(&mut Value)) -> Vec<u8> {
-    let json_len = u32::from_le_bytes(glb[12..16].try_into().expect("4 bytes")) as usize;
-    let mut json: Value = serde_json::from_slice(&glb[20..20 + json_len]).expect("json");
-    edit(&mut json);
-    let mut text = serde_json::to_vec(&json).expect("json");
-    while !text.len().is_multiple_of(4) {
-        text.push(b' ');
-    }
-    let rest = &glb[20 + json_len..];
-    let mut out = Vec::new();
-    out.extend_from_slice(&glb[..8]);
-    out.extend(((12 + 8 + text.len() + rest.len()) as u32).to_le_bytes());
-    out.extend((text.len() as u32).to_le_bytes());
-    out.extend(b"JSON");
-    out.extend(text);
-    out.extend_from_slice(rest);
-    out
-}
-
 /// A rotation constraint on node `node` reading `source` with `weight`, in the file's JSON.
 fn constrain(json: &mut Value, node: usize, body: Value) {
     json["nodes"][node]["extensions"] = serde_json::json!({
@@ -229,7 +209,7 @@ fn bad_constraints_and_vrm_data_are_findings_and_every_command_says_them() {
     ];
     for (name, edit, rule, severity, words) in cases {
         let file = dir.join(name);
-        std::fs::write(&file, edited_glb(&sphere, edit)).expect("write");
+        std::fs::write(&file, support::glb_with_json(&sphere, edit)).expect("write");
         let o = support::dqview_in(&["check", "--json", text(&file)], &cache);
         let json: Value = serde_json::from_slice(&o.stdout).expect("check --json");
         let findings = json["files"][0]["findings"].as_array().expect("findings");

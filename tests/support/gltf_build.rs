@@ -150,3 +150,24 @@ impl GltfDoc {
         root.to_string()
     }
 }
+
+/// `glb` with its JSON chunk replaced by `edit(json)` (padded with spaces, as GLB asks) and its
+/// other chunks kept: a file to damage one field of.
+pub fn glb_with_json(glb: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().expect("4 bytes")) as usize;
+    let mut json: serde_json::Value =
+        serde_json::from_slice(&glb[20..20 + json_len]).expect("json");
+    edit(&mut json);
+    let mut text = serde_json::to_vec(&json).expect("json");
+    while !text.len().is_multiple_of(4) {
+        text.push(b' ');
+    }
+    let rest = &glb[20 + json_len..];
+    let mut out = glb[..8].to_vec();
+    out.extend(((20 + text.len() + rest.len()) as u32).to_le_bytes());
+    out.extend((text.len() as u32).to_le_bytes());
+    out.extend(b"JSON");
+    out.extend(text);
+    out.extend_from_slice(rest);
+    out
+}

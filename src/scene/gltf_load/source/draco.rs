@@ -11,6 +11,7 @@ use std::ops::Range;
 
 use draco_core::decode_limits::DecodeLimits;
 use draco_core::decoder_buffer::DecoderBuffer;
+use draco_core::geometry_attribute::GeometryAttributeType;
 use draco_core::mesh::Mesh as DracoMesh;
 use draco_core::mesh_decoder::MeshDecoder;
 use gltf::accessor::DataType;
@@ -104,6 +105,13 @@ fn decode_primitive(
             .attribute_by_unique_id(id)
             .ok_or_else(|| format!("the stream has no attribute {id} (for {name})"))?;
         let (component, components) = layout(index, acc)?;
+        check_semantics(
+            name,
+            id,
+            attribute.attribute_type(),
+            attribute.num_components(),
+            components,
+        )?;
         let values = attribute.read_f32s(points, components);
         // Dequantised floats written to a normalised integer accessor are scaled back up.
         let scale = if acc.normalized && !attribute.data_type().is_integral() {
@@ -137,6 +145,38 @@ fn decode_primitive(
         return Err("the primitive has faces but no indices accessor".to_owned());
     }
     Ok(out)
+}
+
+/// Whether stream attribute `id`, of Draco kind `kind` with `stream_components` components,
+/// can be glTF attribute `name` whose accessor has `components`: a POSITION read from a
+/// texture coordinate stream (2 components) would load as a flat sheet and pass every check.
+fn check_semantics(
+    name: &str,
+    id: u32,
+    kind: GeometryAttributeType,
+    stream_components: u8,
+    components: usize,
+) -> Result<(), String> {
+    use GeometryAttributeType as T;
+    let expected: &[T] = match name.split('_').next().unwrap_or(name) {
+        "POSITION" => &[T::Position],
+        "NORMAL" => &[T::Normal],
+        "TEXCOORD" => &[T::TexCoord],
+        "COLOR" => &[T::Color],
+        // glTF Transform and Blender write JOINTS, WEIGHTS and tangents as generic attributes.
+        _ => &[T::Generic, T::TexCoord, T::Color, T::Normal],
+    };
+    if !expected.contains(&kind) {
+        return Err(format!(
+            "attribute {name} points at stream attribute {id}, which holds {kind:?} data"
+        ));
+    }
+    if usize::from(stream_components) != components {
+        return Err(format!(
+            "attribute {name}: stream attribute {id} has {stream_components} components, its accessor {components}"
+        ));
+    }
+    Ok(())
 }
 
 /// The accessor of attribute `name` of `prim`, if it has one.
