@@ -412,3 +412,59 @@ fn draco_attributes_of_the_wrong_kind_are_refused_not_decoded_as_geometry() {
         );
     }
 }
+
+#[test]
+fn a_meshopt_filter_on_a_stream_it_does_not_fit_is_refused() {
+    // Four key times (a SCALAR float stream) behind an OCTAHEDRAL filter, which decodes normals
+    // stored as normalised bytes: applied, it would turn the times into other numbers.
+    let times: [f32; 4] = [0.0, 0.5, 1.0, 1.5];
+    let triangle: [[f32; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let tri = meshopt::encode_vertex_buffer(&triangle).expect("encode");
+    let keys = meshopt::encode_vertex_buffer(&times).expect("encode");
+    let with_filter = |filter: &str| {
+        let mut json: serde_json::Value =
+            serde_json::from_str(&meshopt_triangle(&tri)).expect("json");
+        let mut stream = tri.clone();
+        stream.extend_from_slice(&keys);
+        json["buffers"][0] = serde_json::json!({
+            "uri": format!("data:application/octet-stream;base64,{}", support::base64(&stream)),
+            "byteLength": stream.len()
+        });
+        json["buffers"][1]["byteLength"] = 52.into();
+        json["bufferViews"]
+            .as_array_mut()
+            .expect("views")
+            .push(serde_json::json!({
+                "buffer": 1, "byteOffset": 36, "byteLength": 16,
+                "extensions": {"EXT_meshopt_compression": {
+                    "buffer": 0, "byteOffset": tri.len(), "byteLength": keys.len(),
+                    "byteStride": 4, "count": 4, "mode": "ATTRIBUTES", "filter": filter
+                }}
+            }));
+        json["accessors"]
+            .as_array_mut()
+            .expect("accessors")
+            .push(serde_json::json!({
+                "bufferView": 1, "componentType": 5126, "count": 4, "type": "SCALAR",
+                "min": [0.0], "max": [1.5]
+            }));
+        json.to_string()
+    };
+    assert!(dqview::scene::load_gltf_slice(with_filter("NONE").as_bytes(), None, "t").is_ok());
+    // EXPONENTIAL is a float filter: it fits a float stream (and decodes these bytes as it may).
+    assert!(
+        dqview::scene::load_gltf_slice(with_filter("EXPONENTIAL").as_bytes(), None, "t").is_ok()
+    );
+    let err = match dqview::scene::load_gltf_slice(with_filter("OCTAHEDRAL").as_bytes(), None, "t")
+    {
+        Ok(_) => panic!("an octahedral filter on key times loaded"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains("buffer view 1")
+            && err.contains(
+                "filter OCTAHEDRAL does not fit accessor 1, which reads the view as Scalar of F32"
+            ),
+        "{err}"
+    );
+}

@@ -132,6 +132,9 @@ pub(in crate::scene::gltf_load) fn decode_views(
                     ext.byte_offset, ext.byte_length, ext.buffer
                 ))
             })?;
+        if let Some(filter) = ext.filter.as_deref().filter(|f| *f != "NONE") {
+            filter_fits_readers(json, v, filter).map_err(fail)?;
+        }
         let decoded = decode(&ext, source).map_err(fail)?;
         debug_assert_eq!(decoded.len(), size);
         let out = buffers
@@ -139,6 +142,48 @@ pub(in crate::scene::gltf_load) fn decode_views(
             .and_then(|b| b.get_mut(target.start..target.start + size))
             .ok_or_else(|| fail(format!("its range is outside buffer {buffer}")))?;
         out.copy_from_slice(&decoded);
+    }
+    Ok(())
+}
+
+/// Whether every accessor that reads view `view` reads the kind of data decode filter
+/// `filter` writes (the extension's table): octahedral normals and tangents as normalised
+/// bytes or shorts, quaternions as normalised shorts, exponential as floats, colours as
+/// normalised unsigned bytes or shorts. A filter on a stream read as something else (an
+/// octahedral filter on key times) would turn its numbers into other numbers silently.
+fn filter_fits_readers(json: &Root, view: usize, filter: &str) -> Result<(), String> {
+    use gltf::json::accessor::{ComponentType as C, Type as T};
+    use gltf::json::validation::Checked::Valid;
+    for (a, acc) in json.accessors.iter().enumerate() {
+        if acc.buffer_view.map(|b| b.value()) != Some(view) {
+            continue;
+        }
+        let (Valid(component), Valid(kind)) = (&acc.component_type, &acc.type_) else {
+            continue; // the loader refuses these on its own
+        };
+        let component = component.0;
+        let normalized = acc.normalized;
+        let fits = match filter {
+            "OCTAHEDRAL" => {
+                matches!(kind, T::Vec3 | T::Vec4)
+                    && matches!(component, C::I8 | C::I16)
+                    && normalized
+            }
+            "QUATERNION" => *kind == T::Vec4 && component == C::I16 && normalized,
+            "EXPONENTIAL" => component == C::F32,
+            "COLOR" => {
+                matches!(kind, T::Vec3 | T::Vec4)
+                    && matches!(component, C::U8 | C::U16)
+                    && normalized
+            }
+            other => return Err(format!("unknown filter `{other}`")),
+        };
+        if !fits {
+            return Err(format!(
+                "filter {filter} does not fit accessor {a}, which reads the view as {kind:?} of {component:?}{}",
+                if normalized { " (normalized)" } else { "" }
+            ));
+        }
     }
     Ok(())
 }
