@@ -5,6 +5,8 @@
 //! `DQVIEW_CHECK_MODEL` (a file name in DQVIEW_CHARACTERS, default RobotExpressive.glb),
 //! `DQVIEW_CHECK_COPIES` (default 100), `DQVIEW_CHECK_ROUNDS` (default 5).
 
+mod stats;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -46,16 +48,7 @@ fn cpu_seconds() -> Option<f64> {
     Some((utime + stime) / 100.0)
 }
 
-/// The median of `times` (seconds).
-fn median(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    let n = times.len();
-    if n % 2 == 1 {
-        times[n / 2]
-    } else {
-        0.5 * (times[n / 2 - 1] + times[n / 2])
-    }
-}
+use stats::median;
 
 fn main() {
     let Some(dir) = std::env::var_os("DQVIEW_CHARACTERS") else {

@@ -2,6 +2,8 @@
 //! `add_twist_joints` (layout, fit, bake) and the held-out measuring, at K = 4 and K = 8, median
 //! of `DQVIEW_HELPER_ROUNDS` rounds (default 5) each, interleaved, with their ratio.
 
+mod stats;
+
 use std::time::Instant;
 
 use dqview::analysis::RestReference;
@@ -22,16 +24,7 @@ const LIMBS: [&str; 8] = [
     "LowerLeg.R",
 ];
 
-/// The median of `times` (seconds).
-fn median(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    let n = times.len();
-    if n % 2 == 1 {
-        times[n / 2]
-    } else {
-        0.5 * (times[n / 2 - 1] + times[n / 2])
-    }
-}
+use stats::median;
 
 fn main() {
     let Some(dir) = std::env::var_os("DQVIEW_CHARACTERS") else {

@@ -328,14 +328,7 @@ fn worst_sample(ratios: &[f64], change: Change) -> Option<usize> {
         .map(|(k, _)| k)
 }
 
-/// A node's name, or `node N` when it has none.
-#[must_use]
-pub fn node_name(scene: &Scene, node: usize) -> String {
-    match scene.nodes.get(node) {
-        Some(n) if !n.name.is_empty() => n.name.clone(),
-        _ => format!("node {node}"),
-    }
-}
+pub use crate::scene::names::node_name;
 
 #[cfg(test)]
 mod tests {

@@ -266,6 +266,15 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// A node's name, or `node N` when it has none (or is out of range).
+#[must_use]
+pub fn node_name(scene: &Scene, node: usize) -> String {
+    match scene.nodes.get(node) {
+        Some(n) if !n.name.is_empty() => n.name.clone(),
+        _ => format!("node {node}"),
+    }
+}
+
 /// Every joint of every skin, in skin order, without repeats (indices are node indices).
 #[must_use]
 pub fn joints(scene: &Scene) -> Vec<Named<'_>> {

@@ -346,7 +346,7 @@ fn principal_frame(a: Vec3) -> (Vec3, Vec3, Quat) {
 }
 
 /// Whether some skin lists both `a` and `b` as joints.
-fn shares_skin(scene: &Scene, a: usize, b: usize) -> bool {
+pub(super) fn shares_skin(scene: &Scene, a: usize, b: usize) -> bool {
     scene
         .skins
         .iter()

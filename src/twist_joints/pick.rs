@@ -10,6 +10,7 @@ use crate::analysis::{Measure, NotMeasurable, RestReference, lbs_loses_more};
 use crate::anim::{JointOverrides, Pose, first_child_joint};
 use crate::check::{CheckOptions, Rule, check_scene_with};
 use crate::scene::Scene;
+use crate::scene::names::node_name;
 use crate::skin::{Betas, SceneCenters, SkinningMode, skin_scene, skin_scene_cor};
 
 /// The twist a sweep tries, in degrees: past it DQS flips.
@@ -224,16 +225,6 @@ fn mirrored_overrides(overrides: &JointOverrides, from: usize, to: usize) -> Joi
     out
 }
 
-/// A node's name, or `node N`.
-fn node_name(scene: &Scene, node: usize) -> String {
-    scene
-        .nodes
-        .get(node)
-        .map(|n| n.name.clone())
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| format!("node {node}"))
-}
-
 /// The joints a sweep tries: weighted joints with a parent joint of their skin (a junction to
 /// fix) whose region is measured by volume and measurable at rest.
 fn sweep_candidates(scene: &Scene, reference: &RestReference) -> Vec<usize> {
@@ -255,12 +246,7 @@ fn has_junction(scene: &Scene, joint: usize) -> bool {
         .nodes
         .get(joint)
         .and_then(|n| n.parent)
-        .is_some_and(|p| {
-            scene
-                .skins
-                .iter()
-                .any(|s| s.joints.contains(&p) && s.joints.contains(&joint))
-        })
+        .is_some_and(|p| super::layout::shares_skin(scene, p, joint))
 }
 
 /// Joint `joint`'s region ratio to rest at `pose`: LBS, DQS, CoR; or why one is not measurable.
