@@ -13,7 +13,7 @@ use crate::output_files::{InputKind, Staged, WriteReport, commit, copy_external_
 use crate::scene::{
     AmendTarget, BlendValues, DQS_BLEND_ATTRIBUTE, DQS_METHOD_MEAN_BETA, Scene,
     USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, amend_dqs_blend, file_primitive_indices, usd_blend_layer,
-    usd_stage_metadata, write_glb,
+    write_glb,
 };
 use crate::skin::{NEGLIGIBLE_GAP_RELATIVE, SceneBetas};
 
@@ -336,8 +336,13 @@ fn usd_layer(
     betas: &SceneBetas,
     warnings: &mut Vec<String>,
 ) -> Result<String> {
-    let input = Path::new(source.model);
-    let (meta, dropped) = usd_stage_metadata(input)?.readable();
+    let Some(metadata) = &scene.source_info.usd_metadata else {
+        bail!(
+            "{}: a layer goes over a USD stage, and this is not one",
+            source.model
+        );
+    };
+    let (meta, dropped) = metadata.readable();
     warnings.extend(dropped);
     let mut meshes = Vec::new();
     for (m, prims) in betas.per_primitive.iter().enumerate() {
@@ -360,7 +365,7 @@ fn usd_layer(
         }
     }
     Ok(usd_blend_layer(
-        &sublayer_path(input, source.out)?,
+        &sublayer_path(Path::new(source.model), source.out)?,
         &meta,
         &meshes,
     ))

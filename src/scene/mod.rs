@@ -40,9 +40,7 @@ pub use usd_layer::{
     DQS_METHOD_MEAN_BETA, USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, UsdStageMetadata, should_run_dqs,
     usd_blend_layer,
 };
-pub use usd_load::{
-    USD_EXTENSIONS, USD_MAX_NESTING, is_usd_path, load_usd_path_with, usd_stage_metadata,
-};
+pub use usd_load::{USD_EXTENSIONS, USD_MAX_NESTING, is_usd_path, load_usd_path_with};
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 

@@ -1,5 +1,7 @@
 //! What a scene's file says about itself: format, units, axes, frame rate.
 
+use crate::scene::UsdStageMetadata;
+
 /// The file's own conventions, kept as authored (dqview converts no units or axes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SourceInfo {
@@ -17,6 +19,9 @@ pub struct SourceInfo {
     pub right_axis: &'static str,
     /// The file's frame rate in frames per second, when it stores one.
     pub frames_per_second: Option<f32>,
+    /// A USD stage's metadata as authored, which a layer over it must repeat (`None` for
+    /// other formats): read with the stage, so writing a layer does not open it again.
+    pub usd_metadata: Option<UsdStageMetadata>,
 }
 
 impl Default for SourceInfo {
@@ -30,6 +35,7 @@ impl Default for SourceInfo {
             front_axis: "+Z",
             right_axis: "+X",
             frames_per_second: None,
+            usd_metadata: None,
         }
     }
 }

@@ -150,7 +150,7 @@ pub fn usd_blend_layer(
         let common = open.iter().zip(&names).take_while(|(a, b)| a == b).count();
         close_to(&mut out, &mut open, common);
         for name in &names[common..] {
-            let pad = "    ".repeat(open.len());
+            let pad = pad(open.len());
             let _ = writeln!(
                 out,
                 "{}{pad}over {}\n{pad}{{",
@@ -165,17 +165,26 @@ pub fn usd_blend_layer(
     out
 }
 
+/// The deepest nesting that is indented: past it lines keep this indent, since indenting
+/// every level of a 10,000-deep prim chain would write 200 MB of spaces.
+const MAX_INDENT_LEVELS: usize = 16;
+
+/// The indent of a line `depth` levels deep (four spaces a level, up to [`MAX_INDENT_LEVELS`]).
+fn pad(depth: usize) -> String {
+    "    ".repeat(depth.min(MAX_INDENT_LEVELS))
+}
+
 /// Closes open prims until `keep` remain.
 fn close_to(out: &mut String, open: &mut Vec<&str>, keep: usize) {
     while open.len() > keep {
         open.pop();
-        let _ = writeln!(out, "{}}}", "    ".repeat(open.len()));
+        let _ = writeln!(out, "{}}}", pad(open.len()));
     }
 }
 
 /// One mesh's opinions, at `depth` levels of nesting.
 fn write_mesh(out: &mut String, mesh: &UsdMeshBlend<'_>, depth: usize) {
-    let pad = "    ".repeat(depth);
+    let pad = pad(depth);
     let values: Vec<String> = mesh.betas.iter().map(|b| format!("{b}")).collect();
     let _ = writeln!(
         out,

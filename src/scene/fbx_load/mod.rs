@@ -177,5 +177,6 @@ fn source_info(fbx: &ufbx::Scene) -> SourceInfo {
         front_axis: convert::axis_name(settings.axes.front),
         right_axis: convert::axis_name(settings.axes.right),
         frames_per_second: (fps.is_finite() && fps > 0.0).then_some(fps),
+        usd_metadata: None,
     }
 }

@@ -25,7 +25,7 @@ use crate::scene::{LoadOptions, Mesh, MorphTarget, Property, SceneError, Skin, S
 struct Lookup<'a> {
     stage: &'a UsdStage,
     /// The mesh and its ancestors below (and including) the SkelRoot, nearest first.
-    chain: Vec<String>,
+    chain: Vec<&'a str>,
 }
 
 impl Lookup<'_> {
@@ -33,7 +33,7 @@ impl Lookup<'_> {
     fn value(&self, name: &str) -> Result<Option<(String, Value)>, SceneError> {
         for prim in &self.chain {
             if let Some(v) = read::value(self.stage, prim, name)? {
-                return Ok(Some((prim.clone(), v)));
+                return Ok(Some(((*prim).to_owned(), v)));
             }
         }
         Ok(None)
@@ -61,16 +61,17 @@ pub(super) struct Bound {
     pub method: Option<SkinningMethod>,
 }
 
-/// The mesh's ancestors up to its SkelRoot (nearest first), or `None` outside any SkelRoot.
-pub(super) fn skel_root_chain(
-    path: &str,
-    type_of: &dyn Fn(&str) -> Option<String>,
-) -> Option<Vec<String>> {
-    let mut chain = vec![path.to_owned()];
-    let mut current = path.to_owned();
-    while let Some(parent) = read::parent_path(&current) {
-        chain.push(parent.clone());
-        if type_of(&parent).as_deref() == Some("SkelRoot") {
+/// The mesh and its ancestors up to its SkelRoot (nearest first, each a prefix of `path`), or
+/// `None` outside any SkelRoot.
+pub(super) fn skel_root_chain<'a>(
+    path: &'a str,
+    is_skel_root: &dyn Fn(&str) -> bool,
+) -> Option<Vec<&'a str>> {
+    let mut chain = vec![path];
+    let mut current = path;
+    while let Some(parent) = read::parent_path(current) {
+        chain.push(parent);
+        if is_skel_root(parent) {
             return Some(chain);
         }
         current = parent;
@@ -80,10 +81,10 @@ pub(super) fn skel_root_chain(
 
 /// The skin binding of mesh `path` (`points` points, then vertices repeating the points
 /// `extra`), or `None` when no skeleton binds it with influences.
-pub(super) fn load_binding(
-    stage: &UsdStage,
+pub(super) fn load_binding<'a>(
+    stage: &'a UsdStage,
     path: &str,
-    chain: Vec<String>,
+    chain: Vec<&'a str>,
     skeletons: &[SkelInfo],
     (points, extra): (usize, &[u32]),
     warnings: &mut Vec<String>,
@@ -233,10 +234,10 @@ fn joint_order(path: &str, look: &Lookup<'_>, skel: &SkelInfo) -> Result<Vec<usi
 /// The mesh's blend shapes (`skel:blendShapes` over `skel:blendShapeTargets`) as morph targets,
 /// each inbetween a target of its own (`NAME:INBETWEEN`, after its shape), and a weights channel
 /// from the skeleton's animation through the sub-shapes ([`inbetween`]).
-pub(super) fn load_blend_shapes(
-    stage: &UsdStage,
+pub(super) fn load_blend_shapes<'a>(
+    stage: &'a UsdStage,
     path: &str,
-    chain: Vec<String>,
+    chain: Vec<&'a str>,
     (node, mesh): (usize, &mut Mesh),
     skel: &SkelInfo,
     (budget, options): (&mut MeshBudget, &LoadOptions),

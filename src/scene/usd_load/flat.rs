@@ -41,16 +41,35 @@ pub(super) fn is_flat(stage: &Stage) -> bool {
     }
     let layer = stage.root_layer();
     let data = layer.data();
-    data.spec_paths().iter().all(|path| {
-        let kind = data.spec_type(path);
-        let arcs = matches!(kind, Some(SpecType::Prim | SpecType::PseudoRoot))
-            && ARC_FIELDS.iter().any(|key| authored(data, path, key));
-        let instanced = matches!(
-            field(data, path, "instanceable").as_deref(),
-            Some(Value::Bool(true))
-        );
-        !arcs && !instanced && !matches!(kind, Some(SpecType::Variant | SpecType::VariantSet))
-    })
+    // Walked from the pseudo-root through each prim's children, one path at a time: the
+    // layer's own list of spec paths is a copy of every path, `d^2` bytes for a chain `d` deep.
+    let mut stack = vec![sdf::Path::abs_root()];
+    while let Some(path) = stack.pop() {
+        if !prim_is_flat(data, &path) {
+            return false;
+        }
+        let children = sdf::ChildrenKey::PrimChildren.as_str();
+        if let Some(Value::TokenVec(names)) = field(data, &path, children).as_deref() {
+            for name in names {
+                match path.append_path(name.as_str()) {
+                    Ok(child) => stack.push(child),
+                    Err(_) => return false,
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Whether the prim (or pseudo-root) spec at `path` has no arc, instancing or variant set.
+fn prim_is_flat(data: &dyn AbstractData, path: &sdf::Path) -> bool {
+    let arcs = ARC_FIELDS.iter().any(|key| authored(data, path, key));
+    let instanced = matches!(
+        field(data, path, "instanceable").as_deref(),
+        Some(Value::Bool(true))
+    );
+    let variants = authored(data, path, sdf::ChildrenKey::VariantSetChildren.as_str());
+    !arcs && !instanced && !variants
 }
 
 /// Whether `key` holds anything on `path` (an empty list op or list is nothing).

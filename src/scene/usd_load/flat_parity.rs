@@ -115,7 +115,7 @@ fn a_stage_of_every_feature_loads_the_same_flat_and_composed() {
     for prim in &prims {
         for stage in [&flat, &composed] {
             let names = stage.property_names(prim).unwrap();
-            assert!(prim != "/Root" || names.len() == 7, "{prim}: {names:?}");
+            assert!(&**prim != "/Root" || names.len() == 7, "{prim}: {names:?}");
         }
         assert_eq!(
             flat.type_name(prim).unwrap(),
@@ -181,4 +181,33 @@ fn ops_compose_as_the_crates_xformable_between_samples_too() {
     assert!(xform_ops::resets_stack(
         &xform_ops::op_order(&stage, "/Root/Alone").unwrap()
     ));
+}
+
+#[test]
+fn an_arc_variant_or_instance_anywhere_in_the_tree_is_composed() {
+    // Each deep in the tree, under plain prims: the walk from the pseudo-root must reach it.
+    let inner = [
+        "references = @other.usda@",
+        "inherits = </Base>",
+        "variants = {\n string v = \"a\"\n }\n prepend variantSets = \"v\"",
+        "instanceable = true",
+    ];
+    let stage = |meta: &str| {
+        format!(
+            "#usda 1.0\ndef Xform \"A\"\n{{\n def Xform \"B\"\n {{\n  def Xform \"C\" (\n {meta}\n )\n  {{\n  }}\n }}\n}}\n"
+        )
+    };
+    let flat_at = |name: &str, text: &str| {
+        let path = write_stage(name, text);
+        let cap = LoadOptions::DEFAULT_MAX_BUFFER_BYTES;
+        UsdStage::new(open_stage(path.to_str().unwrap(), cap).unwrap()).is_flat()
+    };
+    assert!(flat_at("plain.usda", &stage("kind = \"component\"")));
+    std::fs::write(write_stage("other.usda", "#usda 1.0\n"), "#usda 1.0\n").unwrap();
+    for (i, meta) in inner.iter().enumerate() {
+        assert!(!flat_at(&format!("arc{i}.usda"), &stage(meta)), "{meta}");
+    }
+    // A variant set authored in the body, without the `variantSets` metadata.
+    let body = "#usda 1.0\ndef Xform \"A\"\n{\n def Xform \"B\"\n {\n  variantSet \"v\" = {\n   \"a\" {\n   }\n  }\n }\n}\n";
+    assert!(!flat_at("body.usda", body));
 }

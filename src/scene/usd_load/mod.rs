@@ -42,11 +42,12 @@ mod time_faults;
 mod traverse;
 mod xform_ops;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use openusd::usd::Stage;
 use source::UsdStage;
+use traverse::PrimPath;
 
 use crate::scene::{Animation, LoadOptions, Scene, SceneError, SourceInfo};
 
@@ -170,13 +171,14 @@ fn load_meshes(
 ) -> Result<(), SceneError> {
     let mut budget = mesh::MeshBudget::new();
     let mut by_color = HashMap::new();
-    let types: HashMap<String, String> = nodes
+    let skel_roots: HashSet<PrimPath> = nodes
         .prims
         .iter()
-        .map(|p| (p.path.clone(), p.type_name.clone()))
+        .filter(|p| p.type_name == "SkelRoot")
+        .map(|p| p.path.clone())
         .collect();
-    let type_of = |p: &str| types.get(p).cloned();
-    let meshes: Vec<(usize, String, String)> = nodes
+    let is_skel_root = |p: &str| skel_roots.contains(p);
+    let meshes: Vec<(usize, PrimPath, String)> = nodes
         .prims
         .iter()
         .enumerate()
@@ -195,7 +197,7 @@ fn load_meshes(
         };
         let material = mesh::mesh_material(stage, &path, &mut scene.materials, &mut by_color)?;
         let points = mesh.primitives.first().map_or(0, |p| p.positions.len());
-        if let Some(chain) = binding::skel_root_chain(&path, &type_of) {
+        if let Some(chain) = binding::skel_root_chain(&path, &is_skel_root) {
             let points = (points, &extra[..]);
             let bound =
                 binding::load_binding(stage, &path, chain.clone(), skeletons, points, warnings)?;
@@ -274,35 +276,30 @@ fn source_info(stage: &UsdStage, source: &str) -> SourceInfo {
         front_axis,
         right_axis: "+X",
         frames_per_second: (tcps.is_finite() && tcps > 0.0).then_some(tcps as f32),
+        usd_metadata: Some(stage_metadata(stage)),
     }
 }
 
-/// The stage metadata of the USD file at `path` that a layer over it must repeat.
-pub fn usd_stage_metadata(path: &Path) -> Result<crate::scene::UsdStageMetadata, SceneError> {
-    let name = path
-        .to_str()
-        .ok_or_else(|| SceneError::Usd(format!("{}: the path is not UTF-8", path.display())))?;
-    load_thread::on_load_thread(|| {
-        let stage = open_stage(name, LoadOptions::DEFAULT_MAX_BUFFER_BYTES)?;
-        let number = |key: &str| {
-            stage
-                .stage_metadata(key)
-                .ok()
-                .flatten()
-                .and_then(|v| read::number(Some(v)))
-        };
-        Ok(crate::scene::UsdStageMetadata {
-            default_prim: stage.default_prim().map(|t| t.as_str().to_owned()),
-            up_axis: stage
-                .stage_metadata("upAxis")
-                .ok()
-                .flatten()
-                .and_then(|v| read::token(Some(v))),
-            meters_per_unit: number("metersPerUnit"),
-            time_codes_per_second: number("timeCodesPerSecond"),
-            frames_per_second: number("framesPerSecond"),
-            start_time_code: number("startTimeCode"),
-            end_time_code: number("endTimeCode"),
-        })
-    })
+/// The stage metadata that a layer over the stage must repeat.
+fn stage_metadata(stage: &UsdStage) -> crate::scene::UsdStageMetadata {
+    let number = |key: &str| {
+        stage
+            .stage_metadata(key)
+            .ok()
+            .flatten()
+            .and_then(|v| read::number(Some(v)))
+    };
+    crate::scene::UsdStageMetadata {
+        default_prim: stage.default_prim().map(|t| t.as_str().to_owned()),
+        up_axis: stage
+            .stage_metadata("upAxis")
+            .ok()
+            .flatten()
+            .and_then(|v| read::token(Some(v))),
+        meters_per_unit: number("metersPerUnit"),
+        time_codes_per_second: number("timeCodesPerSecond"),
+        frames_per_second: number("framesPerSecond"),
+        start_time_code: number("startTimeCode"),
+        end_time_code: number("endTimeCode"),
+    }
 }

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use super::read;
 use super::source::UsdStage;
+use super::traverse::PrimPath;
 use super::xform_ops;
 use crate::scene::{Channel, Interpolation, Node, NodeTransform, Property, SceneError, Trs};
 use glam::{DMat4, Mat4, Quat, Vec3};
@@ -22,7 +23,7 @@ const NOT_NODES: &[&str] = &[
 /// One prim that became a node.
 pub(super) struct PrimNode {
     /// The prim's path.
-    pub path: String,
+    pub path: PrimPath,
     /// The prim's type name (`Mesh`, `Skeleton`, ...; empty when untyped).
     pub type_name: String,
 }
@@ -37,7 +38,7 @@ pub(super) struct StageNodes {
     /// The prim of each node.
     pub prims: Vec<PrimNode>,
     /// Node index of each prim path.
-    pub index_of: HashMap<String, usize>,
+    pub index_of: HashMap<PrimPath, usize>,
     /// Keyframe channels of time-sampled transforms, times in time codes.
     pub channels: Vec<TimedChannel>,
 }
@@ -73,12 +74,12 @@ impl TimedChannel {
 
 /// Every prim of `paths` (the default traversal, parents first) that is a place in the
 /// hierarchy, as a node.
-pub(super) fn load_nodes(stage: &UsdStage, paths: &[String]) -> Result<StageNodes, SceneError> {
+pub(super) fn load_nodes(stage: &UsdStage, paths: &[PrimPath]) -> Result<StageNodes, SceneError> {
     let mut out = StageNodes::default();
     for path in paths {
         let parent = read::parent_path(path);
         let parent_node = match &parent {
-            Some(p) => match out.index_of.get(p) {
+            Some(p) => match out.index_of.get(*p) {
                 Some(&n) => Some(n),
                 None => continue, // under a prim that is not a node
             },

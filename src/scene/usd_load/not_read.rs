@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::source::UsdStage;
+use super::traverse::PrimPath;
 
 use super::read;
 use crate::scene::SceneError;
@@ -33,12 +34,12 @@ const LISTED: usize = 3;
 
 /// Prims of one kind, for one note.
 #[derive(Default)]
-struct Found(Vec<String>);
+struct Found(Vec<PrimPath>);
 
 impl Found {
     /// The count and the first paths, e.g. `2 (/a, /b)`.
     fn said(&self) -> String {
-        let list: Vec<&str> = self.0.iter().take(LISTED).map(String::as_str).collect();
+        let list: Vec<&str> = self.0.iter().take(LISTED).map(|p| &**p).collect();
         let more = self.0.len().saturating_sub(LISTED);
         let tail = if more > 0 {
             format!(", and {more} more")
@@ -50,7 +51,7 @@ impl Found {
 }
 
 /// The notes of `stage`, whose default traversal visits `paths`: one line per kind of thing not read.
-pub(super) fn notes(stage: &UsdStage, paths: &[String]) -> Result<Vec<String>, SceneError> {
+pub(super) fn notes(stage: &UsdStage, paths: &[PrimPath]) -> Result<Vec<String>, SceneError> {
     let mut types: BTreeMap<String, Found> = BTreeMap::new();
     let [
         mut textures,

@@ -143,16 +143,16 @@ pub(super) fn inherited_target(
             return Ok(Some(t));
         }
         match parent_path(&path) {
-            Some(p) => path = p,
+            Some(p) => path = p.to_owned(),
             None => return Ok(None),
         }
     }
 }
 
 /// The parent prim path of `path` (`None` for a root prim or `/`).
-pub(super) fn parent_path(path: &str) -> Option<String> {
+pub(super) fn parent_path(path: &str) -> Option<&str> {
     let cut = path.rfind('/')?;
-    (cut > 0).then(|| path[..cut].to_owned())
+    (cut > 0).then(|| &path[..cut])
 }
 
 /// The last element of a prim or joint path.

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use super::source::UsdStage;
+use super::traverse::PrimPath;
 use glam::DMat4;
 
 use super::nodes::{StageNodes, TimedChannel, node_transform};
@@ -72,7 +73,7 @@ pub(super) fn load_skeletons(
     options: &LoadOptions,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<SkelInfo>, SceneError> {
-    let skeleton_nodes: Vec<(usize, String)> = nodes
+    let skeleton_nodes: Vec<(usize, PrimPath)> = nodes
         .prims
         .iter()
         .enumerate()
@@ -124,7 +125,7 @@ fn load_skeleton(
         .iter()
         .enumerate()
         .map(|(i, j)| {
-            let p = index_of.get(read::parent_path(j)?.as_str()).copied()?;
+            let p = index_of.get(read::parent_path(j)?).copied()?;
             // UsdSkel orders parents before children; anything else is a root here.
             (p < i).then_some(p)
         })
