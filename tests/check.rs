@@ -699,3 +699,44 @@ fn a_static_mesh_is_not_skinned_and_analyze_and_report_say_so() {
         assert!(!stdout.contains("1.0000"), "{args:?}: {stdout}");
     }
 }
+
+#[test]
+fn a_loader_warning_is_a_check_finding_in_the_words_inspect_prints() {
+    // RiggedSimple with a morph target whose accessor has no buffer view and 3e9 elements: the
+    // loader drops the targets (zero-filling that much is refused) and says so; `check` passed
+    // it with no finding before.
+    let Some(dir) = support::data_dir("DQVIEW_SAMPLES", "a_loader_warning_is_a_check_finding")
+    else {
+        return;
+    };
+    let glb = std::fs::read(dir.join("RiggedSimple.glb")).expect("RiggedSimple.glb");
+    let edited = support::glb_with_json(&glb, |json| {
+        let accessors = json["accessors"].as_array_mut().expect("accessors");
+        accessors.push(
+            serde_json::json!({"componentType": 5126, "count": 3_000_000_000_u64, "type": "VEC3"}),
+        );
+        let target = accessors.len() - 1;
+        json["meshes"][0]["primitives"][0]["targets"] = serde_json::json!([{ "POSITION": target }]);
+    });
+    let path = std::env::temp_dir().join(format!("dqview-morph-{}.glb", std::process::id()));
+    std::fs::write(&path, edited).expect("write");
+    let file = path.to_str().expect("utf-8");
+    let (code, report) = check_json(&[file]);
+    assert_eq!(code, 0, "a warning does not fail the file: {report}");
+    let file_entry = &report["files"][0];
+    let warnings = findings(file_entry, "load_warning");
+    assert_eq!(warnings.len(), 1, "{file_entry}");
+    assert_eq!(warnings[0]["severity"], "warning");
+    let detail = warnings[0]["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("morph targets dropped") && detail.contains("3000000000 elements"),
+        "{detail}"
+    );
+    // `inspect` says it in the same words.
+    let inspect = String::from_utf8_lossy(&dqview(&["inspect", file]).stdout).into_owned();
+    assert!(inspect.contains(detail), "{inspect}");
+    // `--strict` fails on it.
+    let (strict, _) = check_json(&["--strict", file]);
+    assert_eq!(strict, 1);
+    std::fs::remove_file(&path).expect("remove");
+}

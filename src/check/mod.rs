@@ -46,6 +46,10 @@ pub enum Rule {
     /// Degenerate data the format gives a documented fallback for, which dqview uses (an
     /// inverted USD time range, a SkelAnimation without samples).
     DataFallback,
+    /// Something the loader dropped or changed to open the file (morph targets whose data
+    /// cannot be read, vertices without weight, a mesh without polygons): one finding per
+    /// loader warning, in the words every command prints.
+    LoadWarning,
     /// A vertex's stored weights sum off 1 by more than [`CheckOptions::weight_tolerance`].
     WeightsNotNormalized,
     /// A skinned vertex whose weights sum to 0 (it stays at its bind position).
@@ -74,12 +78,13 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in report order.
-    pub const ALL: [Self; 16] = [
+    pub const ALL: [Self; 17] = [
         Self::LoadError,
         Self::InternalError,
         Self::NonFiniteData,
         Self::DegenerateRig,
         Self::DataFallback,
+        Self::LoadWarning,
         Self::WeightsNotNormalized,
         Self::ZeroWeightVertices,
         Self::InfluencesOver8,
@@ -102,6 +107,7 @@ impl Rule {
             Self::NonFiniteData => "non_finite_data",
             Self::DegenerateRig => "degenerate_rig",
             Self::DataFallback => "data_fallback",
+            Self::LoadWarning => "load_warning",
             Self::WeightsNotNormalized => "weights_not_normalized",
             Self::ZeroWeightVertices => "zero_weight_vertices",
             Self::InfluencesOver8 => "influences_over_8",
@@ -127,6 +133,7 @@ impl Rule {
             | Self::WeightsNotNormalized
             | Self::ZeroWeightVertices => Severity::Error,
             Self::DataFallback
+            | Self::LoadWarning
             | Self::InfluencesOver8
             | Self::NonUniformScale
             | Self::MirroredJoint
@@ -385,6 +392,12 @@ pub fn check_scene_with(
     deadline: Instant,
 ) -> SceneCheck {
     let mut findings = data_faults::findings(scene);
+    findings.extend(
+        scene
+            .warnings
+            .iter()
+            .map(|w| Finding::new(Rule::LoadWarning, w.clone())),
+    );
     findings.extend(weights::check(scene, options));
     findings.extend(not_skinned(scene));
     findings.extend(
