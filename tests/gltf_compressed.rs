@@ -468,3 +468,70 @@ fn a_meshopt_filter_on_a_stream_it_does_not_fit_is_refused() {
         "{err}"
     );
 }
+
+/// `glb` with the first vertex of the first JOINTS_0 accessor pointing at `joint` in all four
+/// slots (the bytes edited in the binary chunk, before any compression).
+fn with_first_vertex_on_joint(glb: &[u8], joint: u8) -> Vec<u8> {
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().expect("4 bytes")) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&glb[20..20 + json_len]).expect("json");
+    let joints = json["meshes"]
+        .as_array()
+        .expect("meshes")
+        .iter()
+        .flat_map(|m| m["primitives"].as_array().expect("primitives"))
+        .find_map(|p| p["attributes"]["JOINTS_0"].as_u64())
+        .expect("a skinned primitive") as usize;
+    let accessor = &json["accessors"][joints];
+    let width = match accessor["componentType"].as_u64() {
+        Some(5121) => 1,
+        Some(5123) => 2,
+        other => panic!("joints of component type {other:?}"),
+    };
+    let view = &json["bufferViews"][accessor["bufferView"].as_u64().expect("view") as usize];
+    let start =
+        view["byteOffset"].as_u64().unwrap_or(0) + accessor["byteOffset"].as_u64().unwrap_or(0);
+    // The binary chunk's data starts 8 bytes after the JSON chunk.
+    let at = 20 + json_len + 8 + start as usize;
+    let mut out = glb.to_vec();
+    for slot in 0..4 {
+        let bytes = u16::from(joint).to_le_bytes();
+        out[at + slot * width..at + (slot + 1) * width].copy_from_slice(&bytes[..width]);
+    }
+    out
+}
+
+#[test]
+fn decoded_joint_indices_past_the_skin_are_refused_as_uncompressed_ones_are() {
+    let test = "decoded_joint_indices_past_the_skin";
+    let (Some(characters), Some(bin)) = (
+        support::characters_dir(test),
+        support::gltf_transform::gltf_transform(test),
+    ) else {
+        return;
+    };
+    let robot = std::fs::read(characters.join("RobotExpressive.glb")).expect("robot");
+    let scene = dqview::scene::load_gltf_slice(&robot, None, "robot.glb").expect("robot loads");
+    let skin_joints = scene
+        .skins
+        .iter()
+        .map(|s| s.joints.len())
+        .max()
+        .expect("a skin");
+    let past = u8::try_from(skin_joints + 5).expect("fits a byte");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("decoded_joints");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let edited = dir.join("RobotJointPastSkin.glb");
+    std::fs::write(&edited, with_first_vertex_on_joint(&robot, past)).expect("write");
+    let says = format!("joint {past}");
+    for command in [None, Some("draco"), Some("meshopt")] {
+        let file = command.map_or(edited.clone(), |c| {
+            support::gltf_transform::compressed(&bin, c, &edited)
+        });
+        let bytes = std::fs::read(&file).expect("read");
+        let err = match dqview::scene::load_gltf_slice(&bytes, None, "edited.glb") {
+            Ok(_) => panic!("{command:?}: a joint index past the skin loaded"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains(&says), "{command:?}: {err}");
+    }
+}
