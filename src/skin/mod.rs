@@ -11,6 +11,7 @@ mod cor;
 mod cor_cache;
 mod cor_precompute;
 mod cpu;
+pub mod ddm;
 mod fast;
 mod fast_kernel;
 mod hybrid;

@@ -1,0 +1,174 @@
+//! Direct Delta Mush at run time: `Q_i = sum_j M_j Omega_ij`, the rigid transform fitted from
+//! `Q_i`, applied to the rest vertex.
+
+use glam::{DMat3, DMat4, DVec3, DVec4, Mat4};
+
+use super::precompute::Sym4;
+
+/// Jacobi sweeps the eigen decomposition may take; each squares the off-diagonal's size.
+const JACOBI_SWEEPS: usize = 16;
+
+/// The eigenvalues of symmetric `s`, decreasing, and their eigenvectors as columns.
+pub(super) fn symmetric_eigen(s: DMat3) -> (DVec3, DMat3) {
+    let mut a = s.to_cols_array_2d();
+    let mut v = DMat3::IDENTITY.to_cols_array_2d();
+    for _ in 0..JACOBI_SWEEPS {
+        let off = a[0][1].abs() + a[0][2].abs() + a[1][2].abs();
+        let scale = a[0][0].abs() + a[1][1].abs() + a[2][2].abs();
+        if off <= 1e-30 * scale.max(f64::MIN_POSITIVE) {
+            break;
+        }
+        for (p, q) in [(0, 1), (0, 2), (1, 2)] {
+            if a[p][q] == 0.0 {
+                continue;
+            }
+            // The rotation in the (p, q) plane that zeroes a[p][q].
+            let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+            let c = 1.0 / (t * t + 1.0).sqrt();
+            let sn = t * c;
+            // Rows p and q of `a` (entry p and q of each column), then its columns p and q.
+            for col in &mut a {
+                (col[p], col[q]) = (c * col[p] - sn * col[q], sn * col[p] + c * col[q]);
+            }
+            let (ap, aq) = (a[p], a[q]);
+            a[p] = std::array::from_fn(|k| c * ap[k] - sn * aq[k]);
+            a[q] = std::array::from_fn(|k| sn * ap[k] + c * aq[k]);
+            let (vp, vq) = (v[p], v[q]);
+            v[p] = std::array::from_fn(|k| c * vp[k] - sn * vq[k]);
+            v[q] = std::array::from_fn(|k| sn * vp[k] + c * vq[k]);
+        }
+    }
+    // `a` and `v` are `[column][row]`, glam's layout: `v`'s columns, sorted by eigenvalue.
+    let cols = DMat3::from_cols_array_2d(&v);
+    let mut order = [0, 1, 2];
+    order.sort_by(|&x, &y| a[y][y].total_cmp(&a[x][x]));
+    let values = DVec3::new(
+        a[order[0]][order[0]],
+        a[order[1]][order[1]],
+        a[order[2]][order[2]],
+    );
+    let vectors = DMat3::from_cols(cols.col(order[0]), cols.col(order[1]), cols.col(order[2]));
+    (values, vectors)
+}
+
+/// The rotation nearest to `a`: `U diag(1, 1, det(U V^T)) V^T` from its SVD (Kabsch), the
+/// polar decomposition's orthogonal factor wherever `a` is not singular and does not mirror.
+/// `None` when `a` has rank below 2 or is not finite.
+///
+/// libigl takes `U V^T` unconditioned: where the smoothed neighbourhood of a vertex is nearly
+/// flat and the smoothing's negative weights tip it, `det(a) < 0` and `U V^T` mirrors the
+/// vertex through its neighbourhood, the explosions of libigl issue #2346. A proper rotation
+/// there leaves every other vertex's result as it was.
+#[must_use]
+pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
+    if !a.is_finite() {
+        return None;
+    }
+    let (_, v) = symmetric_eigen(a.transpose() * a);
+    let v = if v.determinant() < 0.0 {
+        DMat3::from_cols(v.x_axis, v.y_axis, -v.z_axis)
+    } else {
+        v
+    };
+    let u1 = (a * v.x_axis).try_normalize()?;
+    let a2 = a * v.y_axis;
+    let u2 = (a2 - u1 * u1.dot(a2)).try_normalize()?;
+    // Rank 2 is enough: the third axis follows, and the result never mirrors.
+    let u = DMat3::from_cols(u1, u2, u1.cross(u2));
+    let r = u * v.transpose();
+    r.is_finite().then_some(r)
+}
+
+/// `m` (a symmetric 4x4 from its upper triangle) as a matrix.
+fn symmetric(m: &Sym4) -> DMat4 {
+    let v = m.map(f64::from);
+    DMat4::from_cols(
+        DVec4::new(v[0], v[1], v[2], v[3]),
+        DVec4::new(v[1], v[4], v[5], v[6]),
+        DVec4::new(v[2], v[5], v[7], v[8]),
+        DVec4::new(v[3], v[6], v[8], v[9]),
+    )
+}
+
+/// The rigid transform Direct Delta Mush fits for one vertex: the vertex moves to
+/// `rotation (v - rest) + translation`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DdmFit {
+    /// The fitted rotation.
+    pub rotation: DMat3,
+    /// Where the rest position goes.
+    pub translation: DVec3,
+    /// Whether the fit was corrected to a proper rotation (libigl would have mirrored).
+    pub corrected: bool,
+}
+
+/// Direct Delta Mush's fit for the vertex at rest position `rest` whose pairs are `joints` and
+/// `omega` (stored about `rest`), at skinning matrices `matrices`; `None` when `Q_i` has no
+/// rotation to fit (rank below 2, or no weight), and the caller falls back.
+#[must_use]
+pub fn skin_vertex_ddm(
+    matrices: &[Mat4],
+    rest: DVec3,
+    joints: &[u16],
+    omega: &[Sym4],
+) -> Option<DdmFit> {
+    let mut q = DMat4::ZERO;
+    for (&j, o) in joints.iter().zip(omega) {
+        let m = matrices
+            .get(usize::from(j))
+            .copied()
+            .unwrap_or(Mat4::IDENTITY);
+        // The joint's matrix with the origin at `rest`: M C^-1, C the translation by -rest.
+        let mut m = m.as_dmat4();
+        m.w_axis = m * rest.extend(1.0);
+        q += m * symmetric(o);
+    }
+    let scale = q.w_axis.w;
+    if !(scale.is_finite() && scale.abs() > f64::EPSILON) {
+        return None;
+    }
+    let q = q * (1.0 / scale);
+    let q3 = DMat3::from_mat4(q);
+    let t_col = q.w_axis.truncate();
+    let p_row = DVec3::new(q.x_axis.w, q.y_axis.w, q.z_axis.w);
+    // Q3 - q p^T: the outer product's columns are q scaled by p's components.
+    let a = q3 - DMat3::from_cols(t_col * p_row.x, t_col * p_row.y, t_col * p_row.z);
+    let rotation = polar_rotation(a)?;
+    Some(DdmFit {
+        rotation,
+        translation: t_col - rotation * p_row,
+        corrected: a.determinant() <= 0.0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::DQuat;
+
+    #[test]
+    fn the_polar_rotation_of_a_rotated_stretch_is_the_rotation() {
+        let r = DMat3::from_quat(DQuat::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 2.0));
+        // A symmetric positive definite stretch after the rotation: A = R S.
+        let s = DMat3::from_cols(
+            DVec3::new(2.0, 0.3, 0.0),
+            DVec3::new(0.3, 0.5, 0.1),
+            DVec3::new(0.0, 0.1, 1.5),
+        );
+        let found = polar_rotation(r * s).expect("a rotation");
+        let off = (found - r)
+            .to_cols_array()
+            .iter()
+            .fold(0.0_f64, |a, b| a.max(b.abs()));
+        assert!(off < 1e-12, "{found} vs {r}");
+        // A mirror gets the nearest proper rotation, never a mirror; rank 1 gets none.
+        let mirrored = polar_rotation(DMat3::from_diagonal(DVec3::new(3.0, 2.0, -1.0))).unwrap();
+        assert!((mirrored.determinant() - 1.0).abs() < 1e-12);
+        assert!(mirrored.abs_diff_eq(DMat3::IDENTITY, 1e-12), "{mirrored}");
+        let flat = DMat3::from_diagonal(DVec3::new(3.0, 2.0, 0.0));
+        assert!(polar_rotation(r * flat).unwrap().abs_diff_eq(r, 1e-12));
+        assert!(polar_rotation(DMat3::from_diagonal(DVec3::new(1.0, 0.0, 0.0))).is_none());
+        assert!(polar_rotation(DMat3::ZERO).is_none());
+    }
+}

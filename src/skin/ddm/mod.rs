@@ -1,0 +1,75 @@
+//! Direct Delta Mush (Le and Lewis 2019), variant 0 with libigl 2.5.1's parameters: the CPU
+//! reference.
+//!
+//! Delta Mush smooths the LBS result and re-applies the rest pose's smoothing deltas. Direct
+//! Delta Mush folds the smoothing into a precomputed 4x4 matrix `Omega_ij` per vertex `i` and
+//! joint `j` ([`ddm_precompute`]); at run time `Q_i = sum_j M_j Omega_ij`, and the rigid
+//! transform fitted from `Q_i` moves the rest vertex ([`skin_vertex_ddm`]).
+//!
+//! The smoothing runs over the welded surface of one skinned mesh ([`WeldedSurface`]): vertices
+//! of all its primitives with bit-identical rest positions are one vertex, so UV and normal
+//! seams do not tear.
+
+mod apply;
+mod condition;
+mod precompute;
+mod smoothing;
+mod weld;
+
+pub use apply::{DdmFit, polar_rotation, skin_vertex_ddm};
+pub use condition::MIN_CONDITION;
+pub use precompute::{DdmWeights, MAX_DRIFT, ddm_precompute};
+pub use smoothing::SmoothingError;
+pub use weld::WeldedSurface;
+
+/// Direct Delta Mush's parameters, named as libigl's `direct_delta_mush_precomputation` names them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DdmParams {
+    /// Smoothing iterations `p` (implicit Laplacian solves), at least 1.
+    pub p: u32,
+    /// Rotation smoothing step `lambda`, positive.
+    pub lambda: f64,
+    /// Translation smoothing step `kappa`, in (0, lambda).
+    pub kappa: f64,
+    /// Blend between the smoothed rotation part and the translation part, in [0, 1).
+    pub alpha: f64,
+}
+
+impl DdmParams {
+    /// libigl's stable setting: p 5, lambda 0.5, kappa 0.4, alpha 0.8.
+    pub const DEFAULT: Self = Self {
+        p: 5,
+        lambda: 0.5,
+        kappa: 0.4,
+        alpha: 0.8,
+    };
+
+    /// The parameters, or a message naming the one out of range (as libigl asserts them).
+    pub fn checked(self) -> Result<Self, String> {
+        if self.p == 0 {
+            return Err(String::from("--ddm-p must be at least 1"));
+        }
+        if !(self.lambda.is_finite() && self.lambda > 0.0) {
+            return Err(format!(
+                "--ddm-lambda must be positive, got {}",
+                self.lambda
+            ));
+        }
+        if !(self.kappa.is_finite() && self.kappa > 0.0 && self.kappa < self.lambda) {
+            return Err(format!(
+                "--ddm-kappa must be positive and below --ddm-lambda ({}), got {}",
+                self.lambda, self.kappa
+            ));
+        }
+        if !(self.alpha.is_finite() && (0.0..1.0).contains(&self.alpha)) {
+            return Err(format!("--ddm-alpha must be in [0, 1), got {}", self.alpha));
+        }
+        Ok(self)
+    }
+}
+
+impl Default for DdmParams {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
