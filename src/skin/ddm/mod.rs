@@ -13,12 +13,14 @@
 mod apply;
 mod condition;
 mod precompute;
+mod scene;
 mod smoothing;
 mod weld;
 
 pub use apply::{DdmFit, polar_rotation, skin_vertex_ddm};
 pub use condition::MIN_CONDITION;
 pub use precompute::{DdmWeights, MAX_DRIFT, ddm_precompute};
+pub use scene::{MeshDdm, SceneDdm, skin_scene_ddm, skin_vertices_ddm};
 pub use smoothing::SmoothingError;
 pub use weld::WeldedSurface;
 

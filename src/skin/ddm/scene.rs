@@ -1,0 +1,160 @@
+//! Direct Delta Mush over a whole scene: each skinned mesh's welded surface and precompute,
+//! and the scene posed through the one scene-skinning core.
+
+use glam::{DVec3, Mat3, Vec3, Vec4};
+use rayon::prelude::*;
+
+use super::{
+    DdmParams, DdmWeights, SmoothingError, WeldedSurface, ddm_precompute, skin_vertex_ddm,
+};
+use crate::anim::Pose;
+use crate::scene::Scene;
+use crate::skin::{JointPalette, PosedPrimitive, SkinMesh, SkinnedVertices, SkinningMode};
+
+/// Vertices per parallel work item.
+const CHUNK: usize = 4096;
+
+/// One skinned mesh's welded surface and its `Omega` matrices.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeshDdm {
+    /// The welded surface the smoothing ran over.
+    pub surface: WeldedSurface,
+    /// The precomputed matrices, by welded vertex.
+    pub weights: DdmWeights,
+}
+
+/// The Direct Delta Mush precompute of every mesh of a scene with influences.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SceneDdm {
+    /// `per_mesh[mesh]`: `None` for a mesh without influences.
+    pub per_mesh: Vec<Option<MeshDdm>>,
+    /// The parameters it was computed with.
+    pub params: DdmParams,
+}
+
+impl SceneDdm {
+    /// Welds and precomputes every mesh of `scene` that has influences.
+    pub fn compute(scene: &Scene, params: DdmParams) -> Result<Self, SmoothingError> {
+        let per_mesh = scene
+            .meshes
+            .iter()
+            .map(|mesh| {
+                let surface = WeldedSurface::of_mesh(mesh);
+                if surface.is_empty() {
+                    return Ok(None);
+                }
+                let weights = ddm_precompute(&surface, params)?;
+                Ok(Some(MeshDdm { surface, weights }))
+            })
+            .collect::<Result<_, SmoothingError>>()?;
+        Ok(Self { per_mesh, params })
+    }
+
+    /// Bytes the matrices hold, all meshes together.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.per_mesh
+            .iter()
+            .flatten()
+            .map(|m| m.weights.bytes())
+            .sum()
+    }
+}
+
+/// Skins every vertex of one primitive (`vertex_of`: its welded vertices) by Direct Delta
+/// Mush: the morphed bind vertex moved by its welded vertex's fit; a vertex without a fit
+/// (no rotation to fit) by LBS.
+pub fn skin_vertices_ddm(
+    palette: &JointPalette,
+    mesh: &SkinMesh<'_>,
+    ddm: &MeshDdm,
+    vertex_of: &[u32],
+    out: &mut SkinnedVertices,
+) {
+    let n = mesh.positions.len();
+    crate::skin::cpu::count_cpu_skinned(n);
+    out.positions.resize(n, Vec3::ZERO);
+    out.normals.resize(n, Vec3::ZERO);
+    out.tangents.resize(n, Vec4::ZERO);
+    out.positions
+        .par_chunks_mut(CHUNK)
+        .zip(out.normals.par_chunks_mut(CHUNK))
+        .zip(out.tangents.par_chunks_mut(CHUNK))
+        .enumerate()
+        .for_each(|(chunk, ((pos_out, nrm_out), tan_out))| {
+            let start = chunk * CHUNK;
+            for k in 0..pos_out.len() {
+                let v = start + k;
+                (pos_out[k], nrm_out[k], tan_out[k]) = skin_one(palette, mesh, ddm, vertex_of, v);
+            }
+        });
+    if !mesh.has_normals() {
+        out.normals.clear();
+    }
+    if !mesh.has_tangents() {
+        out.tangents.clear();
+    }
+}
+
+/// Vertex `v` of `mesh` by Direct Delta Mush, else LBS.
+fn skin_one(
+    palette: &JointPalette,
+    mesh: &SkinMesh<'_>,
+    ddm: &MeshDdm,
+    vertex_of: &[u32],
+    v: usize,
+) -> (Vec3, Vec3, Vec4) {
+    let (p, n, t) = (mesh.positions[v], mesh.normal(v), mesh.tangent(v));
+    let lbs = || {
+        let influences = mesh.influences.of(v);
+        crate::skin::skin_vertex(palette, SkinningMode::Lbs, 0.0, p, n, t, influences)
+    };
+    let Some(&w) = vertex_of.get(v) else {
+        return lbs();
+    };
+    let w = w as usize;
+    let rest: DVec3 = ddm.surface.positions[w];
+    let (joints, omega) = ddm.weights.of(w);
+    let Some(fit) = skin_vertex_ddm(&palette.matrices, rest, joints, omega) else {
+        return lbs();
+    };
+    let position = (fit.rotation * (p.as_dvec3() - rest) + fit.translation).as_vec3();
+    let r = fit.rotation.as_mat3();
+    let normal = (r * n).try_normalize().unwrap_or(n);
+    let tangent = rotate_tangent(r, t);
+    if position.is_finite() {
+        (position, normal, tangent)
+    } else {
+        lbs()
+    }
+}
+
+/// A tangent (handedness in w) turned by `r`.
+fn rotate_tangent(r: Mat3, t: Vec4) -> Vec4 {
+    (r * t.truncate())
+        .try_normalize()
+        .unwrap_or(t.truncate())
+        .extend(t.w)
+}
+
+/// Poses every primitive like [`crate::skin::skin_scene`], skinned ones by Direct Delta Mush
+/// with `ddm`'s matrices (primitives it has none for by LBS).
+#[must_use]
+pub fn skin_scene_ddm(scene: &Scene, pose: &Pose, ddm: &SceneDdm) -> Vec<PosedPrimitive> {
+    super::super::posed::skin_scene_with(scene, pose, |job, out| {
+        let mesh = ddm.per_mesh.get(job.mesh).and_then(Option::as_ref);
+        let vertex_of = mesh.and_then(|m| m.surface.vertex_of.get(job.primitive));
+        match (mesh, vertex_of) {
+            (Some(mesh), Some(vertex_of)) if !vertex_of.is_empty() => {
+                skin_vertices_ddm(job.palette, job.bind, mesh, vertex_of, out);
+            }
+            _ => crate::skin::skin_vertices(
+                job.palette,
+                job.bind,
+                SkinningMode::Lbs,
+                crate::skin::Betas::Uniform(0.0),
+                out,
+            ),
+        }
+    })
+}
