@@ -7,7 +7,6 @@
 //! single-influence vertex is exactly LBS whatever its center.
 
 use glam::{Mat3, Mat4, Vec3, Vec4};
-use rayon::prelude::*;
 
 use super::cor_precompute::{CorError, CorOptions, CorProgress, cor_centers};
 use super::cpu::{transform_normal, transform_tangent};
@@ -16,9 +15,6 @@ use crate::anim::Pose;
 use crate::dq::{blend_rotation, rotate_vector};
 use crate::influences::Influence;
 use crate::scene::Scene;
-
-/// Vertices per parallel work item.
-const CHUNK: usize = 4096;
 
 /// Skins one vertex about its center of rotation `center`: position, unit normal, tangent.
 ///
@@ -84,38 +80,12 @@ pub fn skin_vertices_cor(
     centers: &[Vec3],
     out: &mut SkinnedVertices,
 ) {
-    let n = mesh.positions.len();
-    super::cpu::count_cpu_skinned(n);
-    out.positions.resize(n, Vec3::ZERO);
-    out.normals.resize(n, Vec3::ZERO);
-    out.tangents.resize(n, Vec4::ZERO);
-    out.positions
-        .par_chunks_mut(CHUNK)
-        .zip(out.normals.par_chunks_mut(CHUNK))
-        .zip(out.tangents.par_chunks_mut(CHUNK))
-        .enumerate()
-        .for_each(|(chunk, ((pos_out, nrm_out), tan_out))| {
-            let start = chunk * CHUNK;
-            for k in 0..pos_out.len() {
-                let v = start + k;
-                let p = mesh.positions[v];
-                let center = centers.get(v).copied().unwrap_or(p);
-                (pos_out[k], nrm_out[k], tan_out[k]) = skin_vertex_cor(
-                    palette,
-                    p,
-                    mesh.normal(v),
-                    mesh.tangent(v),
-                    mesh.influences.of(v),
-                    center,
-                );
-            }
-        });
-    if !mesh.has_normals() {
-        out.normals.clear();
-    }
-    if !mesh.has_tangents() {
-        out.tangents.clear();
-    }
+    super::cpu::fill_skinned(mesh, out, |v| {
+        let p = mesh.positions[v];
+        let center = centers.get(v).copied().unwrap_or(p);
+        let (n, t) = (mesh.normal(v), mesh.tangent(v));
+        skin_vertex_cor(palette, p, n, t, mesh.influences.of(v), center)
+    });
 }
 
 /// Centers of rotation of every skinned primitive of a scene, by mesh and primitive index.

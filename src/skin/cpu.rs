@@ -109,17 +109,26 @@ pub fn skin_vertices(
     betas: Betas<'_>,
     out: &mut SkinnedVertices,
 ) {
+    fill_skinned(mesh, out, |v| {
+        let (n, t) = (mesh.normal(v), mesh.tangent(v));
+        let infl = mesh.influences.of(v);
+        skin_vertex(palette, mode, betas.of(v), mesh.positions[v], n, t, infl)
+    });
+}
+
+/// Fills `out` (resized to fit) with `skin(v)` for every vertex of `mesh`, in parallel chunks;
+/// the normal and tangent streams the mesh lacks are left empty. Counted as CPU-skinned.
+pub(super) fn fill_skinned(
+    mesh: &SkinMesh<'_>,
+    out: &mut SkinnedVertices,
+    skin: impl Fn(usize) -> (Vec3, Vec3, Vec4) + Sync,
+) {
     let n = mesh.positions.len();
     count_cpu_skinned(n);
-    let has_normals = mesh.has_normals();
-    let has_tangents = mesh.has_tangents();
     // Always fill all three streams so the chunks line up; drop the ones the mesh lacks after.
     out.positions.resize(n, Vec3::ZERO);
     out.normals.resize(n, Vec3::ZERO);
     out.tangents.resize(n, Vec4::ZERO);
-    let offsets = mesh.influences.offsets();
-    let entries = mesh.influences.entries();
-
     out.positions
         .par_chunks_mut(CHUNK)
         .zip(out.normals.par_chunks_mut(CHUNK))
@@ -128,21 +137,13 @@ pub fn skin_vertices(
         .for_each(|(chunk, ((pos_out, nrm_out), tan_out))| {
             let start = chunk * CHUNK;
             for k in 0..pos_out.len() {
-                let v = start + k;
-                let infl = match (offsets.get(v), offsets.get(v + 1)) {
-                    (Some(&a), Some(&b)) => entries.get(a as usize..b as usize).unwrap_or(&[]),
-                    _ => &[],
-                };
-                let (n, t) = (mesh.normal(v), mesh.tangent(v));
-                let beta = betas.of(v);
-                let skinned = skin_vertex(palette, mode, beta, mesh.positions[v], n, t, infl);
-                (pos_out[k], nrm_out[k], tan_out[k]) = skinned;
+                (pos_out[k], nrm_out[k], tan_out[k]) = skin(start + k);
             }
         });
-    if !has_normals {
+    if !mesh.has_normals() {
         out.normals.clear();
     }
-    if !has_tangents {
+    if !mesh.has_tangents() {
         out.tangents.clear();
     }
 }

@@ -282,13 +282,7 @@ fn source_info(stage: &UsdStage, source: &str) -> SourceInfo {
 
 /// The stage metadata that a layer over the stage must repeat.
 fn stage_metadata(stage: &UsdStage) -> crate::scene::UsdStageMetadata {
-    let number = |key: &str| {
-        stage
-            .stage_metadata(key)
-            .ok()
-            .flatten()
-            .and_then(|v| read::number(Some(v)))
-    };
+    let number = |key: &str| read::stage_number(stage, key);
     crate::scene::UsdStageMetadata {
         default_prim: stage.default_prim().map(|t| t.as_str().to_owned()),
         up_axis: stage

@@ -149,6 +149,11 @@ pub(super) fn inherited_target(
     }
 }
 
+/// The stage metadata `key` as a number, when authored and numeric.
+pub(super) fn stage_number(stage: &UsdStage, key: &str) -> Option<f64> {
+    number(stage.stage_metadata(key).ok().flatten())
+}
+
 /// The parent prim path of `path` (`None` for a root prim or `/`).
 pub(super) fn parent_path(path: &str) -> Option<&str> {
     let cut = path.rfind('/')?;

@@ -20,13 +20,7 @@ pub(super) fn usable_time_codes_per_second(stage: &UsdStage) -> f64 {
 /// The faults of the stage's `timeCodesPerSecond`, `framesPerSecond` and time range.
 #[must_use]
 pub(super) fn time_faults(stage: &UsdStage) -> Vec<DataFault> {
-    let number = |key: &str| {
-        stage
-            .stage_metadata(key)
-            .ok()
-            .flatten()
-            .and_then(|v| read::number(Some(v)))
-    };
+    let number = |key: &str| read::stage_number(stage, key);
     let bad_rate = |v: &f64| !(v.is_finite() && *v > 0.0);
     let mut faults = Vec::new();
     if let Some(tcps) = number("timeCodesPerSecond").filter(bad_rate) {

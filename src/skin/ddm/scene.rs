@@ -2,7 +2,6 @@
 //! and the scene posed through the one scene-skinning core.
 
 use glam::{DVec3, Mat3, Vec3, Vec4};
-use rayon::prelude::*;
 
 use super::{
     DdmParams, DdmWeights, SmoothingError, WeldedSurface, ddm_precompute, skin_vertex_ddm,
@@ -10,9 +9,6 @@ use super::{
 use crate::anim::Pose;
 use crate::scene::Scene;
 use crate::skin::{JointPalette, PosedPrimitive, SkinMesh, SkinnedVertices, SkinningMode};
-
-/// Vertices per parallel work item.
-const CHUNK: usize = 4096;
 
 /// One skinned mesh's welded surface and its `Omega` matrices.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -71,29 +67,7 @@ pub fn skin_vertices_ddm(
     vertex_of: &[u32],
     out: &mut SkinnedVertices,
 ) {
-    let n = mesh.positions.len();
-    crate::skin::cpu::count_cpu_skinned(n);
-    out.positions.resize(n, Vec3::ZERO);
-    out.normals.resize(n, Vec3::ZERO);
-    out.tangents.resize(n, Vec4::ZERO);
-    out.positions
-        .par_chunks_mut(CHUNK)
-        .zip(out.normals.par_chunks_mut(CHUNK))
-        .zip(out.tangents.par_chunks_mut(CHUNK))
-        .enumerate()
-        .for_each(|(chunk, ((pos_out, nrm_out), tan_out))| {
-            let start = chunk * CHUNK;
-            for k in 0..pos_out.len() {
-                let v = start + k;
-                (pos_out[k], nrm_out[k], tan_out[k]) = skin_one(palette, mesh, ddm, vertex_of, v);
-            }
-        });
-    if !mesh.has_normals() {
-        out.normals.clear();
-    }
-    if !mesh.has_tangents() {
-        out.tangents.clear();
-    }
+    crate::skin::cpu::fill_skinned(mesh, out, |v| skin_one(palette, mesh, ddm, vertex_of, v));
 }
 
 /// Vertex `v` of `mesh` by Direct Delta Mush, else LBS.
