@@ -12,22 +12,6 @@ use dqview::skin::ddm::{DdmParams, WeldedSurface, ddm_precompute, skin_vertex_dd
 use glam::{DVec3, Mat4};
 use serde_json::{Value, json};
 
-/// Whether python3 can import igl (libigl's binding); `false` (a skip) when not.
-fn libigl_available(test: &str) -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import igl"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("DQVIEW_REQUIRE_DATA").is_none(),
-            "{test}: python3 cannot import igl (pip install libigl==2.5.1), and DQVIEW_REQUIRE_DATA is set"
-        );
-        eprintln!("SKIPPED {test}: python3 cannot import igl");
-    }
-    ok
-}
-
 /// libigl's posed vertices for `surface` (weights over `joints` skin joints) at `matrices`.
 fn libigl_ddm(
     test: &str,
@@ -102,7 +86,7 @@ struct Compared {
 
 fn compare(test: &str, params: DdmParams) -> Option<Compared> {
     let dir = support::characters_dir(test)?;
-    if !libigl_available(test) {
+    if !support::python_module_available(test, "igl", "libigl==2.5.1") {
         return None;
     }
     let scene =

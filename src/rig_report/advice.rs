@@ -5,11 +5,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::clips::{WorstRegion, deviation, mode_index, node_name};
+use super::clips::{WorstRegion, deviation, mode_index};
 use super::{Progress, ReportOptions, RigReportError};
 use crate::analysis::{BlendPairs, lbs_loses_more, max_vertex_distance, twist_flips};
 use crate::anim::{JointOverrides, Pose};
 use crate::scene::Scene;
+use crate::scene::names::node_name;
 use crate::skin::{
     FitOptions, FitPose, HybridFlags, JointSweep, SceneBetas, SceneCenters, SkinningMode,
     SweepKind, bounds, fit_blend, skin_scene, skin_scene_cor, skin_scene_hybrid,

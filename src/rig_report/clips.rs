@@ -6,6 +6,7 @@ use super::ReportOptions;
 use crate::analysis::{Measure, RestReference};
 use crate::anim::{Pose, clip_duration_s};
 use crate::scene::Scene;
+use crate::scene::names::node_name;
 use crate::skin::{SceneBetas, SceneCenters, SkinningMode, skin_scene_cor, skin_scene_hybrid};
 
 /// One joint region's ratio to rest per mode over a clip.
@@ -327,8 +328,6 @@ fn worst_sample(ratios: &[f64], change: Change) -> Option<usize> {
         .reduce(|a, b| if change.farther(*b.1, *a.1) { b } else { a })
         .map(|(k, _)| k)
 }
-
-pub use crate::scene::names::node_name;
 
 #[cfg(test)]
 mod tests {

@@ -32,6 +32,7 @@ use std::sync::atomic::AtomicBool;
 use crate::analysis::{RatioSeries, SeriesAxis, SeriesRequest, ratio_series_with_region};
 use crate::anim::JointOverrides;
 use crate::scene::Scene;
+use crate::scene::names::node_name;
 use crate::skin::{SceneBetas, SceneCenters};
 
 /// Errors of gathering a report.
@@ -219,7 +220,7 @@ pub fn gather(
         not_measurable: crate::analysis::RestReference::at_rest(scene)
             .not_measurable()
             .into_iter()
-            .map(|(joint, why)| (clips::node_name(scene, joint), why.text()))
+            .map(|(joint, why)| (node_name(scene, joint), why.text()))
             .collect(),
     })
 }

@@ -5,6 +5,7 @@ use glam::{Mat4, Vec3};
 use crate::analysis::{ScaleKind, classify_scale};
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::scene::Scene;
+use crate::scene::names::node_name;
 
 /// Samples per clip when looking for scale.
 const SCALE_SAMPLES: usize = 8;
@@ -59,7 +60,7 @@ pub fn joint_scales(scene: &Scene, clips: &[usize], overrides: &JointOverrides) 
                     Some(_) => {}
                     None => found.push(JointScale {
                         joint,
-                        name: super::clips::node_name(scene, joint),
+                        name: node_name(scene, joint),
                         kind,
                         scale,
                         at: at.clone(),

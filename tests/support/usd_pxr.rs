@@ -43,16 +43,22 @@ print(json.dumps({"meters": UsdGeom.GetStageMetersPerUnit(stage), "points": out}
 
 /// Whether python3 can import pxr; `false` (a skip) when not, failing where data is required.
 pub fn pxr_available(test: &str) -> bool {
+    python_module_available(test, "pxr", "usd-core==26.11")
+}
+
+/// Whether python3 can import `module` (from PyPI's `package`); `false` (a skip) when not,
+/// failing where data is required.
+pub fn python_module_available(test: &str, module: &str, package: &str) -> bool {
     let ok = Command::new("python3")
-        .args(["-c", "import pxr"])
+        .args(["-c", &format!("import {module}")])
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
         assert!(
             std::env::var_os("DQVIEW_REQUIRE_DATA").is_none(),
-            "{test}: python3 cannot import pxr (pip install usd-core==26.11), and DQVIEW_REQUIRE_DATA is set"
+            "{test}: python3 cannot import {module} (pip install {package}), and DQVIEW_REQUIRE_DATA is set"
         );
-        eprintln!("SKIPPED {test}: python3 cannot import pxr");
+        eprintln!("SKIPPED {test}: python3 cannot import {module}");
     }
     ok
 }

@@ -244,16 +244,9 @@ fn composition_errors(stage: &UsdStage) -> Result<(), SceneError> {
 
 /// Format, up axis, units and frame rate as the stage states them.
 fn source_info(stage: &UsdStage, source: &str) -> SourceInfo {
-    let up = stage
-        .stage_metadata("upAxis")
-        .ok()
-        .flatten()
-        .and_then(|v| read::token(Some(v)));
-    let meters = stage
-        .stage_metadata("metersPerUnit")
-        .ok()
-        .flatten()
-        .and_then(|v| read::number(Some(v)))
+    let metadata = stage_metadata(stage);
+    let meters = metadata
+        .meters_per_unit
         .filter(|m| m.is_finite() && *m > 0.0)
         // UsdGeom's fallback: centimetres.
         .unwrap_or(0.01);
@@ -263,7 +256,7 @@ fn source_info(stage: &UsdStage, source: &str) -> SourceInfo {
         .unwrap_or("usd")
         .to_ascii_lowercase();
     let tcps = stage.time_codes_per_second();
-    let (up_axis, front_axis) = if up.as_deref() == Some("Z") {
+    let (up_axis, front_axis) = if metadata.up_axis.as_deref() == Some("Z") {
         ("+Z", "-Y")
     } else {
         ("+Y", "+Z")
@@ -276,7 +269,7 @@ fn source_info(stage: &UsdStage, source: &str) -> SourceInfo {
         front_axis,
         right_axis: "+X",
         frames_per_second: (tcps.is_finite() && tcps > 0.0).then_some(tcps as f32),
-        usd_metadata: Some(stage_metadata(stage)),
+        usd_metadata: Some(metadata),
     }
 }
 

@@ -137,13 +137,13 @@ pub(super) fn inherited_target(
     prim: &str,
     name: &str,
 ) -> Result<Option<String>, SceneError> {
-    let mut path = prim.to_owned();
+    let mut path = prim;
     loop {
-        if let Some(t) = target(stage, &path, name)? {
+        if let Some(t) = target(stage, path, name)? {
             return Ok(Some(t));
         }
-        match parent_path(&path) {
-            Some(p) => path = p.to_owned(),
+        match parent_path(path) {
+            Some(p) => path = p,
             None => return Ok(None),
         }
     }

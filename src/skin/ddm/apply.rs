@@ -80,15 +80,30 @@ pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
     r.is_finite().then_some(r)
 }
 
-/// `m` (a symmetric 4x4 from its upper triangle) as a matrix.
-fn symmetric(m: &Sym4) -> DMat4 {
-    let v = m.map(f64::from);
+/// `m` (a symmetric 4x4 from its upper triangle, libigl's order) as a matrix.
+pub(super) fn symmetric(m: &[f64; 10]) -> DMat4 {
     DMat4::from_cols(
-        DVec4::new(v[0], v[1], v[2], v[3]),
-        DVec4::new(v[1], v[4], v[5], v[6]),
-        DVec4::new(v[2], v[5], v[7], v[8]),
-        DVec4::new(v[3], v[6], v[8], v[9]),
+        DVec4::new(m[0], m[1], m[2], m[3]),
+        DVec4::new(m[1], m[4], m[5], m[6]),
+        DVec4::new(m[2], m[5], m[7], m[8]),
+        DVec4::new(m[3], m[6], m[8], m[9]),
     )
+}
+
+/// What the rotation is fitted from in `q` (the sum of `M_j Omega_ij`): `Q3 - q p^T` of `q`
+/// normalised by its corner, with `q` (its right column) and `p` (its bottom row); `None`
+/// without weight.
+pub(super) fn fit_parts(q: DMat4) -> Option<(DMat3, DVec3, DVec3)> {
+    let scale = q.w_axis.w;
+    if !(scale.is_finite() && scale.abs() > f64::EPSILON) {
+        return None;
+    }
+    let q = q * (1.0 / scale);
+    let t_col = q.w_axis.truncate();
+    let p_row = DVec3::new(q.x_axis.w, q.y_axis.w, q.z_axis.w);
+    // The outer product q p^T's columns are q scaled by p's components.
+    let outer = DMat3::from_cols(t_col * p_row.x, t_col * p_row.y, t_col * p_row.z);
+    Some((DMat3::from_mat4(q) - outer, t_col, p_row))
 }
 
 /// The rigid transform Direct Delta Mush fits for one vertex: the vertex moves to
@@ -122,18 +137,9 @@ pub fn skin_vertex_ddm(
         // The joint's matrix with the origin at `rest`: M C^-1, C the translation by -rest.
         let mut m = m.as_dmat4();
         m.w_axis = m * rest.extend(1.0);
-        q += m * symmetric(o);
+        q += m * symmetric(&o.map(f64::from));
     }
-    let scale = q.w_axis.w;
-    if !(scale.is_finite() && scale.abs() > f64::EPSILON) {
-        return None;
-    }
-    let q = q * (1.0 / scale);
-    let q3 = DMat3::from_mat4(q);
-    let t_col = q.w_axis.truncate();
-    let p_row = DVec3::new(q.x_axis.w, q.y_axis.w, q.z_axis.w);
-    // Q3 - q p^T: the outer product's columns are q scaled by p's components.
-    let a = q3 - DMat3::from_cols(t_col * p_row.x, t_col * p_row.y, t_col * p_row.z);
+    let (a, t_col, p_row) = fit_parts(q)?;
     let rotation = polar_rotation(a)?;
     Some(DdmFit {
         rotation,

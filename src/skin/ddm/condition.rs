@@ -10,29 +10,11 @@
 //! eigenvalue to [`MIN_CONDITION`] of the largest; the vertices already past it are left
 //! exactly as they were.
 
-use glam::{DMat3, DVec3};
-
-use super::apply::symmetric_eigen;
+use super::apply::{fit_parts, symmetric, symmetric_eigen};
 
 /// The smallest eigenvalue of a vertex's bind covariance, as a share of its largest, that the
 /// vertex keeps as it is.
 pub const MIN_CONDITION: f64 = 1e-2;
-
-/// The fitted matrix at bind of a vertex whose pairs sum to `q` (upper triangle, about the
-/// vertex): `Q3 / s - (q / s)(p / s)^T`, `s` the corner; `None` without weight.
-fn bind_covariance(q: &[f64; 10]) -> Option<DMat3> {
-    let s = q[9];
-    if !(s.is_finite() && s.abs() > f64::EPSILON) {
-        return None;
-    }
-    let col = DVec3::new(q[3], q[6], q[8]) / s;
-    let q3 = DMat3::from_cols(
-        DVec3::new(q[0], q[1], q[2]),
-        DVec3::new(q[1], q[4], q[5]),
-        DVec3::new(q[2], q[5], q[7]),
-    ) * (1.0 / s);
-    Some(q3 - DMat3::from_cols(col * col.x, col * col.y, col * col.z))
-}
 
 /// Lifts the bind covariance of a vertex with pairs `omega` and smoothed weights `w` to
 /// [`MIN_CONDITION`]; whether it had to.
@@ -43,7 +25,8 @@ pub(super) fn condition(omega: &mut [[f64; 10]], w: &[f64]) -> bool {
             *t += v;
         }
     }
-    let Some(a) = bind_covariance(&q) else {
+    // At bind every skinning matrix is the identity: Q is the pairs' sum.
+    let Some((a, _, _)) = fit_parts(symmetric(&q)) else {
         return false;
     };
     let (values, _) = symmetric_eigen(a);

@@ -45,29 +45,6 @@ impl DdmParams {
         kappa: 0.4,
         alpha: 0.8,
     };
-
-    /// The parameters, or a message naming the one out of range (as libigl asserts them).
-    pub fn checked(self) -> Result<Self, String> {
-        if self.p == 0 {
-            return Err(String::from("--ddm-p must be at least 1"));
-        }
-        if !(self.lambda.is_finite() && self.lambda > 0.0) {
-            return Err(format!(
-                "--ddm-lambda must be positive, got {}",
-                self.lambda
-            ));
-        }
-        if !(self.kappa.is_finite() && self.kappa > 0.0 && self.kappa < self.lambda) {
-            return Err(format!(
-                "--ddm-kappa must be positive and below --ddm-lambda ({}), got {}",
-                self.lambda, self.kappa
-            ));
-        }
-        if !(self.alpha.is_finite() && (0.0..1.0).contains(&self.alpha)) {
-            return Err(format!("--ddm-alpha must be in [0, 1), got {}", self.alpha));
-        }
-        Ok(self)
-    }
 }
 
 impl Default for DdmParams {

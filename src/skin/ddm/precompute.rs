@@ -162,8 +162,9 @@ struct Smoothed {
     omega: Vec<[f64; 10]>,
     /// Each pair's smoothed weight `W'_ij`.
     weights: Vec<f64>,
-    /// How far each vertex's smoothed weights sum from 1 (the larger of the two smoothings).
-    drift: Vec<f64>,
+    /// Whether some vertex's smoothed weights (either smoothing) sum farther than
+    /// [`MAX_DRIFT`] from 1, or not to a number.
+    drifted: bool,
 }
 
 /// Smooths every joint that weights `surface` with `system` and assembles the pairs.
@@ -226,10 +227,10 @@ fn assemble(rest: &[DVec3], pairs: &[(u16, JointPairs)], sums: &[Sums], alpha: f
         joints: vec![0; total],
         omega: vec![[0.0; 10]; total],
         weights: vec![0.0; total],
-        drift: sums
-            .iter()
-            .map(|s| (s[3] - 1.0).abs().max((s[4] - 1.0).abs()))
-            .collect(),
+        drifted: sums.iter().flat_map(|s| [s[3], s[4]]).any(|sum| {
+            let drift = (sum - 1.0).abs();
+            drift.is_nan() || drift > MAX_DRIFT
+        }),
     };
     let mut next = offsets;
     for (j, kept) in pairs {
@@ -262,14 +263,13 @@ pub fn ddm_precompute(
     params: DdmParams,
 ) -> Result<DdmWeights, SmoothingError> {
     let libigl = smooth_all(surface, params, System::Libigl)?;
-    // A NaN drift is a drift too.
-    let keeps_constants = libigl.drift.iter().any(|&d| d.is_nan() || d > MAX_DRIFT);
+    let keeps_constants = libigl.drifted;
     let mut smoothed = if keeps_constants {
         smooth_all(surface, params, System::KeepsConstants)?
     } else {
         libigl
     };
-    let n = smoothed.drift.len();
+    let n = surface.len();
     let mut conditioned = Vec::new();
     for i in 0..n {
         let range = smoothed.offsets[i] as usize..smoothed.offsets[i + 1] as usize;
