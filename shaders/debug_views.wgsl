@@ -32,7 +32,8 @@ fn blended_determinant(v: SkinInput, mode: u32, beta: f32) -> f32 {
         s += joint_scale_shear(joints[k]) * w;
         total += w;
     }
-    if total == 0.0 {
+    // A vertex without influences stays put; DDM moves each vertex by a fitted rotation.
+    if total == 0.0 || mode == SKIN_MODE_DDM {
         return 1.0;
     }
     let lbs_det = determinant3(a);

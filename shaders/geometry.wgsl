@@ -4,7 +4,7 @@
 // Every pipeline, the vertex shaders and the compute pass alike, reads a vertex through
 // `fetch_vertex` and skins it with `skin_geometry_vertex`: one path for all of them.
 // `morph_vertex` mirrors src/skin/morph.rs. Needs dq.wgsl, palette.wgsl, skin.wgsl,
-// cor.wgsl and bulge.wgsl in the same module.
+// cor.wgsl, ddm.wgsl and bulge.wgsl in the same module.
 
 // An optional part the primitive lacks.
 const ABSENT: u32 = 0xffffffffu;
@@ -12,6 +12,10 @@ const ABSENT: u32 = 0xffffffffu;
 const GEOMETRY_HAS_BETAS: u32 = 1u;
 // `GeometryParams::flags`: per-vertex centers of rotation are bound.
 const GEOMETRY_HAS_CENTERS: u32 = 2u;
+// `GeometryParams::flags`: per-vertex Direct Delta Mush matrices are bound.
+const GEOMETRY_HAS_DDM: u32 = 4u;
+// Words of one vertex-joint pair in `vertex_ddm`: the joint, then Omega's 10 entries.
+const DDM_PAIR_WORDS: u32 = 11u;
 // Most morph targets a primitive applies (`MAX_GPU_MORPH_TARGETS`).
 const MAX_MORPH_TARGETS: u32 = 256u;
 
@@ -44,9 +48,13 @@ struct GeometryParams {
 @group(1) @binding(0) var<uniform> geometry: GeometryParams;
 @group(1) @binding(1) var<storage, read> vertex_records: array<u32>;
 @group(1) @binding(2) var<storage, read> vertex_influences: array<u32>;
-@group(1) @binding(3) var<storage, read> vertex_betas: array<f32>;
-// xyz of each vertex's center of rotation, packed.
-@group(1) @binding(4) var<storage, read> vertex_centers: array<f32>;
+// Hybrid betas (vertex v's at v) and centers of rotation (xyz of vertex v's at
+// vertex_count + 3 v), each valid where its GEOMETRY_HAS_* flag is set: one binding, so a
+// stage stays within WebGPU's 8 storage buffers.
+@group(1) @binding(3) var<storage, read> vertex_scalars: array<f32>;
+// Direct Delta Mush: vertex v's pairs are `vertex_ddm[v]..vertex_ddm[v + 1]`, pair k at word
+// vertex_count + 1 + DDM_PAIR_WORDS * k (the joint, then Omega's upper triangle as f32 bits).
+@group(1) @binding(4) var<storage, read> vertex_ddm: array<u32>;
 // Target-major: position, normal and tangent deltas of vertex v by target t at
 // 3 * (t * vertex_count + v) + 0, 1, 2 (w unused).
 @group(1) @binding(5) var<storage, read> morph_deltas: array<vec4<f32>>;
@@ -156,7 +164,7 @@ fn vertex_color(index: u32) -> vec4<f32> {
 // Vertex `index`'s hybrid beta (1 where the primitive has none).
 fn vertex_beta(index: u32) -> f32 {
     if (geometry.flags & GEOMETRY_HAS_BETAS) != 0u {
-        return vertex_betas[index];
+        return vertex_scalars[index];
     }
     return 1.0;
 }
@@ -164,10 +172,28 @@ fn vertex_beta(index: u32) -> f32 {
 // Vertex `index`'s center of rotation; without centers the vertex itself (CoR is then LBS).
 fn vertex_center(index: u32, position: vec3<f32>) -> vec3<f32> {
     if (geometry.flags & GEOMETRY_HAS_CENTERS) != 0u {
-        let i = 3u * index;
-        return vec3<f32>(vertex_centers[i], vertex_centers[i + 1u], vertex_centers[i + 2u]);
+        let i = geometry.vertex_count + 3u * index;
+        return vec3<f32>(vertex_scalars[i], vertex_scalars[i + 1u], vertex_scalars[i + 2u]);
     }
     return position;
+}
+
+// Direct Delta Mush's fit for vertex `index` at bind position `rest`; none without matrices.
+fn vertex_ddm_fit(index: u32, rest: vec3<f32>) -> DdmFit {
+    if (geometry.flags & GEOMETRY_HAS_DDM) == 0u {
+        return DdmFit(false, MAT3_IDENTITY, vec3<f32>(0.0));
+    }
+    let base = geometry.vertex_count + 1u;
+    var q = mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    for (var k = vertex_ddm[index]; k < vertex_ddm[index + 1u]; k++) {
+        let at = base + DDM_PAIR_WORDS * k;
+        var omega: array<f32, 10>;
+        for (var e = 0u; e < 10u; e++) {
+            omega[e] = bitcast<f32>(vertex_ddm[at + 1u + e]);
+        }
+        q = ddm_add_pair(q, vertex_ddm[at], omega, rest);
+    }
+    return ddm_fit(q);
 }
 
 // The hybrid beta of vertex `index`: its own beta times `beta_scale`, in [0, 1].
@@ -185,11 +211,16 @@ override BULGE: bool = false;
 // pipeline, the vertex shaders and the compute pass alike.
 //
 // Hybrid scales each vertex's beta by `beta_scale`; DQS pulls bulging vertices back by
-// `bulge` (0 off, 1 all the way) in BULGE pipelines; CoR rotates about the vertex's center.
+// `bulge` (0 off, 1 all the way) in BULGE pipelines; CoR rotates about the vertex's center;
+// DDM moves the vertex by the rigid transform fitted from its matrices (LBS without them).
 // A rigid primitive's vertices have one influence, joint 0 of its slot at weight 1, which
 // every mode turns into that joint's matrix.
 fn skin_geometry_vertex(v: SkinInput, index: u32, beta_scale: f32, bulge: f32) -> Skinned {
     switch SKIN_MODE {
+        case SKIN_MODE_DDM: {
+            let rest = record_vec3(index * geometry.record_words);
+            return skin_ddm(v, rest, vertex_ddm_fit(index, rest));
+        }
         case SKIN_MODE_COR: {
             return skin_cor(v, vertex_center(index, v.position));
         }

@@ -230,9 +230,12 @@ fn constants_match_the_wgsl() {
     assert_eq!(c("SKIN_MODE_DQS"), f64::from(GPU_MODE_DQS));
     assert_eq!(c("SKIN_MODE_HYBRID"), f64::from(GPU_MODE_HYBRID));
     assert_eq!(c("SKIN_MODE_COR"), f64::from(GPU_MODE_COR));
+    assert_eq!(c("SKIN_MODE_DDM"), f64::from(GPU_MODE_DDM));
     assert_eq!(c("ABSENT"), f64::from(ABSENT));
     assert_eq!(c("GEOMETRY_HAS_BETAS"), f64::from(GEOMETRY_HAS_BETAS));
     assert_eq!(c("GEOMETRY_HAS_CENTERS"), f64::from(GEOMETRY_HAS_CENTERS));
+    assert_eq!(c("GEOMETRY_HAS_DDM"), f64::from(GEOMETRY_HAS_DDM));
+    assert_eq!(c("DDM_PAIR_WORDS"), DDM_PAIR_WORDS as f64);
     assert_eq!(c("MAX_MORPH_TARGETS"), MAX_GPU_MORPH_TARGETS as f64);
     assert_eq!(c("ALPHA_MASK"), f64::from(GPU_ALPHA_MASK));
     assert_eq!(c("ALPHA_BLEND"), f64::from(GPU_ALPHA_BLEND));

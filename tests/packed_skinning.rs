@@ -56,9 +56,9 @@ fn compare_modes(what: &str, palette: &JointPalette, mesh: &SkinMesh<'_>, betas:
             SkinningMode::Hybrid => skin_packed_hybrid(&packed, &fast_palette, betas, &mut fast),
             _ => skin_packed(&packed, &fast_palette, mode, &mut fast),
         };
-        // CoR needs per-vertex centers the packed path does not take: it must decline.
-        let expect_handled =
-            mode == SkinningMode::Lbs || (palette.is_rigid() && mode != SkinningMode::Cor);
+        // CoR and DDM need precomputed data the packed path does not take: they must decline.
+        let needs_data = matches!(mode, SkinningMode::Cor | SkinningMode::Ddm);
+        let expect_handled = mode == SkinningMode::Lbs || (palette.is_rigid() && !needs_data);
         assert_eq!(handled, expect_handled, "{what} {mode}");
         if handled {
             // The fast path has no tangents; compare positions and normals.

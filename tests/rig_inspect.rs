@@ -36,6 +36,7 @@ fn request(
         overrides,
         beta_scale: 1.0,
         cor_centers: None,
+        ddm: None,
     }
 }
 

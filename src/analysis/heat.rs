@@ -201,6 +201,8 @@ pub struct HeatBetas<'a> {
     pub scale: f32,
     /// Centers of rotation of CoR positions; `None`: CoR draws as LBS (as the GPU does).
     pub centers: Option<&'a SceneCenters>,
+    /// Direct Delta Mush's matrices of DDM positions; `None`: DDM draws as LBS (as the GPU does).
+    pub ddm: Option<&'a crate::skin::ddm::SceneDdm>,
 }
 
 /// The value `quantity` takes at every vertex of every skinned primitive of `scene` at
@@ -312,6 +314,10 @@ fn cor_distances(
     };
     let posed = match (mode, betas.betas) {
         (SkinningMode::Cor, _) => cor.clone(),
+        (SkinningMode::Ddm, _) => match betas.ddm {
+            Some(ddm) => crate::skin::ddm::skin_scene_ddm(scene, pose, ddm),
+            None => skin_scene(scene, pose, SkinningMode::Lbs, Betas::Uniform(0.0)),
+        },
         (_, Some(b)) => skin_scene_hybrid(scene, pose, mode, b, betas.scale),
         (_, None) => skin_scene(scene, pose, mode, Betas::Uniform(betas.scale)),
     };
@@ -395,6 +401,8 @@ fn blended_determinant(
         SkinningMode::Lbs => lbs,
         SkinningMode::Dqs | SkinningMode::Cor => dqs,
         SkinningMode::Hybrid => lbs + (dqs - lbs) * beta,
+        // Each vertex is moved by a fitted rotation.
+        SkinningMode::Ddm => 1.0,
     }
 }
 
@@ -418,6 +426,7 @@ pub(super) mod tests {
         betas: None,
         scale: 1.0,
         centers: None,
+        ddm: None,
     };
 
     #[test]
@@ -450,6 +459,7 @@ pub(super) mod tests {
                 betas: None,
                 scale,
                 centers: None,
+                ddm: None,
             };
             heat_values(&scene, &pose, HeatQuantity::Collapse, mode, betas, diagonal)
         };
@@ -479,6 +489,7 @@ pub(super) mod tests {
                 betas: None,
                 scale: 0.5,
                 centers: None,
+                ddm: None,
             },
             diagonal,
             HeatRangeSpec::default(),

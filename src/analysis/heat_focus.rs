@@ -105,6 +105,7 @@ mod tests {
             .expect("centers");
         let betas = HeatBetas {
             centers: Some(&centers),
+            ddm: None,
             ..ONE
         };
         let q = HeatQuantity::CorDistance;

@@ -56,9 +56,10 @@ use rayon::prelude::*;
 
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::scene::Scene;
+use crate::skin::ddm::SceneDdm;
 use crate::skin::{
-    Betas, PosedPrimitive, SceneBetas, SceneCenters, SkinningMode, bounds, skin_scene,
-    skin_scene_cor, skin_scene_dqs_compensated, skin_scene_hybrid,
+    Betas, MethodData, PosedPrimitive, SceneBetas, SceneCenters, SkinningMode, bounds, skin_scene,
+    skin_scene_dqs_compensated, skin_scene_method,
 };
 
 /// What to analyse: a clip (or the rest pose), how densely, with which overrides.
@@ -80,8 +81,23 @@ pub struct AnalyzeOptions {
     pub focus_joint: Option<usize>,
     /// Centers of rotation: with them CoR is measured too, without them it is left out.
     pub cor_centers: Option<SceneCenters>,
+    /// Direct Delta Mush's matrices: with them DDM is measured too, without them it is left out.
+    pub ddm: Option<SceneDdm>,
     /// DQS bulge compensation amount in [0, 1]; above 0, DQS with compensation is measured too.
     pub bulge_compensation: f32,
+}
+
+impl AnalyzeOptions {
+    /// The betas, centers and DDM matrices the methods read.
+    #[must_use]
+    pub fn method_data(&self) -> MethodData<'_> {
+        MethodData {
+            betas: &self.hybrid,
+            beta_scale: self.hybrid_scale,
+            centers: self.cor_centers.as_ref(),
+            ddm: self.ddm.as_ref(),
+        }
+    }
 }
 
 /// One mode's results over all samples.
@@ -176,7 +192,7 @@ pub fn analyze(
     let times_s = sample_times(scene, options);
     let modes_run: Vec<SkinningMode> = SkinningMode::ALL
         .into_iter()
-        .filter(|&m| m != SkinningMode::Cor || options.cor_centers.is_some())
+        .filter(|&m| options.method_data().has(m))
         .collect();
     let done = AtomicUsize::new(0);
     let results: Vec<SampleResult> = times_s
@@ -228,17 +244,15 @@ fn analyze_sample(
 ) -> SampleResult {
     let mut pose = Pose::rest(scene);
     pose.sample(scene, options.clip, t, &options.overrides);
-    let posed_cor = options
-        .cor_centers
-        .as_ref()
-        .map(|centers| skin_scene_cor(scene, &pose, centers));
+    let data = options.method_data();
+    let posed_cor = skin_scene_method(scene, &pose, SkinningMode::Cor, &data);
     let mut per_mode = Vec::with_capacity(modes_run.len());
     let mut posed_lbs = Vec::new();
     let mut displacement = 0.0f32;
     for &mode in modes_run {
         let posed = match (mode, &posed_cor) {
             (SkinningMode::Cor, Some(cor)) => cor.clone(),
-            _ => skin_scene_hybrid(scene, &pose, mode, &options.hybrid, options.hybrid_scale),
+            _ => skin_scene_method(scene, &pose, mode, &data).unwrap_or_default(),
         };
         let cor_distance = posed_cor.as_ref().map(|c| max_vertex_distance(&posed, c));
         let (ratio, regions) = reference.ratios(scene, &posed);
@@ -262,7 +276,7 @@ fn analyze_sample(
                     }
                 }
             }
-            SkinningMode::Hybrid | SkinningMode::Cor => {}
+            SkinningMode::Hybrid | SkinningMode::Cor | SkinningMode::Ddm => {}
         }
     }
     let compensated = (options.bulge_compensation > 0.0).then(|| {

@@ -13,7 +13,8 @@ use super::metrics::{Measure, RestReference};
 use super::region::{JointRegion, RegionError};
 use crate::anim::{JointAngles, JointOverrides, Pose, clip_duration_s};
 use crate::scene::Scene;
-use crate::skin::{SceneBetas, SceneCenters, SkinningMode, skin_scene_cor, skin_scene_hybrid};
+use crate::skin::ddm::SceneDdm;
+use crate::skin::{MethodData, PerMode, SceneBetas, SceneCenters, SkinningMode, skin_scene_method};
 
 /// What the plot's x axis runs over.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,6 +50,21 @@ pub struct SeriesRequest {
     pub beta_scale: f32,
     /// CoR centers; without them the series has no CoR line.
     pub cor_centers: Option<std::sync::Arc<SceneCenters>>,
+    /// Direct Delta Mush's matrices; without them the series has no DDM line.
+    pub ddm: Option<std::sync::Arc<SceneDdm>>,
+}
+
+impl SeriesRequest {
+    /// The betas, centers and DDM matrices the methods read.
+    #[must_use]
+    pub fn method_data(&self) -> MethodData<'_> {
+        MethodData {
+            betas: &self.betas,
+            beta_scale: self.beta_scale,
+            centers: self.cor_centers.as_deref(),
+            ddm: self.ddm.as_deref(),
+        }
+    }
 }
 
 /// Whole-mesh ratio to rest per mode at each x.
@@ -60,8 +76,9 @@ pub struct RatioSeries {
     pub axis: SeriesAxis,
     /// Sample positions: seconds or degrees.
     pub x: Vec<f32>,
-    /// Ratios per mode, in [`SkinningMode::ALL`] order, one per x (CoR's empty without centers).
-    pub ratios: [Vec<f64>; 4],
+    /// Ratios per mode, in [`SkinningMode::ALL`] order, one per x (CoR's empty without centers,
+    /// DDM's without its matrices).
+    pub ratios: PerMode<Vec<f64>>,
     /// Per x: whether DQS has passed a flip there (clip series: since the clip's start;
     /// twist sweeps: beyond the twist range around 0 in which the skin is continuous).
     pub dqs_flipped: Vec<bool>,
@@ -80,8 +97,9 @@ pub struct RegionSeries {
     pub vertices: usize,
     /// Volume (closed region, openings capped) or area.
     pub measure: Measure,
-    /// Ratios per mode, in [`SkinningMode::ALL`] order, one per x (CoR's empty without centers).
-    pub ratios: [Vec<f64>; 4],
+    /// Ratios per mode, in [`SkinningMode::ALL`] order, one per x (CoR's empty without centers,
+    /// DDM's without its matrices).
+    pub ratios: PerMode<Vec<f64>>,
 }
 
 impl RatioSeries {
@@ -137,12 +155,8 @@ pub fn series_x(scene: &Scene, request: &SeriesRequest) -> Vec<f32> {
 }
 
 /// The ratios of `mode` in a per-mode array.
-fn of_mode(ratios: &[Vec<f64>; 4], mode: SkinningMode) -> &[f64] {
-    let i = SkinningMode::ALL
-        .iter()
-        .position(|&m| m == mode)
-        .unwrap_or(0);
-    ratios.get(i).map_or(&[], Vec::as_slice)
+fn of_mode(ratios: &PerMode<Vec<f64>>, mode: SkinningMode) -> &[f64] {
+    &ratios[mode.index()]
 }
 
 /// The x of the smallest of `values` (paired with `x` in order), with that value.
@@ -203,9 +217,9 @@ fn series_of(
     let x = series_x(scene, request);
     let done = AtomicUsize::new(0);
     let total = x.len();
-    let cor = request.cor_centers.as_deref();
+    let data = request.method_data();
     // Per x, per mode: (whole-mesh ratio, region ratio); NaN where not measured.
-    let rows: Vec<Option<[(f64, f64); 4]>> = x
+    let rows: Vec<Option<PerMode<(f64, f64)>>> = x
         .par_iter()
         // One pose per worker, re-posed per sample: a rest pose costs a pass over every node.
         .with_min_len(crate::anim::items_per_worker(x.len()))
@@ -218,12 +232,8 @@ fn series_of(
                 pose_at(scene, request, at, pose);
                 let pose = &*pose;
                 let row = SkinningMode::ALL.map(|mode| {
-                    let posed = match (mode, cor) {
-                        (SkinningMode::Cor, Some(centers)) => skin_scene_cor(scene, pose, centers),
-                        (SkinningMode::Cor, None) => return (f64::NAN, f64::NAN),
-                        _ => {
-                            skin_scene_hybrid(scene, pose, mode, &request.betas, request.beta_scale)
-                        }
+                    let Some(posed) = skin_scene_method(scene, pose, mode, &data) else {
+                        return (f64::NAN, f64::NAN);
                     };
                     let local = region
                         .and_then(|r| r.ratio(&posed).ok())
@@ -238,13 +248,13 @@ fn series_of(
     if cancel.load(Ordering::Relaxed) {
         return None;
     }
-    let rows: Vec<[(f64, f64); 4]> = rows.into_iter().collect::<Option<_>>()?;
+    let rows: Vec<PerMode<(f64, f64)>> = rows.into_iter().collect::<Option<_>>()?;
     let column = |pick: fn(&(f64, f64)) -> f64| {
-        [0, 1, 2, 3].map(|m| {
-            if m == 3 && cor.is_none() {
+        SkinningMode::ALL.map(|mode| {
+            if !data.has(mode) {
                 return Vec::new();
             }
-            rows.iter().map(|r| pick(&r[m])).collect()
+            rows.iter().map(|r| pick(&r[mode.index()])).collect()
         })
     };
     let region = region.map(|r| RegionSeries {

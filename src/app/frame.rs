@@ -87,8 +87,7 @@ impl Running {
     fn poll_jobs(&mut self, wait: bool) {
         profiling::scope!("poll jobs");
         let s = &self.state.skinning;
-        let wants_cor = s.mode == crate::skin::SkinningMode::Cor
-            || (s.view == crate::ui::ViewMode::Split && s.panes[3])
+        let wants_cor = s.shows(crate::skin::SkinningMode::Cor)
             || self.state.paint.fit_waiting
             || s.shading == crate::render::DebugView::CorDistance;
         let model = &mut self.model;
@@ -100,6 +99,13 @@ impl Running {
             &mut self.state.cor,
             &self.gpu.ctx,
             |ctx, centers| model.gpu.set_cor_centers(ctx, renderer, centers),
+        );
+        model.ddm.poll(
+            &model.scene,
+            (s.shows(crate::skin::SkinningMode::Ddm), wait),
+            &mut self.state.ddm,
+            &self.gpu.ctx,
+            |ctx, ddm| model.gpu.set_ddm(ctx, renderer, ddm),
         );
         let wants_twist = s.view == crate::ui::ViewMode::Split && s.panes[crate::ui::TWIST_PANE];
         // A scripted run's helper rig is waited for (it fits CoR first), so its dumps and
@@ -115,6 +121,7 @@ impl Running {
         // Before the UI, so a scripted run's screenshot frame shows the series it waited for.
         self.inspector
             .set_cor_centers(self.model.cor.centers().cloned());
+        self.inspector.set_ddm(self.model.ddm.ddm().cloned());
         self.inspector.update(&mut self.state, Instant::now(), wait);
     }
 

@@ -136,6 +136,7 @@ impl HeatRanges {
                     betas: Some(&betas),
                     scale,
                     centers: centers.as_deref(),
+                    ddm: None,
                 };
                 let spec = HeatRangeSpec::default();
                 let range = pose_heat_range(&scene, &pose, quantity, &modes, betas, diagonal, spec);
@@ -202,6 +203,7 @@ mod tests {
             betas: Some(betas),
             scale: 1.0,
             centers: None,
+            ddm: None,
         };
         let modes = [SkinningMode::Lbs, SkinningMode::Dqs];
         let spec = HeatRangeSpec::default();

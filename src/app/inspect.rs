@@ -36,6 +36,8 @@ struct SeriesKey {
     betas_generation: u64,
     /// Whether CoR centers were there (a run without them has no CoR line).
     with_cor: bool,
+    /// The parameters of the DDM matrices there (a run without them has no DDM line).
+    with_ddm: Option<crate::skin::ddm::DdmParams>,
     /// The selected joint, whose region gets lines of its own.
     region: Option<usize>,
 }
@@ -97,6 +99,8 @@ pub struct Inspector {
     flips: Vec<TwistFlips>,
     /// CoR centers once the viewer's precompute has them.
     cor_centers: Option<Arc<SceneCenters>>,
+    /// DDM matrices once the viewer's precompute has them.
+    ddm: Option<Arc<crate::skin::ddm::SceneDdm>>,
 }
 
 impl Inspector {
@@ -124,12 +128,18 @@ impl Inspector {
             flips_at: None,
             flips: Vec::new(),
             cor_centers: None,
+            ddm: None,
         }
     }
 
     /// Hands over the CoR centers (once the precompute is done), for a CoR line in the plot.
     pub fn set_cor_centers(&mut self, centers: Option<Arc<SceneCenters>>) {
         self.cor_centers = centers;
+    }
+
+    /// Hands over the DDM matrices (once the precompute is done), for a DDM line in the plot.
+    pub fn set_ddm(&mut self, ddm: Option<Arc<crate::skin::ddm::SceneDdm>>) {
+        self.ddm = ddm;
     }
 
     /// Default DQS flags of every skin (twist/roll names, joints the clip mostly twists).
@@ -299,6 +309,7 @@ impl Inspector {
             overrides,
             betas_generation: self.betas_generation,
             with_cor: self.cor_centers.is_some(),
+            with_ddm: self.ddm.as_ref().map(|d| d.params),
             region: state.joints.selected,
         })
     }
@@ -317,6 +328,7 @@ impl Inspector {
             // Spelled per vertex with the strength applied: the same betas the panes draw.
             beta_scale: 1.0,
             cor_centers: self.cor_centers.clone().filter(|_| key.with_cor),
+            ddm: self.ddm.clone().filter(|_| key.with_ddm.is_some()),
         };
         let total = crate::analysis::series_x(&self.scene, &request).len();
         let cancel = Arc::new(AtomicBool::new(false));

@@ -5,6 +5,7 @@
 
 mod cor_job;
 mod damage_check;
+mod ddm_job;
 mod egui_layer;
 mod files;
 mod follow;
@@ -54,6 +55,8 @@ pub struct ViewerOptions {
     pub exit_after_frames: Option<u64>,
     /// DQS bulge compensation at start, in [0, 1].
     pub bulge_compensation: f32,
+    /// Direct Delta Mush's parameters at start (the panel's sliders).
+    pub ddm: crate::skin::ddm::DdmParams,
     /// MSAA samples per pixel (1 or 4); `None` picks by adapter.
     pub msaa: Option<u32>,
     /// Read shaders from this folder and rebuild the pipelines when its files change.

@@ -25,6 +25,8 @@ pub struct LoadedModel {
     pub bounds: (Vec3, Vec3),
     /// The CoR precompute of this model (started the first time CoR is shown).
     pub cor: super::cor_job::CorJob,
+    /// The Direct Delta Mush precompute (started when a DDM view is first shown).
+    pub ddm: super::ddm_job::DdmJob,
     /// The painted DQS blend map and its history.
     pub paint: super::paint::Painter,
     /// The heatmap views' colour range, kept while the pose holds still.
@@ -70,6 +72,7 @@ impl LoadedModel {
             grid,
             bounds,
             cor: super::cor_job::CorJob::default(),
+            ddm: super::ddm_job::DdmJob::default(),
             paint: super::paint::Painter::default(),
             heat: super::heat::HeatRanges::default(),
             twist: super::twist_job::TwistPreview::default(),

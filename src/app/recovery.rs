@@ -164,6 +164,7 @@ impl Running {
     fn install(&mut self, graphics: Graphics, mut model: LoadedModel) {
         model.pose = std::mem::replace(&mut self.model.pose, model.pose.clone());
         model.cor = std::mem::take(&mut self.model.cor);
+        model.ddm = std::mem::take(&mut self.model.ddm);
         self.graphics = graphics;
         self.model = model;
         // The new buffers start from the file's betas and no centers: put the panel's back.
@@ -174,6 +175,9 @@ impl Running {
             .set_betas(ctx, renderer, &self.inspector.betas);
         if let Some(centers) = self.model.cor.centers() {
             self.model.gpu.set_cor_centers(ctx, renderer, centers);
+        }
+        if let Some(ddm) = self.model.ddm.ddm() {
+            self.model.gpu.set_ddm(ctx, renderer, ddm);
         }
     }
 }

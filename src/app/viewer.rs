@@ -246,6 +246,7 @@ impl Running {
         let mut state = ViewerState::default();
         // View and shading given on the command line are applied after the session.
         state.skinning.bulge_compensation = options.bulge_compensation;
+        state.ddm.params = options.ddm;
         let samples = gpu.samples;
         // Say what was chosen: 1x is the default on a software rasterizer (`--msaa 4` overrides).
         state.status.adapter = if samples > 1 {
@@ -380,6 +381,9 @@ impl Running {
         self.state.clips = self.model.clips();
         self.state.trees = self.model.trees();
         self.state.cor = crate::ui::CorState::default();
+        // The parameters stay the user's; the job's state is the new model's.
+        self.state.ddm.job = crate::ui::CorState::default();
+        self.state.ddm.pairs = None;
         self.state.morphs = crate::ui::MorphsState::of_scene(&self.model.scene, &self.model.pose);
         self.state.camera = OrbitCamera {
             axes: crate::ui::ViewAxes::of(&self.model.scene.source_info),

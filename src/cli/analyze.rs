@@ -48,6 +48,7 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
     }
     let bulge_compensation = args.cor.bulge_amount()?;
     let cor_centers = Some(args.cor.centers(&scene)?);
+    let ddm = Some(args.ddm.compute(&scene)?);
     let hybrid = pose.hybrid_betas(&scene, false);
     if let Some(notice) = &hybrid.notice {
         eprintln!("dqview: {notice}");
@@ -62,6 +63,7 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
         focus_joint: pose.overrides.angles.keys().next().copied(),
         overrides: pose.overrides,
         cor_centers,
+        ddm,
         bulge_compensation,
     };
     let terminal = std::io::stderr().is_terminal();

@@ -52,6 +52,14 @@ pub fn run(
             None
         }
     };
+    let ddm = match mode {
+        SkinningMode::Ddm => Some(args.ddm.compute(&scene)?),
+        _ => {
+            let why = format!("the mode is {mode} (DDM needs --mode ddm)");
+            args.ddm.refuse_unused(&why)?;
+            None
+        }
+    };
     // One rule for the hybrid's betas (the file's map as stored, flags where it has none,
     // --beta over both); other modes have no betas, so --beta cannot take effect there.
     let betas = match mode {
@@ -77,11 +85,14 @@ pub fn run(
                 bulge: amount,
             },
             cor_centers: centers.as_ref(),
+            ddm: ddm.as_ref(),
             betas: betas.as_ref(),
         };
         skin_scene_gpu(&ctx, &renderer, &scene, &pose, &skinning)?
     } else if let Some(centers) = &centers {
         skin_scene_cor(&scene, &pose, centers)
+    } else if let Some(ddm) = &ddm {
+        crate::skin::ddm::skin_scene_ddm(&scene, &pose, ddm)
     } else if amount > 0.0 {
         skin_scene_dqs_compensated(&scene, &pose, amount)
     } else if let Some(betas) = &betas {

@@ -8,6 +8,7 @@ mod blend;
 mod blend_review;
 mod check;
 mod cor_args;
+mod ddm_args;
 mod export;
 mod flag_rules;
 mod helper_joints;
@@ -35,6 +36,7 @@ use crate::scene::LoadOptions;
 pub use blend::BlendArgs;
 pub use check::CheckArgs;
 pub use cor_args::CorArgs;
+pub use ddm_args::DdmArgs;
 pub use helper_joints::HelperJointsArgs;
 pub use pose_args::PoseArgs;
 pub use render_args::{CameraFlags, MotionFlags};
@@ -403,7 +405,7 @@ pub fn run(cli: Cli) -> Result<()> {
             let view = cli.viewer.view.as_deref().map(|name| {
                 crate::ui::parse_view(name).ok_or_else(|| {
                     anyhow::anyhow!(
-                        "unknown view `{name}` (valid: single, split, split3, split4, overlay)"
+                        "unknown view `{name}` (valid: single, split, split3, split4, overlay, or two or more modes such as lbs,dqs,ddm,cor)"
                     )
                 })
             });
@@ -443,6 +445,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 exit_after_frames: cli.viewer.exit_after_frames,
                 msaa: cli.viewer.msaa,
                 bulge_compensation: bulge,
+                ddm: cli.pose.ddm.params()?,
                 shader_dir: cli.viewer.shader_dir,
                 lose_device_at_frame: cli.viewer.lose_device_at_frame,
                 session: cli.viewer.session,

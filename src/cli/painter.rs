@@ -28,6 +28,8 @@ pub struct RenderLook {
     pub betas: Option<(SceneBetas, String)>,
     /// Centers of rotation for CoR panes (without them CoR draws as LBS).
     pub cor_centers: Option<SceneCenters>,
+    /// Direct Delta Mush's matrices for DDM panes (without them DDM draws as LBS).
+    pub ddm: Option<crate::skin::ddm::SceneDdm>,
     /// DQS bulge compensation in [0, 1] for DQS panes (0 off).
     pub bulge: f32,
     /// Range of the heat views (displacement, collapse, CoR distance); `None`: the view's default.
@@ -102,6 +104,9 @@ impl<'s> Painter<'s> {
         }
         if let Some(centers) = &look.cor_centers {
             gpu.set_cor_centers(&ctx, &renderer, centers);
+        }
+        if let Some(ddm) = &look.ddm {
+            gpu.set_ddm(&ctx, &renderer, ddm);
         }
         // The weights view takes a joint index within the skin; the first skin that has the joint.
         let selected_joint = look
@@ -284,7 +289,7 @@ impl<'s> Painter<'s> {
                 },
                 m => m.name().to_string(),
             };
-            // Short enough for four panes of 300: `hybrid flags - CoR`.
+            // Short enough for five panes of 300: `hybrid flags - CoR`.
             match view {
                 DebugView::Shaded => {}
                 DebugView::CorDistance => label = format!("{label} - CoR"),

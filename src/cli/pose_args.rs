@@ -38,6 +38,9 @@ pub struct PoseArgs {
     /// CoR precompute and bulge compensation.
     #[command(flatten)]
     pub cor: super::CorArgs,
+    /// Direct Delta Mush parameters.
+    #[command(flatten)]
+    pub ddm: super::DdmArgs,
 }
 
 impl PoseArgs {

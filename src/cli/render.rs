@@ -143,6 +143,14 @@ impl Job {
             )?;
             None
         };
+        let ddm = if modes.contains(&SkinningMode::Ddm) {
+            Some(args.pose.ddm.compute(scene)?)
+        } else {
+            args.pose
+                .ddm
+                .refuse_unused("no pane of this render is DDM (add --mode ddm)")?;
+            None
+        };
         let betas = hybrid_look(scene, args, &resolved, &modes)?;
         let bulge = args.pose.cor.bulge_amount()?;
         if bulge > 0.0 && !modes.contains(&SkinningMode::Dqs) {
@@ -187,6 +195,7 @@ impl Job {
                 joint,
                 betas,
                 cor_centers,
+                ddm,
                 bulge,
                 heat_range: None,
             },
@@ -226,6 +235,7 @@ impl Job {
             betas: self.look.betas.as_ref().map(|(b, _)| b),
             scale: 1.0,
             centers: self.look.cor_centers.as_ref(),
+            ddm: self.look.ddm.as_ref(),
         };
         let diagonal = diagonal_of(scene);
         let of = |pose: &Pose| match self.request.focus {
@@ -442,8 +452,12 @@ pub fn panes(mode: &str) -> Result<Option<Vec<SkinningMode>>> {
                 .ok_or_else(|| anyhow::anyhow!("unknown mode `{}` in --mode {mode}", name.trim()))
         })
         .collect::<Result<Vec<_>>>()?;
-    if !(2..=4).contains(&modes.len()) {
-        bail!("--mode lists 2 to 4 panes, got {}", modes.len());
+    if !(2..=SkinningMode::COUNT).contains(&modes.len()) {
+        bail!(
+            "--mode lists 2 to {} panes, got {}",
+            SkinningMode::COUNT,
+            modes.len()
+        );
     }
     Ok(Some(modes))
 }
@@ -470,7 +484,11 @@ mod tests {
         assert_eq!(panes("Split").ok(), Some(Some(vec![Lbs, Dqs])));
         assert_eq!(panes("split3").ok(), Some(Some(vec![Lbs, Dqs, Cor])));
         assert_eq!(panes("dqs, cor").ok(), Some(Some(vec![Dqs, Cor])));
-        for bad in ["dqs,", "lbs,bogus", "lbs,dqs,cor,hybrid,lbs"] {
+        assert_eq!(
+            panes("lbs,dqs,ddm,cor").ok(),
+            Some(Some(vec![Lbs, Dqs, SkinningMode::Ddm, Cor]))
+        );
+        for bad in ["dqs,", "lbs,bogus", "lbs,dqs,cor,hybrid,ddm,lbs"] {
             assert!(panes(bad).is_err(), "{bad}");
         }
     }

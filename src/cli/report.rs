@@ -16,8 +16,8 @@ use crate::rig_report::{Change, ReportOptions, gather, write_html};
 const MAX_SAMPLES: usize = 1000;
 /// Worst regions rendered per mode by default.
 const DEFAULT_RENDERS: usize = 2;
-/// Render size by default: four panes of 300x360.
-const DEFAULT_SIZE: &str = "1200x360";
+/// Render size by default: five panes (one per mode) of 300x360.
+const DEFAULT_SIZE: &str = "1500x360";
 
 /// Options of `dqview report`.
 #[derive(Clone, Debug, clap::Args)]
@@ -34,7 +34,7 @@ pub struct ReportArgs {
     /// Samples per clip for the blend fit (1 to 1000).
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub fit_samples: usize,
-    /// Size of each render (four panes side by side).
+    /// Size of each render (a pane per mode side by side).
     #[arg(long, value_name = "WxH", default_value = DEFAULT_SIZE)]
     pub size: String,
     /// Worst regions listed per mode (1 to 20).
@@ -79,6 +79,8 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     lap("load", &mut stages);
     let centers = args.pose.cor.centers(&scene)?;
     lap("CoR centers", &mut stages);
+    let ddm = args.pose.ddm.compute(&scene)?;
+    lap("DDM precompute", &mut stages);
     let options = ReportOptions {
         clips,
         samples: args.samples,
@@ -87,7 +89,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         worst_regions: args.regions,
     };
     let cancel = AtomicBool::new(false);
-    let report = gather(&scene, &centers, &options, &progress, &cancel)?;
+    let report = gather(&scene, &centers, &ddm, &options, &progress, &cancel)?;
     end_progress();
     lap("measure (clips, flips, sweep, fit)", &mut stages);
     let pictures = if args.no_renders {
@@ -97,7 +99,13 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         }
     } else {
         let what = (&scene, model.as_str());
-        super::report_pictures::paint(what, &centers, &report, &options, size, args.renders)
+        {
+            let methods = super::report_pictures::ReportMethods {
+                centers: &centers,
+                ddm: &ddm,
+            };
+            super::report_pictures::paint(what, methods, &report, &options, size, args.renders)
+        }
     };
     lap("renders", &mut stages);
     stages.push(("total".into(), started.elapsed().as_secs_f64()));

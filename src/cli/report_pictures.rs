@@ -19,7 +19,17 @@ use crate::rig_report::{
     Pictures, RegionPicture, ReportOptions, RigReport, WorstRegion, pictured_regions,
 };
 use crate::scene::Scene;
+use crate::skin::ddm::SceneDdm;
 use crate::skin::{SceneBetas, SceneCenters, SkinningMode};
+
+/// The precomputes the report's panes draw with: CoR's centers and DDM's matrices.
+#[derive(Clone, Copy, Debug)]
+pub struct ReportMethods<'a> {
+    /// Centers of rotation (the CoR pane, and the distance row).
+    pub centers: &'a SceneCenters,
+    /// Direct Delta Mush's matrices (the DDM pane).
+    pub ddm: &'a SceneDdm,
+}
 use crate::ui::RegionView;
 
 /// Degrees each side of the flip the sweep picture shows.
@@ -29,13 +39,13 @@ const SWEEP_MARGIN_DEG: f32 = 20.0;
 /// commands); a GPU failure leaves them out with a note instead.
 pub fn paint(
     (scene, model): (&Scene, &str),
-    centers: &SceneCenters,
+    methods: ReportMethods<'_>,
     report: &RigReport,
     options: &ReportOptions,
     size: (u32, u32),
     per_mode: usize,
 ) -> Pictures {
-    match try_paint((scene, model), centers, report, options, size, per_mode) {
+    match try_paint((scene, model), methods, report, options, size, per_mode) {
         Ok(p) => p,
         Err(e) => Pictures {
             note: Some(format!("GPU renders left out: {e:#}")),
@@ -67,10 +77,11 @@ fn betas_label(scene: &Scene) -> &'static str {
     }
 }
 
-/// A painter of every mode's pane for `scene` at rest, with the report's betas and centers.
+/// A painter of every mode's pane for `scene` at rest, with the report's betas, centers and
+/// DDM matrices.
 pub fn report_painter<'s>(
     scene: &'s Scene,
-    centers: &SceneCenters,
+    methods: ReportMethods<'_>,
     overrides: &JointOverrides,
     size: (u32, u32),
 ) -> Result<Painter<'s>> {
@@ -80,7 +91,8 @@ pub fn report_painter<'s>(
             SceneBetas::defaults(scene, None, overrides),
             betas_label(scene).into(),
         )),
-        cor_centers: Some(centers.clone()),
+        cor_centers: Some(methods.centers.clone()),
+        ddm: Some(methods.ddm.clone()),
         ..RenderLook::default()
     };
     Painter::new(scene, &rest, &SkinningMode::ALL, look, [size.0, size.1])
@@ -89,14 +101,14 @@ pub fn report_painter<'s>(
 /// The pictures, or the first GPU error.
 fn try_paint(
     (scene, model): (&Scene, &str),
-    centers: &SceneCenters,
+    methods: ReportMethods<'_>,
     report: &RigReport,
     options: &ReportOptions,
     size: (u32, u32),
     per_mode: usize,
 ) -> Result<Pictures> {
     let rest = Pose::rest(scene);
-    let mut painter = report_painter(scene, centers, &options.overrides, size)?;
+    let mut painter = report_painter(scene, methods, &options.overrides, size)?;
     let narrowest = painter.narrowest_aspect();
     let (camera, _) =
         CameraRequest::default_view().orbit(scene, std::slice::from_ref(&rest), narrowest)?;
@@ -106,7 +118,7 @@ fn try_paint(
     };
     for region in pictured_regions(&report.loss, &report.growth, per_mode) {
         // A region without vertices above the focus weight cannot be framed: it is left out.
-        let Ok(images) = region_images(&mut painter, scene, centers, region, &options.overrides)
+        let Ok(images) = region_images(&mut painter, scene, methods, region, &options.overrides)
         else {
             continue;
         };
@@ -146,7 +158,7 @@ pub struct RegionImages {
 pub fn region_images(
     painter: &mut Painter<'_>,
     scene: &Scene,
-    centers: &SceneCenters,
+    methods: ReportMethods<'_>,
     region: &WorstRegion,
     overrides: &JointOverrides,
 ) -> Result<RegionImages> {
@@ -161,13 +173,14 @@ pub fn region_images(
     let poses = std::slice::from_ref(&pose);
     let (framed, _) = request.orbit(scene, poses, painter.narrowest_aspect())?;
     let view = painter.pick_view(&pose, region.joint, framed, &request)?;
-    // Four panes alike say nothing more than one: the pose's loss is drawn once, in CoR.
+    // Five panes alike say nothing more than one: the pose's loss is drawn once, in CoR.
     let single_pane = region.is_the_pose().then_some(SkinningMode::Cor);
     let heat_range = single_pane.is_none().then(|| {
         let heat = HeatBetas {
             betas: Some(&betas),
             scale: 1.0,
-            centers: Some(centers),
+            centers: Some(methods.centers),
+            ddm: Some(methods.ddm),
         };
         let what = (HeatQuantity::CorDistance, &SkinningMode::ALL[..]);
         let spec = HeatRangeSpec::default();
@@ -261,11 +274,12 @@ pub fn render_command(
         words.extend(["--time".into(), region.time_s.to_string()]);
     }
     let (mode, width) = if region.is_the_pose() {
-        ("cor", size.0 / 4)
+        ("cor".to_string(), size.0 / SkinningMode::COUNT as u32)
     } else {
-        ("lbs,dqs,hybrid,cor", size.0)
+        let names: Vec<&str> = SkinningMode::ALL.iter().map(|m| m.name()).collect();
+        (names.join(","), size.0)
     };
-    words.extend(["--mode".into(), mode.into()]);
+    words.extend(["--mode".into(), mode]);
     words.extend([
         "--focus".into(),
         shell_word(&region.name),
@@ -481,7 +495,7 @@ mod tests {
             clip: None,
             clip_name: "rest".into(),
             time_s: 0.0,
-            ratios: [0.7, 0.99, 0.9, 0.98],
+            ratios: [0.7, 0.99, 0.9, 0.98, 0.97],
         };
         let command = render_command(
             "builtin:twist",
@@ -492,7 +506,7 @@ mod tests {
         );
         assert_eq!(
             command,
-            "dqview render builtin:twist --mode lbs,dqs,hybrid,cor --focus tip --outline --size 1200x360 --twist tip=150 --out tip.png"
+            "dqview render builtin:twist --mode lbs,dqs,hybrid,cor,ddm --focus tip --outline --size 1200x360 --twist tip=150 --out tip.png"
         );
     }
 }

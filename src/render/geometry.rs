@@ -10,7 +10,8 @@ use wgpu::util::DeviceExt;
 
 use super::geometry_pack::{edges_of, params_of, push_influences, push_morph_delta, push_record};
 use super::gpu_data::{
-    ABSENT, GEOMETRY_HAS_BETAS, GEOMETRY_HAS_CENTERS, GpuGeometryParams, MAX_GPU_MORPH_TARGETS,
+    ABSENT, GEOMETRY_HAS_BETAS, GEOMETRY_HAS_CENTERS, GEOMETRY_HAS_DDM, GpuGeometryParams,
+    MAX_GPU_MORPH_TARGETS,
 };
 use super::layout::{GpuLayouts, whole};
 use super::{GpuContext, RenderError};
@@ -52,10 +53,13 @@ pub struct GpuGeometry {
     params_buffer: wgpu::Buffer,
     records: wgpu::Buffer,
     influences: wgpu::Buffer,
-    betas: Option<wgpu::Buffer>,
-    /// What `betas` holds, so a painted stroke uploads only the values it changed.
+    /// Hybrid betas (one f32 per vertex from word 0) and centers of rotation (three from word
+    /// `vertex_count`): `vertex_scalars`, made when either is first set.
+    scalars: Option<wgpu::Buffer>,
+    /// What the betas part holds, so a painted stroke uploads only the values it changed.
     betas_shown: Vec<f32>,
-    centers: Option<wgpu::Buffer>,
+    /// Direct Delta Mush's per-vertex pairs (`shaders/geometry.wgsl`'s `vertex_ddm`).
+    ddm: Option<wgpu::Buffer>,
     morph_deltas: wgpu::Buffer,
     skinned: Option<wgpu::Buffer>,
     /// A 16-byte stand-in for every optional buffer that is not there.
@@ -170,9 +174,9 @@ impl GpuGeometry {
                 params_buffer,
                 records,
                 influences,
-                betas: None,
+                scalars: None,
                 betas_shown: Vec::new(),
-                centers: None,
+                ddm: None,
                 morph_deltas,
                 skinned: None,
                 empty,
@@ -314,7 +318,9 @@ impl GpuGeometry {
 
     /// Sets per-vertex hybrid betas; another length than the vertex count removes them (beta 1).
     pub fn set_betas(&mut self, ctx: &GpuContext, layouts: &GpuLayouts, betas: &[f32]) {
-        if let Some(buffer) = &self.betas
+        let has = self.params.flags & GEOMETRY_HAS_BETAS != 0;
+        if let Some(buffer) = &self.scalars
+            && has
             && self.betas_shown.len() == betas.len()
         {
             // Only the span that changed (a brush dab touches a few vertices).
@@ -327,50 +333,80 @@ impl GpuGeometry {
             }
             return;
         }
-        let bytes = bytemuck::cast_slice(betas);
-        self.set_per_vertex(ctx, layouts, GEOMETRY_HAS_BETAS, bytes, betas.len());
-        self.betas_shown = if self.betas.is_some() {
-            betas.to_vec()
-        } else {
-            Vec::new()
-        };
+        let fits = self.set_scalars(ctx, layouts, GEOMETRY_HAS_BETAS, betas, 1);
+        self.betas_shown = if fits { betas.to_vec() } else { Vec::new() };
     }
 
     /// Sets per-vertex centers of rotation; another length than the vertex count removes them.
     pub fn set_cor_centers(&mut self, ctx: &GpuContext, layouts: &GpuLayouts, centers: &[Vec3]) {
-        let bytes = bytemuck::cast_slice(centers);
-        self.set_per_vertex(ctx, layouts, GEOMETRY_HAS_CENTERS, bytes, centers.len());
+        let values: &[f32] = bytemuck::cast_slice(centers);
+        self.set_scalars(ctx, layouts, GEOMETRY_HAS_CENTERS, values, 3);
     }
 
-    /// Writes the optional per-vertex buffer of `flag` (`count` values in `bytes`), or drops
-    /// it when `count` is not the vertex count; the flag, parameters and bind groups follow.
-    fn set_per_vertex(
-        &mut self,
-        ctx: &GpuContext,
-        layouts: &GpuLayouts,
-        flag: u32,
-        bytes: &[u8],
-        count: usize,
-    ) {
-        let fits = count > 0 && count == self.vertex_count();
+    /// Sets Direct Delta Mush's pairs, packed as `vertex_ddm` ([`super::geometry_pack::ddm_words`]);
+    /// words for another vertex count (or none) remove them, and DDM draws LBS.
+    pub fn set_ddm(&mut self, ctx: &GpuContext, layouts: &GpuLayouts, words: &[u32]) {
+        let n = self.vertex_count();
+        let fits = n > 0 && words.len() > n && words[0] == 0;
         if fits {
             self.revision += 1;
         }
-        let (slot, name) = if flag == GEOMETRY_HAS_BETAS {
-            (&mut self.betas, "dqview::GpuGeometry::betas")
-        } else {
-            (&mut self.centers, "dqview::GpuGeometry::centers")
-        };
-        let changed = write_optional(ctx, slot, name, fits.then_some(bytes));
+        let bytes = bytemuck::cast_slice(words);
+        let name = "dqview::GpuGeometry::ddm";
+        let changed = write_optional(ctx, &mut self.ddm, name, fits.then_some(bytes));
         let flags = if fits {
-            self.params.flags | flag
+            self.params.flags | GEOMETRY_HAS_DDM
         } else {
-            self.params.flags & !flag
+            self.params.flags & !GEOMETRY_HAS_DDM
         };
         if changed || flags != self.params.flags {
             self.params.flags = flags;
             self.rebind(ctx, layouts);
         }
+    }
+
+    /// Writes the `per_vertex` values per vertex of `flag` into their part of `vertex_scalars`
+    /// (betas from word 0, centers from word `vertex_count`), or clears the flag when they are
+    /// not one set per vertex; true when they were written.
+    fn set_scalars(
+        &mut self,
+        ctx: &GpuContext,
+        layouts: &GpuLayouts,
+        flag: u32,
+        values: &[f32],
+        per_vertex: usize,
+    ) -> bool {
+        let n = self.vertex_count();
+        let fits = n > 0 && values.len() == n * per_vertex;
+        let mut flags = self.params.flags & !flag;
+        let mut made = false;
+        if fits {
+            if self.scalars.is_none() {
+                self.scalars = Some(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("dqview::GpuGeometry::scalars"),
+                    size: (n * SCALARS_PER_VERTEX * 4) as u64,
+                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }));
+                made = true;
+            }
+            if let Some(buffer) = &self.scalars {
+                let offset = if flag == GEOMETRY_HAS_BETAS { 0 } else { n * 4 };
+                ctx.queue
+                    .write_buffer(buffer, offset as u64, bytemuck::cast_slice(values));
+            }
+            self.revision += 1;
+            flags |= flag;
+        } else if flags & (GEOMETRY_HAS_BETAS | GEOMETRY_HAS_CENTERS) == 0 && self.scalars.is_some()
+        {
+            self.scalars = None;
+            made = true;
+        }
+        if made || flags != self.params.flags {
+            self.params.flags = flags;
+            self.rebind(ctx, layouts);
+        }
+        fits
     }
 
     /// Remakes both bind groups after an optional buffer appeared or went, and uploads the parameters.
@@ -386,8 +422,8 @@ impl GpuGeometry {
                 &self.params_buffer,
                 &self.records,
                 &self.influences,
-                self.betas.as_ref().unwrap_or(empty),
-                self.centers.as_ref().unwrap_or(empty),
+                self.scalars.as_ref().unwrap_or(empty),
+                self.ddm.as_ref().unwrap_or(empty),
                 &self.morph_deltas,
                 self.skinned.as_ref().unwrap_or(empty),
             ],
@@ -396,6 +432,9 @@ impl GpuGeometry {
         self.compute_group = compute;
     }
 }
+
+/// f32 words per vertex of `vertex_scalars`: a beta and a center.
+const SCALARS_PER_VERTEX: usize = 4;
 
 /// A storage buffer of `items` x `words` u32 words, packed `CHUNK_ITEMS` items at a time
 /// by `push(item, out)` straight into mapped memory.
@@ -494,8 +533,8 @@ fn write_optional(
     }
 }
 
-/// The draw and compute bind groups of `buffers` (params, records, influences, betas,
-/// centers, morph deltas, skinned vertices).
+/// The draw and compute bind groups of `buffers` (params, records, influences, betas and
+/// centers, DDM pairs, morph deltas, skinned vertices: bindings 0 to 6; compute has no 6).
 fn bind_groups(
     ctx: &GpuContext,
     layouts: &GpuLayouts,
@@ -506,6 +545,7 @@ fn bind_groups(
         .enumerate()
         .map(|(i, b)| whole(i as u32, b))
         .collect();
+    let compute_entries = &entries[..6];
     let group = |label, layout, entries: &[wgpu::BindGroupEntry<'_>]| {
         ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(label),
@@ -522,7 +562,7 @@ fn bind_groups(
         group(
             "dqview::GpuGeometry::compute_group",
             &layouts.geometry_compute,
-            &entries[..6],
+            compute_entries,
         ),
     )
 }

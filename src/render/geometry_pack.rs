@@ -128,6 +128,33 @@ pub fn edges_of(indices: &[u32], vertex_count: usize) -> Vec<u32> {
     edges.into_iter().flat_map(|(a, b)| [a, b]).collect()
 }
 
+/// One primitive's Direct Delta Mush pairs as `shaders/geometry.wgsl`'s `vertex_ddm`: the
+/// `n + 1` pair offsets of its `n` vertices, then each pair's joint and Omega's 10 entries.
+/// `vertex_of[v]` is vertex `v`'s welded vertex in `ddm`; one past it gets no pairs (LBS).
+#[must_use]
+pub fn ddm_words(ddm: &crate::skin::ddm::MeshDdm, vertex_of: &[u32]) -> Vec<u32> {
+    let n = vertex_of.len();
+    let pairs: usize = vertex_of
+        .iter()
+        .map(|&w| ddm.weights.of(w as usize).0.len())
+        .sum();
+    let mut words = Vec::with_capacity(n + 1 + pairs * super::gpu_data::DDM_PAIR_WORDS);
+    let mut at = 0u32;
+    words.push(0);
+    for &w in vertex_of {
+        at += ddm.weights.of(w as usize).0.len() as u32;
+        words.push(at);
+    }
+    for &w in vertex_of {
+        let (joints, omega) = ddm.weights.of(w as usize);
+        for (&j, o) in joints.iter().zip(omega) {
+            words.push(u32::from(j));
+            words.extend(o.iter().map(|x| x.to_bits()));
+        }
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,8 @@ pub const GPU_MODE_DQS: u32 = 1;
 pub const GPU_MODE_HYBRID: u32 = 2;
 /// WGSL `SKIN_MODE_COR` in `shaders/cor.wgsl`.
 pub const GPU_MODE_COR: u32 = 3;
+/// WGSL `SKIN_MODE_DDM` in `shaders/ddm.wgsl`.
+pub const GPU_MODE_DDM: u32 = 4;
 
 /// Invocations per workgroup of `cs_skin` (`@workgroup_size` in `shaders/skin_compute.wgsl`).
 pub const WORKGROUP_SIZE: u32 = 64;
@@ -32,6 +34,10 @@ pub const ABSENT: u32 = u32::MAX;
 pub const GEOMETRY_HAS_BETAS: u32 = 1;
 /// WGSL `GEOMETRY_HAS_CENTERS`: per-vertex centers of rotation are bound.
 pub const GEOMETRY_HAS_CENTERS: u32 = 2;
+/// WGSL `GEOMETRY_HAS_DDM`: per-vertex Direct Delta Mush matrices are bound.
+pub const GEOMETRY_HAS_DDM: u32 = 4;
+/// WGSL `DDM_PAIR_WORDS` in `shaders/geometry.wgsl`: a joint and Omega's 10 entries.
+pub const DDM_PAIR_WORDS: usize = 11;
 
 /// The shader's mode constant for `mode`.
 #[must_use]
@@ -41,6 +47,7 @@ pub fn gpu_mode(mode: SkinningMode) -> u32 {
         SkinningMode::Dqs => GPU_MODE_DQS,
         SkinningMode::Hybrid => GPU_MODE_HYBRID,
         SkinningMode::Cor => GPU_MODE_COR,
+        SkinningMode::Ddm => GPU_MODE_DDM,
     }
 }
 

@@ -53,7 +53,7 @@ pub use debug_view::{DebugView, ViewParams};
 pub use error::RenderError;
 pub use frame::{FrameBinding, WIRE_DEPTH_PULL};
 pub use geometry::{GeometrySource, GpuGeometry};
-pub use geometry_pack::edges_of;
+pub use geometry_pack::{ddm_words, edges_of};
 pub use gpu_timer::GpuTimer;
 pub use label::{draw_label, label_size};
 pub use layout::GpuLayouts;

@@ -24,6 +24,8 @@ pub struct GpuSkinning<'a> {
     pub run: SkinRun,
     /// Centers of rotation (CoR mode; without them CoR is LBS).
     pub cor_centers: Option<&'a SceneCenters>,
+    /// Direct Delta Mush's matrices (DDM mode; without them DDM is LBS).
+    pub ddm: Option<&'a crate::skin::ddm::SceneDdm>,
     /// Per-vertex hybrid betas, scaled by `run.beta` (without them `run.beta` is every vertex's beta).
     pub betas: Option<&'a SceneBetas>,
 }
@@ -35,6 +37,7 @@ impl GpuSkinning<'_> {
         Self {
             run,
             cor_centers: None,
+            ddm: None,
             betas: None,
         }
     }
@@ -61,6 +64,9 @@ pub fn skin_scene_gpu(
     let mut gpu = SceneGpu::with_options(ctx, renderer, scene, pose, &options)?;
     if let Some(centers) = skinning.cor_centers {
         gpu.set_cor_centers(ctx, renderer, centers);
+    }
+    if let Some(ddm) = skinning.ddm {
+        gpu.set_ddm(ctx, renderer, ddm);
     }
     if let Some(betas) = skinning.betas {
         gpu.set_betas(ctx, renderer, betas);

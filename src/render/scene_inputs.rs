@@ -1,12 +1,14 @@
 //! What a [`SceneGpu`] is given besides its pose: morph weights, hybrid betas, centers of
-//! rotation and edge lists, and the revision that counts every such write.
+//! rotation, Direct Delta Mush matrices and edge lists, and the revision that counts every such write.
 
 use glam::Vec3;
 
+use super::geometry_pack::ddm_words;
 use super::scene_gpu::SceneGpu;
 use super::{GpuContext, Renderer};
 use crate::anim::Pose;
 use crate::scene::Scene;
+use crate::skin::ddm::SceneDdm;
 use crate::skin::{SceneBetas, SceneCenters};
 
 impl SceneGpu {
@@ -50,6 +52,20 @@ impl SceneGpu {
         for item in self.items.iter_mut().filter(|i| !i.geometry.is_rigid()) {
             let c = centers.of(item.source.0, item.source.1);
             item.geometry.set_cor_centers(ctx, renderer.layouts(), c);
+        }
+    }
+
+    /// Writes Direct Delta Mush's matrices (primitives without any draw DDM as LBS).
+    pub fn set_ddm(&mut self, ctx: &GpuContext, renderer: &Renderer, ddm: &SceneDdm) {
+        for item in self.items.iter_mut().filter(|i| !i.geometry.is_rigid()) {
+            let (mesh, primitive) = item.source;
+            let words = ddm
+                .per_mesh
+                .get(mesh)
+                .and_then(Option::as_ref)
+                .and_then(|m| Some(ddm_words(m, m.surface.vertex_of.get(primitive)?)))
+                .unwrap_or_default();
+            item.geometry.set_ddm(ctx, renderer.layouts(), &words);
         }
     }
 

@@ -1,7 +1,7 @@
 //! WGSL sources, assembled from the files in `shaders/`.
 //!
 //! WGSL has no `#include`: a module is the concatenation of the shared skinning files
-//! (`dq`, `palette`, `skin`, `cor`, `bulge`, `geometry`) and its entry-point files, so the
+//! (`dq`, `palette`, `skin`, `cor`, `ddm`, `bulge`, `geometry`) and its entry-point files, so the
 //! compute pass and the vertex shaders run the very same functions. Every file is read
 //! through [`shader_text`], so an edited shader folder (`--shader-dir`) reaches every pipeline.
 
@@ -17,6 +17,8 @@ pub const PALETTE_WGSL: &str = include_str!("../../shaders/palette.wgsl");
 pub const SKIN_WGSL: &str = include_str!("../../shaders/skin.wgsl");
 /// Center-of-rotation skinning (`skin_cor`, `quat_blend`).
 pub const COR_WGSL: &str = include_str!("../../shaders/cor.wgsl");
+/// Direct Delta Mush's fit (`ddm_fit`, `skin_ddm`).
+pub const DDM_WGSL: &str = include_str!("../../shaders/ddm.wgsl");
 /// DQS bulge compensation (`compensate_bulge`).
 pub const BULGE_WGSL: &str = include_str!("../../shaders/bulge.wgsl");
 /// Geometry (group 1): `fetch_vertex` and `skin_geometry_vertex`, the one skinning path.
@@ -131,6 +133,7 @@ pub fn module_source(binding: PaletteBinding, entry_points: &[(&str, &'static st
         palette_source(binding),
         shader_text("skin.wgsl", SKIN_WGSL),
         shader_text("cor.wgsl", COR_WGSL),
+        shader_text("ddm.wgsl", DDM_WGSL),
         shader_text("bulge.wgsl", BULGE_WGSL),
         shader_text("geometry.wgsl", GEOMETRY_WGSL),
     ];

@@ -12,7 +12,7 @@ use crate::anim::{JointOverrides, Pose};
 use crate::scene::Scene;
 use crate::scene::names::node_name;
 use crate::skin::{
-    FitOptions, FitPose, HybridFlags, JointSweep, SceneBetas, SceneCenters, SkinningMode,
+    FitOptions, FitPose, HybridFlags, JointSweep, PerMode, SceneBetas, SceneCenters, SkinningMode,
     SweepKind, bounds, fit_blend, skin_scene, skin_scene_cor, skin_scene_hybrid,
 };
 
@@ -56,8 +56,8 @@ pub fn twist_joints(
     scene: &Scene,
     clips: &[usize],
     overrides: &JointOverrides,
-    loss: &[Vec<WorstRegion>; 4],
-    growth: &[Vec<WorstRegion>; 4],
+    loss: &PerMode<Vec<WorstRegion>>,
+    growth: &PerMode<Vec<WorstRegion>>,
 ) -> Vec<usize> {
     let mut joints: Vec<usize> = Vec::new();
     let clip_options: Vec<Option<usize>> = std::iter::once(None)

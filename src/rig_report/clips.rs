@@ -7,7 +7,8 @@ use crate::analysis::{Measure, RestReference};
 use crate::anim::{Pose, clip_duration_s};
 use crate::scene::Scene;
 use crate::scene::names::node_name;
-use crate::skin::{SceneBetas, SceneCenters, SkinningMode, skin_scene_cor, skin_scene_hybrid};
+use crate::skin::ddm::SceneDdm;
+use crate::skin::{MethodData, PerMode, SceneBetas, SceneCenters, SkinningMode, skin_scene_method};
 
 /// One joint region's ratio to rest per mode over a clip.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,7 +18,7 @@ pub struct RegionTrack {
     /// The joint's name.
     pub name: String,
     /// Per mode in [`SkinningMode::ALL`] order, one ratio per sample.
-    pub ratios: [Vec<f64>; 4],
+    pub ratios: PerMode<Vec<f64>>,
 }
 
 impl RegionTrack {
@@ -44,7 +45,7 @@ pub struct ClipReport {
     /// Volume (closed meshes) or area.
     pub measure: Measure,
     /// Whole-mesh ratio to rest per mode in [`SkinningMode::ALL`] order.
-    pub whole: [Vec<f64>; 4],
+    pub whole: PerMode<Vec<f64>>,
     /// Every joint region's ratios.
     pub regions: Vec<RegionTrack>,
 }
@@ -135,7 +136,7 @@ pub struct WorstRegion {
     /// Time of the worst moment, seconds.
     pub time_s: f32,
     /// The region's ratio to rest in every mode at that moment ([`SkinningMode::ALL`] order).
-    pub ratios: [f64; 4],
+    pub ratios: PerMode<f64>,
 }
 
 impl WorstRegion {
@@ -158,8 +159,8 @@ impl WorstRegion {
 /// changes alike ([`WorstRegion::is_the_pose`]) once whatever the mode or moment.
 #[must_use]
 pub fn pictured_regions<'a>(
-    loss: &'a [Vec<WorstRegion>; 4],
-    growth: &'a [Vec<WorstRegion>; 4],
+    loss: &'a PerMode<Vec<WorstRegion>>,
+    growth: &'a PerMode<Vec<WorstRegion>>,
     per_mode: usize,
 ) -> Vec<&'a WorstRegion> {
     let mut out: Vec<&WorstRegion> = Vec::new();
@@ -192,10 +193,7 @@ pub fn deviation(ratio: f64) -> f64 {
 /// Index of `mode` in [`SkinningMode::ALL`].
 #[must_use]
 pub fn mode_index(mode: SkinningMode) -> usize {
-    SkinningMode::ALL
-        .iter()
-        .position(|&m| m == mode)
-        .unwrap_or(0)
+    mode.index()
 }
 
 /// One mode at one sample: the whole-mesh ratio and (joint, ratio) per region.
@@ -206,6 +204,7 @@ type SampleRatios = (f64, Vec<(usize, f64)>);
 pub fn clip_report(
     scene: &Scene,
     centers: &SceneCenters,
+    ddm: &SceneDdm,
     clip: Option<usize>,
     options: &ReportOptions,
 ) -> ClipReport {
@@ -222,7 +221,13 @@ pub fn clip_report(
         .map(|k| duration * k as f32 / (n - 1).max(1) as f32)
         .collect();
     let betas = SceneBetas::defaults(scene, clip, &options.overrides);
-    let rows: Vec<[SampleRatios; 4]> = times_s
+    let data = MethodData {
+        betas: &betas,
+        beta_scale: 1.0,
+        centers: Some(centers),
+        ddm: Some(ddm),
+    };
+    let rows: Vec<PerMode<SampleRatios>> = times_s
         .par_iter()
         // One pose per worker, re-posed per time: a rest pose costs a pass over every node.
         .with_min_len(crate::anim::items_per_worker(times_s.len()))
@@ -232,16 +237,13 @@ pub fn clip_report(
                 pose.sample(scene, clip, t, &options.overrides);
                 let pose = &*pose;
                 SkinningMode::ALL.map(|mode| {
-                    let posed = match mode {
-                        SkinningMode::Cor => skin_scene_cor(scene, pose, centers),
-                        _ => skin_scene_hybrid(scene, pose, mode, &betas, 1.0),
-                    };
+                    let posed = skin_scene_method(scene, pose, mode, &data).unwrap_or_default();
                     reference.ratios(scene, &posed)
                 })
             },
         )
         .collect();
-    let whole = [0, 1, 2, 3].map(|m| rows.iter().map(|r| r[m].0).collect());
+    let whole = SkinningMode::ALL.map(|m| rows.iter().map(|r| r[m.index()].0).collect());
     // Regions measurable at rest; a sample where one is not (inside out) is NaN, a gap.
     let joints: Vec<usize> = reference
         .regions()
@@ -261,7 +263,11 @@ pub fn clip_report(
         .map(|&joint| RegionTrack {
             joint,
             name: node_name(scene, joint),
-            ratios: [0, 1, 2, 3].map(|m| rows.iter().map(|r| ratio_at(&r[m], joint)).collect()),
+            ratios: SkinningMode::ALL.map(|m| {
+                rows.iter()
+                    .map(|r| ratio_at(&r[m.index()], joint))
+                    .collect()
+            }),
         })
         .collect();
     ClipReport {
@@ -280,7 +286,7 @@ pub fn clip_report(
 /// worst moment that way (a joint appears once per mode, at its worst clip): for a loss the
 /// lowest ratios first, for a growth the highest. A region within [`UNCHANGED`] of 1 is neither.
 #[must_use]
-pub fn worst_regions(clips: &[ClipReport], change: Change, n: usize) -> [Vec<WorstRegion>; 4] {
+pub fn worst_regions(clips: &[ClipReport], change: Change, n: usize) -> PerMode<Vec<WorstRegion>> {
     SkinningMode::ALL.map(|mode| {
         let m = mode_index(mode);
         let mut best: Vec<WorstRegion> = Vec::new();
@@ -297,8 +303,8 @@ pub fn worst_regions(clips: &[ClipReport], change: Change, n: usize) -> [Vec<Wor
                     clip: clip.clip,
                     clip_name: clip.name.clone(),
                     time_s: clip.times_s.get(k).copied().unwrap_or(0.0),
-                    ratios: [0, 1, 2, 3]
-                        .map(|i| track.ratios[i].get(k).copied().unwrap_or(f64::NAN)),
+                    ratios: SkinningMode::ALL
+                        .map(|i| track.ratios[i.index()].get(k).copied().unwrap_or(f64::NAN)),
                 };
                 match best.iter_mut().find(|b| b.joint == track.joint) {
                     Some(b) if change.farther(candidate.ratio(), b.ratio()) => {
@@ -341,11 +347,11 @@ mod tests {
             name: "clip".into(),
             times_s: (0..n).map(|k| k as f32).collect(),
             measure: Measure::Volume,
-            whole: [vec![1.0; n], vec![1.0; n], vec![1.0; n], vec![1.0; n]],
+            whole: std::array::from_fn(|_| vec![1.0; n]),
             regions: vec![RegionTrack {
                 joint,
                 name: name.into(),
-                ratios: [lbs, vec![1.0; n], vec![1.0; n], vec![1.0; n]],
+                ratios: [lbs, vec![1.0; n], vec![1.0; n], vec![1.0; n], vec![1.0; n]],
             }],
         }
     }

@@ -190,7 +190,7 @@ fn summary(report: &RigReport, pictures: &Pictures) -> Markup {
 /// The advice list, only what is specific to this rig: joints to flag for DQS, a blend map that
 /// helps, flips the clips reach or the rest pose brings near, uneven joint scale, the checks, weights.
 fn recommendations(report: &RigReport) -> Markup {
-    let [l, d, _, c] = SkinningMode::ALL.map(mode_index);
+    let [l, d, _, c, _] = SkinningMode::ALL.map(mode_index);
     let errors = count_of(&report.checks, crate::check::Severity::Error);
     let warnings = count_of(&report.checks, crate::check::Severity::Warning);
     let items = html! {
@@ -399,8 +399,18 @@ mod tests {
             worst_regions: 4,
         };
         let none = |_: &str, _: usize, _: usize| {};
-        let report =
-            gather(&scene, &centers, &options, &none, &AtomicBool::new(false)).expect("report");
+        let report = {
+            let ddm = crate::skin::ddm::SceneDdm::compute(&scene, Default::default()).expect("ddm");
+            gather(
+                &scene,
+                &centers,
+                &ddm,
+                &options,
+                &none,
+                &AtomicBool::new(false),
+            )
+            .expect("report")
+        };
         let pictures = Pictures {
             note: Some(format!("note {HOSTILE}")),
             ..Pictures::default()

@@ -8,7 +8,7 @@ use super::html::{Pictures, RegionPicture, fixed, png_uri, ratio_cell, row};
 use super::svg::{Line, Plot, bar_chart, mode_color};
 use super::{FitReport, RigReport};
 use crate::analysis::{Measure, RestBind, SAME_RATIO_SPREAD};
-use crate::skin::SkinningMode;
+use crate::skin::{PerMode, SkinningMode};
 
 /// Region plots per clip beside the whole-mesh one.
 const REGION_PLOTS: usize = 2;
@@ -22,7 +22,7 @@ fn y_label(measure: Measure) -> &'static str {
 }
 
 /// Four lines, one per mode, of `ratios`.
-fn mode_lines(ratios: &[Vec<f64>; 4]) -> Vec<Line<'_>> {
+fn mode_lines(ratios: &PerMode<Vec<f64>>) -> Vec<Line<'_>> {
     SkinningMode::ALL
         .iter()
         .zip(ratios)
@@ -98,15 +98,15 @@ fn clip_volume(clip: &ClipReport) -> Markup {
 
 /// The ratios of a single pose, as a table (a plot of one point says nothing).
 fn single_pose_table(clip: &ClipReport) -> Markup {
-    let whole: [f64; 4] = [0, 1, 2, 3].map(|m| clip.whole[m].first().copied().unwrap_or(f64::NAN));
+    let first = |r: &PerMode<Vec<f64>>| r.clone().map(|v| v.first().copied().unwrap_or(f64::NAN));
+    let whole = first(&clip.whole);
     let tracks = clip.worst_tracks(6).into_iter().map(|track| {
-        let r: [f64; 4] =
-            [0, 1, 2, 3].map(|m| track.ratios[m].first().copied().unwrap_or(f64::NAN));
+        let r = first(&track.ratios);
         (track.name.as_str(), r)
     });
     html! {
         table {
-            tr { th { "region" } th { "LBS" } th { "DQS" } th { "Hybrid" } th { "CoR" } }
+            tr { th { "region" } th { "LBS" } th { "DQS" } th { "Hybrid" } th { "CoR" } th { "DDM" } }
             (ratio_row("whole mesh", &whole))
             @for (name, r) in tracks { (ratio_row(name, &r)) }
         }
@@ -114,7 +114,7 @@ fn single_pose_table(clip: &ClipReport) -> Markup {
 }
 
 /// A row of four mode ratios.
-fn ratio_row(name: &str, r: &[f64; 4]) -> Markup {
+fn ratio_row(name: &str, r: &PerMode<f64>) -> Markup {
     html! {
         tr {
             td { (name) }
@@ -179,7 +179,8 @@ fn worst_table(report: &RigReport, mode: SkinningMode, change: Change) -> Markup
             table {
                 tr {
                     th { "region" } th { "clip" } th { "time (s)" }
-                    th { "LBS" } th { "DQS" } th { "Hybrid" } th { "CoR" } th { "what changes it" }
+                    th { "LBS" } th { "DQS" } th { "Hybrid" } th { "CoR" } th { "DDM" }
+                    th { "what changes it" }
                 }
                 @for w in list {
                     tr {
@@ -199,7 +200,7 @@ fn worst_table(report: &RigReport, mode: SkinningMode, change: Change) -> Markup
     }
 }
 
-/// One rendered worst region: four panes, or the one pane of a region every mode changes
+/// One rendered worst region: a pane per mode, or the one pane of a region every mode changes
 /// alike; the caption says whether it loses or grows, what the view sees of the region (and
 /// what is cut away), what the lower row shows, the command that draws it again, and where
 /// the rest pose already turns its joint away from the bind pose.
@@ -222,7 +223,7 @@ fn region_figure(p: &RegionPicture, rest_bind: &RestBind) -> Markup {
                         ", DQS " (ratio_cell(w.ratios[1], 3)) ", hybrid " (ratio_cell(w.ratios[2], 3))
                         ", CoR " (ratio_cell(w.ratios[3], 3))
                         "), so the pose takes the volume, not the skinning method; drawn once ("
-                        (mode.short_label()) " pane) instead of four alike."
+                        (mode.short_label()) " pane) instead of five alike."
                     }
                     None => {
                         (w.name) " " (w.change.verb()) " most under " (w.mode.short_label()) ": region "

@@ -33,7 +33,8 @@ use crate::analysis::{RatioSeries, SeriesAxis, SeriesRequest, ratio_series_with_
 use crate::anim::JointOverrides;
 use crate::scene::Scene;
 use crate::scene::names::node_name;
-use crate::skin::{SceneBetas, SceneCenters};
+use crate::skin::ddm::SceneDdm;
+use crate::skin::{PerMode, SceneBetas, SceneCenters};
 
 /// Errors of gathering a report.
 #[derive(Debug, thiserror::Error)]
@@ -140,9 +141,9 @@ pub struct RigReport {
     pub clips: Vec<ClipReport>,
     /// Per mode (in [`crate::skin::SkinningMode::ALL`] order), the regions that lose the most
     /// over all clips (lowest ratio first).
-    pub loss: [Vec<WorstRegion>; 4],
+    pub loss: PerMode<Vec<WorstRegion>>,
     /// Per mode, the regions that grow the most over all clips (highest ratio first).
-    pub growth: [Vec<WorstRegion>; 4],
+    pub growth: PerMode<Vec<WorstRegion>>,
     /// The joints whose rest pose is not their bind pose (empty for most files).
     pub rest_bind: crate::analysis::RestBind,
     /// DQS flips of the twist joints.
@@ -168,6 +169,7 @@ pub type Progress<'a> = dyn Fn(&str, usize, usize) + Sync + 'a;
 pub fn gather(
     scene: &Scene,
     centers: &SceneCenters,
+    ddm: &SceneDdm,
     options: &ReportOptions,
     progress: &Progress<'_>,
     cancel: &AtomicBool,
@@ -182,7 +184,7 @@ pub fn gather(
     };
     let mut clips = Vec::with_capacity(clip_list.len());
     for (i, &clip) in clip_list.iter().enumerate() {
-        clips.push(clip_report(scene, centers, clip, options));
+        clips.push(clip_report(scene, centers, ddm, clip, options));
         progress("clips", i + 1, clip_list.len());
     }
     let loss = worst_regions(&clips, Change::Loss, options.worst_regions);
@@ -192,7 +194,7 @@ pub fn gather(
     progress("flips", 1, 1);
     let sweep = flips
         .first()
-        .and_then(|f| twist_sweep(scene, centers, f.joint, options, cancel));
+        .and_then(|f| twist_sweep(scene, (centers, ddm), f.joint, options, cancel));
     progress("sweep", 1, 1);
     let flipping: Vec<usize> = flips.iter().map(|f| f.joint).collect();
     let fit = fit_report(scene, centers, options, &flipping, progress, cancel)?;
@@ -231,7 +233,7 @@ const SWEEP_SAMPLES: usize = 73;
 /// Region and whole ratios over a twist of `joint` on the rest pose, per mode.
 fn twist_sweep(
     scene: &Scene,
-    centers: &SceneCenters,
+    (centers, ddm): (&SceneCenters, &SceneDdm),
     joint: usize,
     options: &ReportOptions,
     cancel: &AtomicBool,
@@ -245,6 +247,7 @@ fn twist_sweep(
         betas: SceneBetas::defaults(scene, None, &options.overrides),
         beta_scale: 1.0,
         cor_centers: Some(std::sync::Arc::new(centers.clone())),
+        ddm: Some(std::sync::Arc::new(ddm.clone())),
     };
     let none = |_: usize, _: usize| {};
     ratio_series_with_region(scene, &request, joint, cancel, &none)

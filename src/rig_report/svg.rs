@@ -20,6 +20,7 @@ pub fn mode_color(mode: SkinningMode) -> &'static str {
         SkinningMode::Dqs => "#1f77b4",
         SkinningMode::Hybrid => "#2ca02c",
         SkinningMode::Cor => "#9467bd",
+        SkinningMode::Ddm => "#17becf",
     }
 }
 

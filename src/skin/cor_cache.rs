@@ -32,14 +32,16 @@ pub fn cor_cache_dir() -> Option<PathBuf> {
 }
 
 /// FNV-1a, 64 bits: stable across runs and platforms (std's hasher is not).
-struct Fnv(u64);
+pub(crate) struct Fnv(pub(crate) u64);
 
 impl Fnv {
-    fn new() -> Self {
+    /// FNV-1a's offset basis.
+    pub(crate) fn new() -> Self {
         Self(0xcbf2_9ce4_8422_2325)
     }
 
-    fn bytes(&mut self, bytes: &[u8]) {
+    /// Hashes `bytes` in.
+    pub(crate) fn bytes(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.0 ^= u64::from(b);
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);

@@ -174,6 +174,9 @@ pub fn skin_vertex(
         SkinningMode::Cor => {
             super::cor::skin_vertex_cor(palette, position, normal, tangent, influences, position)
         }
+        // Without its precomputed matrices DDM has no smoothing to fit: LBS, as the shaders
+        // draw it; `skin_vertices_ddm` takes the matrices.
+        SkinningMode::Ddm => lbs(palette, position, normal, tangent, influences),
         SkinningMode::Hybrid => {
             let (pl, nl, tl) = lbs(palette, position, normal, tangent, influences);
             let (pd, nd, td) = dqs(palette, position, normal, tangent, influences);

@@ -207,7 +207,9 @@ pub fn skin_packed(
                 run(mesh, out, |g, _| dqs_group(g, &dq));
             }
         },
-        SkinningMode::Dqs | SkinningMode::Hybrid | SkinningMode::Cor => return false,
+        SkinningMode::Dqs | SkinningMode::Hybrid | SkinningMode::Cor | SkinningMode::Ddm => {
+            return false;
+        }
     }
     true
 }

@@ -15,6 +15,7 @@ pub mod ddm;
 mod fast;
 mod fast_kernel;
 mod hybrid;
+mod method;
 mod morph;
 mod palette;
 mod posed;
@@ -37,6 +38,7 @@ pub use cor_precompute::{
 pub use cpu::{Betas, SkinMesh, SkinnedVertices, cpu_skinned_vertices, skin_vertex, skin_vertices};
 pub use fast::{PackedMesh, PackedPalette, skin_packed, skin_packed_hybrid};
 pub use hybrid::{HybridFlags, SceneBetas, twist_swing, twist_swing_angles};
+pub use method::{MethodData, skin_scene_method};
 pub use morph::{MorphedVertices, effective_weight, has_active_morphs, morph_vertices};
 pub use palette::{GpuDualQuat, JointPalette};
 pub use posed::{
@@ -45,6 +47,9 @@ pub use posed::{
 };
 pub(crate) use work::count_visits;
 pub use work::work_visits;
+
+/// One value per mode, in [`SkinningMode::ALL`] order.
+pub type PerMode<T> = [T; SkinningMode::COUNT];
 
 /// How joint transforms are blended per vertex.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -58,13 +63,24 @@ pub enum SkinningMode {
     Hybrid,
     /// Optimized centers of rotation (Le and Hodgins 2016): blended rotation about a precomputed center.
     Cor,
+    /// Direct Delta Mush (Le and Lewis 2019): a rigid fit per vertex from precomputed smoothed matrices.
+    Ddm,
 }
 
 impl SkinningMode {
     /// Every mode, in display order.
-    pub const ALL: [Self; 4] = [Self::Lbs, Self::Dqs, Self::Hybrid, Self::Cor];
+    pub const ALL: [Self; Self::COUNT] = [Self::Lbs, Self::Dqs, Self::Hybrid, Self::Cor, Self::Ddm];
 
-    /// Short lower-case name, as used on the command line and in JSON (`lbs`, `dqs`, `hybrid`, `cor`).
+    /// Number of modes.
+    pub const COUNT: usize = 5;
+
+    /// Position in [`SkinningMode::ALL`].
+    #[must_use]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Short lower-case name, as used on the command line and in JSON (`lbs`, `dqs`, `hybrid`, `cor`, `ddm`).
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -72,6 +88,7 @@ impl SkinningMode {
             Self::Dqs => "dqs",
             Self::Hybrid => "hybrid",
             Self::Cor => "cor",
+            Self::Ddm => "ddm",
         }
     }
 
@@ -83,6 +100,7 @@ impl SkinningMode {
             Self::Dqs => "DQS",
             Self::Hybrid => "Hybrid",
             Self::Cor => "CoR",
+            Self::Ddm => "DDM",
         }
     }
 
@@ -94,6 +112,7 @@ impl SkinningMode {
             Self::Dqs => "DQS (dual quaternion)",
             Self::Hybrid => "Hybrid (LBS-DQS blend)",
             Self::Cor => "CoR (centers of rotation)",
+            Self::Ddm => "DDM (direct delta mush)",
         }
     }
 

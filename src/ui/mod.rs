@@ -6,6 +6,7 @@
 mod clicks;
 mod cor;
 mod crowd;
+mod ddm;
 mod facts;
 mod file_dialog;
 mod fit_table;
@@ -33,6 +34,7 @@ mod viewport;
 
 pub use cor::{CorState, cor_ui};
 pub use crowd::{MAX_CROWD, crowd_ui};
+pub use ddm::{DdmState, ddm_ui};
 pub use facts::{ModelFacts, facts_ui};
 pub use file_dialog::{
     DialogOutcome, DialogPurpose, DirEntry, FileDialog, file_dialog_ui, list_dir,
@@ -108,7 +110,9 @@ impl ViewMode {
 pub fn ghost_mode(mode: SkinningMode) -> SkinningMode {
     match mode {
         SkinningMode::Dqs => SkinningMode::Lbs,
-        SkinningMode::Lbs | SkinningMode::Hybrid | SkinningMode::Cor => SkinningMode::Dqs,
+        SkinningMode::Lbs | SkinningMode::Hybrid | SkinningMode::Cor | SkinningMode::Ddm => {
+            SkinningMode::Dqs
+        }
     }
 }
 
@@ -129,12 +133,20 @@ pub struct SkinningSettings {
     /// Copies of the model drawn (1 to [`MAX_CROWD`]); above 1 through the compute crowd path.
     pub crowd: u32,
     /// Split view: which modes get a pane, in [`SkinningMode::ALL`] order (LBS, DQS, hybrid,
-    /// CoR), then "LBS + twist joints" ([`TWIST_PANE`]).
+    /// CoR, DDM), then "LBS + twist joints" ([`TWIST_PANE`]).
     pub panes: [bool; MAX_PANES],
     /// DQS bulge compensation in [0, 1] (0: plain DQS), posed on the CPU.
     pub bulge_compensation: f32,
     /// How the displacement and collapse views choose their colour range.
     pub heat_range: HeatRangeMode,
+}
+
+impl SkinningSettings {
+    /// Whether `mode` is wanted on screen: the single view's mode, or a pane of the split view.
+    #[must_use]
+    pub fn shows(&self, mode: SkinningMode) -> bool {
+        self.mode == mode || (self.view == ViewMode::Split && self.panes[mode.index()])
+    }
 }
 
 /// Most panes of the split view: one per skinning mode, and "LBS + twist joints".
@@ -144,16 +156,23 @@ pub const MAX_PANES: usize = SkinningMode::ALL.len() + 1;
 pub const TWIST_PANE: usize = SkinningMode::ALL.len();
 
 /// Panes of `split`: LBS | DQS.
-pub const SPLIT_PANES: [bool; MAX_PANES] = [true, true, false, false, false];
+pub const SPLIT_PANES: [bool; MAX_PANES] = [true, true, false, false, false, false];
 /// Panes of `split3`: LBS | DQS | CoR.
-pub const SPLIT3_PANES: [bool; MAX_PANES] = [true, true, false, true, false];
-/// Panes of `split4`: every skinning mode.
-pub const SPLIT4_PANES: [bool; MAX_PANES] = [true, true, true, true, false];
+pub const SPLIT3_PANES: [bool; MAX_PANES] = [true, true, false, true, false, false];
+/// Panes of `split4`: LBS | DQS | hybrid | CoR.
+pub const SPLIT4_PANES: [bool; MAX_PANES] = [true, true, true, true, false, false];
 
-/// Parses a `--view` name: single, split, split3 (LBS | DQS | CoR), split4 (every mode) or
-/// overlay, with its panes.
+/// Parses a `--view` name: single, split, split3 (LBS | DQS | CoR), split4 (LBS | DQS | hybrid
+/// | CoR), overlay, or a split of the modes in a comma list (`lbs,dqs,ddm,cor`), with its panes.
 #[must_use]
 pub fn parse_view(name: &str) -> Option<(ViewMode, [bool; MAX_PANES])> {
+    if name.contains(',') {
+        let mut panes = [false; MAX_PANES];
+        for mode in name.split(',') {
+            panes[SkinningMode::from_name(mode.trim())?.index()] = true;
+        }
+        return (panes.iter().filter(|&&p| p).count() >= 2).then_some((ViewMode::Split, panes));
+    }
     if name.eq_ignore_ascii_case("split3") {
         return Some((ViewMode::Split, SPLIT3_PANES));
     }
@@ -255,6 +274,8 @@ pub struct ViewerState {
     pub requests: Requests,
     /// The CoR precompute's progress and buttons.
     pub cor: CorState,
+    /// Direct Delta Mush's parameters and precompute.
+    pub ddm: DdmState,
     /// File > Recent: the last models opened or saved from the viewer, most recent first.
     pub recent: Vec<String>,
     /// The in-window file dialog, while it is up.
@@ -325,6 +346,11 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
                 }
                 if state.skinning.mode == SkinningMode::Cor {
                     cor_ui(ui, &mut state.cor);
+                }
+                if state.skinning.shows(SkinningMode::Ddm) {
+                    egui::CollapsingHeader::new("Direct Delta Mush")
+                        .default_open(true)
+                        .show(ui, |ui| ddm_ui(ui, &mut state.ddm));
                 }
             });
         // P opens the section along with paint mode; otherwise it stays as the user left it.
@@ -437,6 +463,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         ui.selectable_value(&mut s.mode, SkinningMode::Dqs, "DQS");
         ui.selectable_value(&mut s.mode, SkinningMode::Hybrid, "Hybrid");
         ui.selectable_value(&mut s.mode, SkinningMode::Cor, "CoR");
+        ui.selectable_value(&mut s.mode, SkinningMode::Ddm, "DDM");
     });
     hybrid_betas_ui(ui, s);
     ui.horizontal(|ui| {

@@ -35,7 +35,7 @@ pub struct InspectState {
     pub legend_folded: bool,
 }
 
-/// Line colour of a mode (LBS orange, DQS blue, hybrid green).
+/// Line colour of a mode (LBS orange, DQS blue, hybrid green, CoR violet, DDM teal).
 #[must_use]
 pub fn mode_color(mode: SkinningMode) -> Color32 {
     match mode {
@@ -43,6 +43,7 @@ pub fn mode_color(mode: SkinningMode) -> Color32 {
         SkinningMode::Dqs => Color32::from_rgb(90, 160, 255),
         SkinningMode::Hybrid => Color32::from_rgb(120, 215, 110),
         SkinningMode::Cor => Color32::from_rgb(210, 120, 230),
+        SkinningMode::Ddm => Color32::from_rgb(70, 200, 190),
     }
 }
 
@@ -296,6 +297,7 @@ mod tests {
                 wave(1.0, 0.002),
                 wave(0.998, 0.003),
                 Vec::new(),
+                Vec::new(),
             ],
             dqs_flipped: vec![false; x.len()],
             region: Some(RegionSeries {
@@ -307,6 +309,7 @@ mod tests {
                     wave(0.997, 0.002),
                     wave(1.001, 0.001),
                     wave(0.996, 0.002),
+                    Vec::new(),
                     Vec::new(),
                 ],
             }),

@@ -244,6 +244,7 @@ impl ShaderRequest {
                 "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_hybrid(v, blend * skin.beta_scale); }"
             }
             SkinningMode::Cor => return Err(ShaderExportError::Method("cor")),
+            SkinningMode::Ddm => return Err(ShaderExportError::Method("ddm")),
         })
     }
 }

@@ -52,9 +52,74 @@ pub(super) fn symmetric_eigen(s: DMat3) -> (DVec3, DMat3) {
     (values, vectors)
 }
 
+/// One-sided Jacobi sweeps of the polar fit; each squares the columns' remaining overlap.
+const SVD_SWEEPS: usize = 16;
+
+/// A fit whose second singular value is below this share of the largest has no rotation: the
+/// smoothed neighbourhood has collapsed onto a line (opposite twists of about 180 degrees),
+/// and the rotation about that line would be rounding noise. (At bind the conditioning keeps
+/// every share at 1e-2 or more.)
+pub const MIN_SECOND_SINGULAR: f64 = 1e-3;
+
+/// Columns whose overlap is below this share of their lengths' product count as orthogonal.
+const SVD_ORTHOGONAL: f64 = 1e-15;
+
+/// `a`'s columns made orthogonal by plane rotations from the right (Hestenes' one-sided
+/// Jacobi): `(W, V)` with `a V = W`, `V` orthogonal, `W`'s columns `u_i sigma_i`.
+///
+/// Working on `a` itself, not `a^T a`, keeps the small singular direction's accuracy at
+/// `eps sigma_1 / sigma_2` rather than its square, which f32 (the shaders) cannot spare.
+fn one_sided_jacobi(a: DMat3) -> (DMat3, DMat3) {
+    let mut w = a.to_cols_array_2d().map(DVec3::from_array);
+    let mut v = DMat3::IDENTITY.to_cols_array_2d().map(DVec3::from_array);
+    for _ in 0..SVD_SWEEPS {
+        let mut rotated = false;
+        for (p, q) in [(0, 1), (0, 2), (1, 2)] {
+            let alpha = w[p].length_squared();
+            let beta = w[q].length_squared();
+            let gamma = w[p].dot(w[q]);
+            if gamma.abs() <= SVD_ORTHOGONAL * (alpha * beta).sqrt() {
+                continue;
+            }
+            rotated = true;
+            let zeta = (beta - alpha) / (2.0 * gamma);
+            let t = zeta.signum() / (zeta.abs() + (zeta * zeta + 1.0).sqrt());
+            let c = 1.0 / (t * t + 1.0).sqrt();
+            let s = c * t;
+            (w[p], w[q]) = (c * w[p] - s * w[q], s * w[p] + c * w[q]);
+            (v[p], v[q]) = (c * v[p] - s * v[q], s * v[p] + c * v[q]);
+        }
+        if !rotated {
+            break;
+        }
+    }
+    (
+        DMat3::from_cols(w[0], w[1], w[2]),
+        DMat3::from_cols(v[0], v[1], v[2]),
+    )
+}
+
+/// The indices of the largest and the second largest of `x` (ties: the earlier index first).
+fn two_largest(x: [f64; 3]) -> (usize, usize) {
+    let mut first = 0;
+    for k in 1..3 {
+        if x[k] > x[first] {
+            first = k;
+        }
+    }
+    let mut second = usize::from(first == 0);
+    for k in 0..3 {
+        if k != first && x[k] > x[second] {
+            second = k;
+        }
+    }
+    (first, second)
+}
+
 /// The rotation nearest to `a`: `U diag(1, 1, det(U V^T)) V^T` from its SVD (Kabsch), the
 /// polar decomposition's orthogonal factor wherever `a` is not singular and does not mirror.
-/// `None` when `a` has rank below 2 or is not finite.
+/// `None` when `a` has rank below 2 (its second singular value under [`MIN_SECOND_SINGULAR`] of
+/// its first) or is not finite.
 ///
 /// libigl takes `U V^T` unconditioned: where the smoothed neighbourhood of a vertex is nearly
 /// flat and the smoothing's negative weights tip it, `det(a) < 0` and `U V^T` mirrors the
@@ -65,19 +130,24 @@ pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
     if !a.is_finite() {
         return None;
     }
-    let (_, v) = symmetric_eigen(a.transpose() * a);
-    let v = if v.determinant() < 0.0 {
-        DMat3::from_cols(v.x_axis, v.y_axis, -v.z_axis)
-    } else {
-        v
-    };
-    let u1 = (a * v.x_axis).try_normalize()?;
-    let a2 = a * v.y_axis;
-    let u2 = (a2 - u1 * u1.dot(a2)).try_normalize()?;
-    // Rank 2 is enough: the third axis follows, and the result never mirrors.
-    let u = DMat3::from_cols(u1, u2, u1.cross(u2));
-    let r = u * v.transpose();
+    let (w, v) = one_sided_jacobi(a);
+    let lengths = [w.x_axis.length(), w.y_axis.length(), w.z_axis.length()];
+    let (first, second) = two_largest(lengths);
+    if lengths[second] <= MIN_SECOND_SINGULAR * lengths[first] {
+        return None;
+    }
+    let u1 = w.col(first).try_normalize()?;
+    let w2 = w.col(second);
+    let u2 = (w2 - u1 * u1.dot(w2)).try_normalize()?;
+    let (v1, v2) = (v.col(first), v.col(second));
+    // Rank 2 is enough: both third axes follow as cross products, and the result never mirrors.
+    let r = outer(u1, v1) + outer(u2, v2) + outer(u1.cross(u2), v1.cross(v2));
     r.is_finite().then_some(r)
+}
+
+/// The outer product `a b^T`.
+fn outer(a: DVec3, b: DVec3) -> DMat3 {
+    DMat3::from_cols(a * b.x, a * b.y, a * b.z)
 }
 
 /// `m` (a symmetric 4x4 from its upper triangle, libigl's order) as a matrix.

@@ -14,6 +14,10 @@ use super::{DdmParams, WeldedSurface};
 /// surface, mostly in amounts far below what moves a vertex.
 const KEEP_WEIGHT: f64 = 1e-6;
 
+/// Progress of the precompute, in joint solves (each smooths one joint's weights over the
+/// whole welded surface): shared with the thread that shows it, cancellable.
+pub type DdmProgress = crate::skin::CorProgress;
+
 /// The upper triangle of a symmetric 4x4 matrix, row by row: (0,0) (0,1) (0,2) (0,3) (1,1)
 /// (1,2) (1,3) (2,2) (2,3) (3,3), libigl's order.
 pub type Sym4 = [f32; 10];
@@ -172,6 +176,7 @@ fn smooth_all(
     surface: &WeldedSurface,
     params: DdmParams,
     system: System,
+    progress: &DdmProgress,
 ) -> Result<Smoothed, SmoothingError> {
     let n = surface.len();
     let rotation = Smoother::new(surface, params.lambda, system)?;
@@ -184,10 +189,14 @@ fn smooth_all(
         .collect();
     joints.sort_unstable();
     joints.dedup();
+    progress.add_total(joints.len());
     let mut sums = vec![[0.0_f64; 5]; n];
     let mut pairs: Vec<(u16, JointPairs)> = Vec::with_capacity(joints.len());
     // A batch of joints at a time: every joint at once would hold n x 11 numbers per joint.
     for batch in joints.chunks(rayon::current_num_threads().max(1)) {
+        if progress.is_cancelled() {
+            return Err(SmoothingError::Cancelled);
+        }
         let done: Vec<(u16, JointPairs, Vec<Sums>)> = batch
             .par_iter()
             .map(|&j| {
@@ -203,6 +212,7 @@ fn smooth_all(
             }
             pairs.push((j, kept));
         }
+        progress.add_done(batch.len());
     }
     Ok(assemble(&surface.positions, &pairs, &sums, params.alpha))
 }
@@ -262,10 +272,20 @@ pub fn ddm_precompute(
     surface: &WeldedSurface,
     params: DdmParams,
 ) -> Result<DdmWeights, SmoothingError> {
-    let libigl = smooth_all(surface, params, System::Libigl)?;
+    ddm_precompute_with(surface, params, &DdmProgress::new())
+}
+
+/// Like [`ddm_precompute`], counting joint solves in `progress` and stopping with
+/// [`SmoothingError::Cancelled`] between batches once it is cancelled.
+pub fn ddm_precompute_with(
+    surface: &WeldedSurface,
+    params: DdmParams,
+    progress: &DdmProgress,
+) -> Result<DdmWeights, SmoothingError> {
+    let libigl = smooth_all(surface, params, System::Libigl, progress)?;
     let keeps_constants = libigl.drifted;
     let mut smoothed = if keeps_constants {
-        smooth_all(surface, params, System::KeepsConstants)?
+        smooth_all(surface, params, System::KeepsConstants, progress)?
     } else {
         libigl
     };

@@ -4,7 +4,8 @@
 use glam::{DVec3, Mat3, Vec3, Vec4};
 
 use super::{
-    DdmParams, DdmWeights, SmoothingError, WeldedSurface, ddm_precompute, skin_vertex_ddm,
+    DdmParams, DdmProgress, DdmWeights, SmoothingError, WeldedSurface, ddm_precompute_with,
+    skin_vertex_ddm,
 };
 use crate::anim::Pose;
 use crate::scene::Scene;
@@ -31,6 +32,44 @@ pub struct SceneDdm {
 impl SceneDdm {
     /// Welds and precomputes every mesh of `scene` that has influences.
     pub fn compute(scene: &Scene, params: DdmParams) -> Result<Self, SmoothingError> {
+        Self::compute_with(scene, params, &DdmProgress::new())
+    }
+
+    /// Like [`SceneDdm::compute`], with progress and cancellation.
+    pub fn compute_with(
+        scene: &Scene,
+        params: DdmParams,
+        progress: &DdmProgress,
+    ) -> Result<Self, SmoothingError> {
+        Self::compute_in(scene, params, progress, None)
+    }
+
+    /// Like [`SceneDdm::compute_with`], reading each mesh's matrices from the cache in `dir`
+    /// (or [`crate::skin::cor_cache_dir`]) when there, else computing and caching them; also
+    /// returns how many meshes came from the cache.
+    pub fn compute_cached(
+        scene: &Scene,
+        params: DdmParams,
+        progress: &DdmProgress,
+        dir: Option<&std::path::Path>,
+    ) -> Result<(Self, usize), SmoothingError> {
+        let dir = dir
+            .map(std::path::Path::to_path_buf)
+            .or_else(crate::skin::cor_cache_dir);
+        let hits = std::sync::atomic::AtomicUsize::new(0);
+        let cache = dir.as_deref().map(|d| (d, &hits));
+        let ddm = Self::compute_in(scene, params, progress, cache)?;
+        Ok((ddm, hits.into_inner()))
+    }
+
+    /// Welds and precomputes every mesh, through the cache in `cache`'s folder when given
+    /// (counting its hits).
+    fn compute_in(
+        scene: &Scene,
+        params: DdmParams,
+        progress: &DdmProgress,
+        cache: Option<(&std::path::Path, &std::sync::atomic::AtomicUsize)>,
+    ) -> Result<Self, SmoothingError> {
         let per_mesh = scene
             .meshes
             .iter()
@@ -39,11 +78,30 @@ impl SceneDdm {
                 if surface.is_empty() {
                     return Ok(None);
                 }
-                let weights = ddm_precompute(&surface, params)?;
+                if let Some((dir, hits)) = cache
+                    && let Some(weights) = super::cache::read_cached(dir, &surface, params)
+                {
+                    hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    return Ok(Some(MeshDdm { surface, weights }));
+                }
+                let weights = ddm_precompute_with(&surface, params, progress)?;
+                if let Some((dir, _)) = cache {
+                    super::cache::write_cached(dir, &surface, params, &weights);
+                }
                 Ok(Some(MeshDdm { surface, weights }))
             })
             .collect::<Result<_, SmoothingError>>()?;
         Ok(Self { per_mesh, params })
+    }
+
+    /// Vertex-joint pairs kept, all meshes together.
+    #[must_use]
+    pub fn pair_count(&self) -> usize {
+        self.per_mesh
+            .iter()
+            .flatten()
+            .map(|m| m.weights.joints.len())
+            .sum()
     }
 
     /// Bytes the matrices hold, all meshes together.

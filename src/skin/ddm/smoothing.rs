@@ -29,6 +29,9 @@ pub enum SmoothingError {
         /// The solver's message.
         reason: String,
     },
+    /// The precompute was cancelled.
+    #[error("the Direct Delta Mush precompute was cancelled")]
+    Cancelled,
 }
 
 /// Twice the area of a triangle with edge lengths `l`, by Kahan's formula as libigl's
