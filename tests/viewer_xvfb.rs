@@ -335,3 +335,68 @@ fn bulge_compensation_changes_the_dqs_half_only() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_ddm_pane_waits_for_its_precompute_and_draws_apart_from_lbs() {
+    if skip_without_xvfb("a_ddm_pane_waits_for_its_precompute_and_draws_apart_from_lbs") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dqview_viewer_ddm_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("ddm.png");
+    let cache = dir.join("cache");
+    let log = support::run_viewer_logged_with(
+        &[
+            "builtin:twist",
+            "--view",
+            "lbs,ddm,dqs",
+            "--twist",
+            "tip=120",
+            "--bend",
+            "tip=60",
+            "--ddm-p",
+            "10",
+            "--screenshot",
+            png.to_str().unwrap(),
+            "--exit-after-frames",
+            "4",
+        ],
+        "1280x720",
+        &[("DQVIEW_CACHE_DIR", cache.to_str().unwrap())],
+    );
+    assert!(log.contains("DDM matrices ready"), "{log}");
+    // The precompute was cached for the next open.
+    let cached = std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(cached, 1, "{log}");
+    let img = image::open(&png).expect("decode the screenshot").to_rgba8();
+    let (w, h) = img.dimensions();
+    let corner = img.get_pixel(w - 3, 40).0;
+    let left = viewport_left(&img, [corner[0], corner[1], corner[2]]);
+    let pane = (w - left) / 3;
+    let (y0, y1) = (h / 8, h * 3 / 4);
+    let panes: Vec<Vec<[u8; 3]>> = (0..3)
+        .map(|i| {
+            let x0 = left + i * pane;
+            region(&img, x0 + 5, x0 + pane - 5, y0, y1)
+        })
+        .collect();
+    for (i, p) in panes.iter().enumerate() {
+        let n = model_pixels(p);
+        assert!(n > 2000, "pane {i} has only {n} model pixels");
+    }
+    // Panes in mode order, LBS | DQS | DDM: DDM is not LBS drawn again, its pixels differ.
+    let differ = panes[0]
+        .iter()
+        .zip(&panes[2])
+        .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 24))
+        .count();
+    assert!(
+        differ > 500,
+        "DDM pane differs from LBS at only {differ} pixels"
+    );
+    let _ = std::fs::copy(
+        &png,
+        std::env::temp_dir().join("dqview_ddm_viewer_last.png"),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
