@@ -63,6 +63,7 @@ fn main() {
                 max_influences: [4, 8][k],
                 clips: (0..scene.animations.len()).collect(),
                 target: FitTarget::Cor,
+                ddm: dqview::skin::ddm::DdmParams::DEFAULT,
             };
             let t = Instant::now();
             let rig = add_twist_joints(&scene, &requests, &options, &centers).expect("fit");

@@ -24,33 +24,31 @@ struct DdmFit {
     translation: vec3<f32>,
 }
 
-// Omega (the 10 upper-triangle entries, libigl's order) as a symmetric matrix.
-fn ddm_symmetric(o: array<f32, 10>) -> mat4x4<f32> {
-    return mat4x4<f32>(
-        vec4<f32>(o[0], o[1], o[2], o[3]),
-        vec4<f32>(o[1], o[4], o[5], o[6]),
-        vec4<f32>(o[2], o[5], o[7], o[8]),
-        vec4<f32>(o[3], o[6], o[8], o[9]),
-    );
-}
-
-// Q plus joint `j`'s matrix with the origin moved to `rest` times Omega (stored about `rest`).
-fn ddm_add_pair(q: mat4x4<f32>, j: u32, omega: array<f32, 10>, rest: vec3<f32>) -> mat4x4<f32> {
+// Q plus joint `j`'s matrix with the origin moved to `rest` times `omega` (stored about `rest`).
+fn ddm_add_pair(q: mat4x4<f32>, j: u32, omega: mat4x4<f32>, rest: vec3<f32>) -> mat4x4<f32> {
     var m = joint_matrix(j);
     m[3] = m * vec4<f32>(rest, 1.0);
-    return q + m * ddm_symmetric(omega);
+    return q + m * omega;
 }
 
-// One plane rotation of columns p and q of `w` (and `v`) that makes them orthogonal; false
-// when they already are.
-fn ddm_jacobi_rotate(w: ptr<function, mat3x3<f32>>, v: ptr<function, mat3x3<f32>>, p: u32, q: u32) -> bool {
-    let wp = (*w)[p];
-    let wq = (*w)[q];
+// Two columns of `w` and the same two of `v`, after a plane rotation.
+struct DdmColumns {
+    wp: vec3<f32>,
+    wq: vec3<f32>,
+    vp: vec3<f32>,
+    vq: vec3<f32>,
+    rotated: bool,
+}
+
+// The plane rotation of columns `wp`, `wq` (and `vp`, `vq`) that makes them orthogonal; the
+// columns unchanged, `rotated` false, when they already are. Columns are passed by value, not
+// indexed: dynamic indices into matrices spill to memory on some compilers (lavapipe).
+fn ddm_jacobi_rotate(wp: vec3<f32>, wq: vec3<f32>, vp: vec3<f32>, vq: vec3<f32>) -> DdmColumns {
     let alpha = dot(wp, wp);
     let beta = dot(wq, wq);
     let gamma = dot(wp, wq);
     if abs(gamma) <= DDM_SVD_ORTHOGONAL * sqrt(alpha * beta) {
-        return false;
+        return DdmColumns(wp, wq, vp, vq, false);
     }
     let zeta = (beta - alpha) / (2.0 * gamma);
     // Rust's `signum`: 1 at +0 (WGSL's `sign` gives 0 there, and the rotation is lost).
@@ -58,13 +56,7 @@ fn ddm_jacobi_rotate(w: ptr<function, mat3x3<f32>>, v: ptr<function, mat3x3<f32>
     let t = signum / (abs(zeta) + sqrt(zeta * zeta + 1.0));
     let c = 1.0 / sqrt(t * t + 1.0);
     let s = c * t;
-    (*w)[p] = c * wp - s * wq;
-    (*w)[q] = s * wp + c * wq;
-    let vp = (*v)[p];
-    let vq = (*v)[q];
-    (*v)[p] = c * vp - s * vq;
-    (*v)[q] = s * vp + c * vq;
-    return true;
+    return DdmColumns(c * wp - s * wq, s * wp + c * wq, c * vp - s * vq, s * vp + c * vq, true);
 }
 
 // The rotation nearest to `a` (Kabsch) from its one-sided Jacobi SVD, by its two largest
@@ -75,51 +67,70 @@ fn ddm_polar_rotation(a: mat3x3<f32>) -> DdmFit {
     if !(is_finite_vec3(a[0]) && is_finite_vec3(a[1]) && is_finite_vec3(a[2])) {
         return fit;
     }
-    var w = a;
-    var v = MAT3_IDENTITY;
+    var w0 = a[0];
+    var w1 = a[1];
+    var w2 = a[2];
+    var v0 = vec3<f32>(1.0, 0.0, 0.0);
+    var v1 = vec3<f32>(0.0, 1.0, 0.0);
+    var v2 = vec3<f32>(0.0, 0.0, 1.0);
     for (var sweep = 0u; sweep < DDM_SVD_SWEEPS; sweep++) {
-        var rotated = ddm_jacobi_rotate(&w, &v, 0u, 1u);
-        rotated = ddm_jacobi_rotate(&w, &v, 0u, 2u) || rotated;
-        rotated = ddm_jacobi_rotate(&w, &v, 1u, 2u) || rotated;
-        if !rotated {
+        let r01 = ddm_jacobi_rotate(w0, w1, v0, v1);
+        w0 = r01.wp;
+        w1 = r01.wq;
+        v0 = r01.vp;
+        v1 = r01.vq;
+        let r02 = ddm_jacobi_rotate(w0, w2, v0, v2);
+        w0 = r02.wp;
+        w2 = r02.wq;
+        v0 = r02.vp;
+        v2 = r02.vq;
+        let r12 = ddm_jacobi_rotate(w1, w2, v1, v2);
+        w1 = r12.wp;
+        w2 = r12.wq;
+        v1 = r12.vp;
+        v2 = r12.vq;
+        if !(r01.rotated || r02.rotated || r12.rotated) {
             break;
         }
     }
-    // The two largest singular values' columns (ties: the earlier index first).
-    let e = vec3<f32>(length(w[0]), length(w[1]), length(w[2]));
-    var first = 0u;
-    if e.y > e[first] {
-        first = 1u;
-    }
-    if e.z > e[first] {
-        first = 2u;
-    }
-    var second = select(0u, 1u, first == 0u);
-    for (var k = 0u; k < 3u; k++) {
-        if k != first && e[k] > e[second] {
-            second = k;
-        }
-    }
-    if !(e[second] > DDM_MIN_SECOND_SINGULAR * e[first]) {
+    // The two largest singular values' columns (ties: the earlier index first), by selects.
+    let e0 = length(w0);
+    let e1 = length(w1);
+    let e2 = length(w2);
+    let first_is_1 = e1 > e0 && e1 >= e2;
+    let first_is_2 = e2 > e0 && e2 > e1;
+    let first_is_0 = !(first_is_1 || first_is_2);
+    // The second: the larger of the other two (the earlier one on a tie).
+    let e_first = select(select(e1, e2, first_is_2), e0, first_is_0);
+    var w_first = select(select(w1, w2, first_is_2), w0, first_is_0);
+    var v_first = select(select(v1, v2, first_is_2), v0, first_is_0);
+    // Candidates for the second, in index order, the first left out.
+    let a_w = select(w0, w1, first_is_0);
+    let a_v = select(v0, v1, first_is_0);
+    let a_e = select(e0, e1, first_is_0);
+    let b_w = select(w2, w1, first_is_2);
+    let b_v = select(v2, v1, first_is_2);
+    let b_e = select(e2, e1, first_is_2);
+    let take_b = b_e > a_e;
+    let w_second = select(a_w, b_w, take_b);
+    let v_second = select(a_v, b_v, take_b);
+    let e_second = select(a_e, b_e, take_b);
+    if !(e_second > DDM_MIN_SECOND_SINGULAR * e_first) {
         return fit;
     }
-    let w1 = w[first];
-    let rcp1 = 1.0 / length(w1);
+    let rcp1 = 1.0 / length(w_first);
     if !(is_finite_f32(rcp1) && rcp1 > 0.0) {
         return fit;
     }
-    let u1 = w1 * rcp1;
-    let w2 = w[second];
-    let r2 = w2 - u1 * dot(u1, w2);
+    let u1 = w_first * rcp1;
+    let r2 = w_second - u1 * dot(u1, w_second);
     let rcp2 = 1.0 / length(r2);
     if !(is_finite_f32(rcp2) && rcp2 > 0.0) {
         return fit;
     }
     let u2 = r2 * rcp2;
-    let v1 = v[first];
-    let v2 = v[second];
     // R = U V^T with both third columns the cross products: a proper rotation, never a mirror.
-    let r = outer3(u1, v1) + outer3(u2, v2) + outer3(cross(u1, u2), cross(v1, v2));
+    let r = outer3(u1, v_first) + outer3(u2, v_second) + outer3(cross(u1, u2), cross(v_first, v_second));
     fit.found = is_finite_vec3(r[0]) && is_finite_vec3(r[1]) && is_finite_vec3(r[2]);
     fit.rotation = r;
     return fit;

@@ -178,6 +178,11 @@ fn vertex_center(index: u32, position: vec3<f32>) -> vec3<f32> {
     return position;
 }
 
+// Word `i` of `vertex_ddm` as an f32.
+fn ddm_word_f32(i: u32) -> f32 {
+    return bitcast<f32>(vertex_ddm[i]);
+}
+
 // Direct Delta Mush's fit for vertex `index` at bind position `rest`; none without matrices.
 fn vertex_ddm_fit(index: u32, rest: vec3<f32>) -> DdmFit {
     if (geometry.flags & GEOMETRY_HAS_DDM) == 0u {
@@ -187,10 +192,23 @@ fn vertex_ddm_fit(index: u32, rest: vec3<f32>) -> DdmFit {
     var q = mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     for (var k = vertex_ddm[index]; k < vertex_ddm[index + 1u]; k++) {
         let at = base + DDM_PAIR_WORDS * k;
-        var omega: array<f32, 10>;
-        for (var e = 0u; e < 10u; e++) {
-            omega[e] = bitcast<f32>(vertex_ddm[at + 1u + e]);
-        }
+        // Omega's upper triangle (libigl's order) as the symmetric matrix, read in place.
+        let o0 = ddm_word_f32(at + 1u);
+        let o1 = ddm_word_f32(at + 2u);
+        let o2 = ddm_word_f32(at + 3u);
+        let o3 = ddm_word_f32(at + 4u);
+        let o4 = ddm_word_f32(at + 5u);
+        let o5 = ddm_word_f32(at + 6u);
+        let o6 = ddm_word_f32(at + 7u);
+        let o7 = ddm_word_f32(at + 8u);
+        let o8 = ddm_word_f32(at + 9u);
+        let o9 = ddm_word_f32(at + 10u);
+        let omega = mat4x4<f32>(
+            vec4<f32>(o0, o1, o2, o3),
+            vec4<f32>(o1, o4, o5, o6),
+            vec4<f32>(o2, o5, o7, o8),
+            vec4<f32>(o3, o6, o8, o9),
+        );
         q = ddm_add_pair(q, vertex_ddm[at], omega, rest);
     }
     return ddm_fit(q);

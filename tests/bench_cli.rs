@@ -34,7 +34,7 @@ fn positive(v: &serde_json::Value, what: &str) {
 
 /// Every mode has a frame time, a skinning time and a rate.
 fn check_modes(report: &serde_json::Value) {
-    for mode in ["lbs", "dqs", "hybrid"] {
+    for mode in ["lbs", "dqs", "hybrid", "ddm"] {
         for key in ["frame_ms", "skin_ms", "vertices_per_s"] {
             positive(&report["modes"][mode][key], &format!("modes.{mode}.{key}"));
         }
@@ -60,7 +60,7 @@ fn bench_json_has_every_key_with_real_values() {
     assert_eq!(report["path"], "vertex");
     assert_eq!(report["instances"], 1);
     check_modes(&report);
-    for mode in ["lbs", "dqs", "hybrid"] {
+    for mode in ["lbs", "dqs", "hybrid", "cor", "ddm"] {
         positive(
             &report["cpu"]["skin_vertices_per_s"][mode],
             &format!("cpu.skin_vertices_per_s.{mode}"),
@@ -68,6 +68,17 @@ fn bench_json_has_every_key_with_real_values() {
     }
     positive(&report["dqs_over_lbs"]["frame"], "dqs_over_lbs.frame");
     positive(&report["dqs_over_lbs"]["skin"], "dqs_over_lbs.skin");
+    positive(&report["ddm_over_lbs"]["frame"], "ddm_over_lbs.frame");
+    let pre = &report["ddm_precompute"];
+    for key in ["seconds", "welded_vertices", "pairs", "bytes"] {
+        positive(&pre[key], &format!("ddm_precompute.{key}"));
+    }
+    // 10 f32 and a joint a pair, 4 bytes an offset: the memory said is the matrices'.
+    let (pairs, welded) = (
+        pre["pairs"].as_u64().unwrap_or(0),
+        pre["welded_vertices"].as_u64().unwrap_or(0),
+    );
+    assert_eq!(pre["bytes"].as_u64(), Some(42 * pairs + 4 * (welded + 1)));
     positive(
         &report["cpu"]["palette_ns_per_joint"],
         "cpu.palette_ns_per_joint",

@@ -187,3 +187,63 @@ fn assert_same_matrices(a: &SceneDdm, b: &SceneDdm) {
         }
     }
 }
+
+#[test]
+fn helper_joints_fit_to_ddm_and_refuse_ddm_flags_for_another_target() {
+    let dir = scratch_dir("ddm-helpers");
+    let arm = dir.join("arm.glb");
+    let run = dqview_in(
+        &["builtin", "arm", "--out", arm.to_str().expect("utf-8")],
+        &dir,
+    );
+    assert!(run.status.success(), "{}", stderr_of(&run));
+    let out = dir.join("arm_ddm.glb");
+    let (arm, out) = (arm.to_str().expect("utf-8"), out.to_str().expect("utf-8"));
+    let run = dqview_in(
+        &[
+            "helper-joints",
+            arm,
+            "--joint",
+            "forearm_twist",
+            "--target",
+            "ddm",
+            "--ddm-p",
+            "8",
+            "--out",
+            out,
+        ],
+        &dir,
+    );
+    assert!(run.status.success(), "{}", stderr_of(&run));
+    let text = String::from_utf8_lossy(&run.stdout).into_owned() + &stderr_of(&run);
+    // "fitted the weights of N vertices over P poses to ddm: mean RMS distance from it A -> B".
+    let line = text
+        .lines()
+        .find(|l| l.contains("poses to ddm"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let numbers: Vec<f64> = line
+        .split(|c: char| c.is_whitespace() || c == ':')
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let (before, after) = (numbers[numbers.len() - 2], numbers[numbers.len() - 1]);
+    assert!(after <= before && after.is_finite(), "{line}");
+    assert!(std::path::Path::new(out).exists());
+    let run = dqview_in(
+        &[
+            "helper-joints",
+            arm,
+            "--joint",
+            "forearm_twist",
+            "--ddm-p",
+            "3",
+            "--out",
+            out,
+        ],
+        &dir,
+    );
+    let err = stderr_of(&run);
+    assert!(
+        err.contains("--ddm-p sets up Direct Delta Mush, but the target is cor"),
+        "{err}"
+    );
+}

@@ -41,6 +41,7 @@ fn fitted(scene: &Scene, joints: &[&str], max_influences: usize) -> (TwistRig, S
         max_influences,
         clips: (0..scene.animations.len()).collect(),
         target: FitTarget::Cor,
+        ddm: dqview::skin::ddm::DdmParams::DEFAULT,
     };
     let rig = add_twist_joints(scene, &bone_requests(scene, &chosen), &options, &centers)
         .expect("helpers added");

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use crate::render::GpuContext;
+use crate::render::{GpuContext, RenderError};
 use crate::scene::Scene;
 use crate::skin::ddm::{DdmParams, DdmProgress, SceneDdm, SmoothingError};
 use crate::ui::DdmState;
@@ -58,7 +58,7 @@ impl DdmJob {
         (wanted, wait): (bool, bool),
         state: &mut DdmState,
         ctx: &GpuContext,
-        upload: impl FnOnce(&GpuContext, &SceneDdm),
+        upload: impl FnOnce(&GpuContext, &SceneDdm) -> Result<(), RenderError>,
     ) {
         let retry = std::mem::take(&mut state.job.retry);
         let cancel = std::mem::take(&mut state.job.cancel);
@@ -114,7 +114,7 @@ impl DdmJob {
         &mut self,
         state: &mut DdmState,
         ctx: &GpuContext,
-        upload: impl FnOnce(&GpuContext, &SceneDdm),
+        upload: impl FnOnce(&GpuContext, &SceneDdm) -> Result<(), RenderError>,
     ) {
         let Self::Running {
             handle, started, ..
@@ -126,8 +126,12 @@ impl DdmJob {
         match handle.join() {
             Ok(Ok(ddm)) => {
                 let secs = started.elapsed().as_secs_f64();
+                if let Err(e) = upload(ctx, &ddm) {
+                    // Kept off the GPU (the panes draw LBS), and not retried on its own.
+                    state.job.error = Some(format!("DDM cannot be drawn here: {e}"));
+                    return;
+                }
                 log::info!("DDM matrices ready in {secs:.2} s");
-                upload(ctx, &ddm);
                 state.job.ready = true;
                 state.pairs = Some((ddm.pair_count(), ddm.bytes()));
                 *self = Self::Done(Arc::new(ddm));

@@ -176,8 +176,10 @@ impl Running {
         if let Some(centers) = self.model.cor.centers() {
             self.model.gpu.set_cor_centers(ctx, renderer, centers);
         }
-        if let Some(ddm) = self.model.ddm.ddm() {
-            self.model.gpu.set_ddm(ctx, renderer, ddm);
+        if let Some(ddm) = self.model.ddm.ddm()
+            && let Err(e) = self.model.gpu.set_ddm(ctx, renderer, ddm)
+        {
+            log::warn!("DDM matrices not restored: {e}");
         }
     }
 }

@@ -187,6 +187,7 @@ fn start_build(
             max_influences,
             clips: (0..scene.animations.len()).collect(),
             target: crate::twist_joints::FitTarget::Cor,
+            ddm: crate::skin::ddm::DdmParams::DEFAULT,
         };
         let centers = match centers.map_or_else(|| centers_for_fit(&scene), Ok) {
             Ok(c) => c,

@@ -1,4 +1,4 @@
-//! `dqview bench`: what LBS, DQS and hybrid cost on this machine, measured side by side.
+//! `dqview bench`: what LBS, DQS, hybrid, CoR and DDM cost on this machine, measured side by side.
 
 use std::time::Instant;
 
@@ -9,14 +9,11 @@ use super::bench_gpu::{GpuFigures, measure_gpu, skin_note};
 use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::builtin::generated_rig;
 use crate::render::SkinPath;
+use crate::skin::ddm::{DdmParams, SceneDdm, skin_vertices_ddm};
 use crate::skin::{
     Betas, JointPalette, PackedMesh, PackedPalette, SkinMesh, SkinnedVertices, SkinningMode,
     skin_packed, skin_packed_hybrid, skin_vertices,
 };
-
-/// The modes the GPU part measures (CoR runs on the CPU part only).
-pub(super) const GPU_MODES: [SkinningMode; 3] =
-    [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
 
 /// Options of `dqview bench`.
 #[derive(Clone, Debug)]
@@ -35,12 +32,25 @@ pub struct BenchOptions {
     pub instances: usize,
     /// Where the skinning runs.
     pub path: SkinPath,
+    /// Leave Direct Delta Mush out (its precompute grows with vertices times joints).
+    pub no_ddm: bool,
+}
+
+/// What Direct Delta Mush's precompute took.
+struct DdmFigures {
+    /// The matrices.
+    ddm: SceneDdm,
+    /// Seconds the precompute took (no cache).
+    seconds: f64,
 }
 
 /// `--vertices` when not given.
 pub const DEFAULT_VERTICES: usize = 1_000_000;
 /// `--joints` when not given.
 pub const DEFAULT_JOINTS: usize = 64;
+
+/// From this many skinned vertices the DDM precompute takes seconds, and says so first.
+const SLOW_DDM_VERTICES: usize = 100_000;
 
 /// Most instances `--instances` takes.
 const MAX_INSTANCES: usize = 256;
@@ -89,9 +99,32 @@ pub fn run(
     let duration = clip
         .and_then(|c| scene.animations.get(c))
         .map_or(0.0, clip_duration_s);
-    let gpu = measure_gpu(options, &scene, skinned_vertices, started)?;
-    let cpu = measure_cpu(&scene, clip, duration);
-    print_report(options, &scene, skinned_vertices, &gpu, &cpu, as_json)
+    let ddm = if options.no_ddm {
+        None
+    } else {
+        if skinned_vertices >= SLOW_DDM_VERTICES {
+            eprintln!(
+                "dqview: precomputing Direct Delta Mush for {skinned_vertices} vertices (--no-ddm leaves it out)"
+            );
+        }
+        let t0 = Instant::now();
+        let ddm = SceneDdm::compute(&scene, DdmParams::DEFAULT)
+            .map_err(|e| anyhow::anyhow!("the Direct Delta Mush precompute failed: {e}"))?;
+        Some(DdmFigures {
+            ddm,
+            seconds: t0.elapsed().as_secs_f64(),
+        })
+    };
+    let gpu = measure_gpu(
+        options,
+        &scene,
+        skinned_vertices,
+        started,
+        ddm.as_ref().map(|d| &d.ddm),
+    )?;
+    let cpu = measure_cpu(&scene, clip, duration, ddm.as_ref().map(|d| &d.ddm));
+    let what = (&scene, skinned_vertices);
+    print_report(options, what, &gpu, (&cpu, ddm.as_ref()), as_json)
 }
 
 /// Refuses the generated rig's flags with a MODEL, and the load flags without one.
@@ -132,7 +165,12 @@ struct CpuFigures {
 }
 
 /// Palette building and CPU skinning (reference and packed), interleaved by mode.
-fn measure_cpu(scene: &crate::scene::Scene, clip: Option<usize>, duration: f32) -> CpuFigures {
+fn measure_cpu(
+    scene: &crate::scene::Scene,
+    clip: Option<usize>,
+    duration: f32,
+    ddm: Option<&SceneDdm>,
+) -> CpuFigures {
     let none = JointOverrides::new();
     let mut pose = Pose::rest(scene);
 
@@ -150,11 +188,20 @@ fn measure_cpu(scene: &crate::scene::Scene, clip: Option<usize>, duration: f32) 
         }
         palette_ns.push(t0.elapsed().as_secs_f64() * 1e9 / (reps * matrices.len().max(1)) as f64);
     }
-    let prim = scene
-        .meshes
-        .iter()
-        .flat_map(|m| &m.primitives)
-        .find(|p| p.influences.is_some());
+    // The first skinned primitive, with its mesh's DDM matrices and welded vertices.
+    let found = scene.meshes.iter().enumerate().find_map(|(m, mesh)| {
+        let (k, prim) = mesh
+            .primitives
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.influences.is_some())?;
+        let ddm = ddm
+            .and_then(|d| d.per_mesh.get(m)?.as_ref())
+            .and_then(|d| Some((d, d.surface.vertex_of.get(k)?)));
+        Some((prim, ddm))
+    });
+    let prim = found.map(|f| f.0);
+    let mesh_ddm = found.and_then(|f| f.1);
     // Reference and packed fast path, interleaved (ref L, fast L, ref D, fast D, ...).
     let mut cpu_rate = vec![Vec::new(); SkinningMode::ALL.len()];
     let mut reference_rate = vec![Vec::new(); SkinningMode::ALL.len()];
@@ -189,7 +236,17 @@ fn measure_cpu(scene: &crate::scene::Scene, clip: Option<usize>, duration: f32) 
         for _ in 0..7 {
             for (m, mode) in SkinningMode::ALL.into_iter().enumerate() {
                 let t0 = Instant::now();
-                skin_vertices(&palette, &mesh, mode, betas, &mut out);
+                match (mode, mesh_ddm) {
+                    (SkinningMode::Ddm, Some((d, vertex_of))) => {
+                        skin_vertices_ddm(&palette, &mesh, d, vertex_of, &mut out);
+                    }
+                    (SkinningMode::Ddm, None) => {
+                        reference_rate[m].push(f64::NAN);
+                        cpu_rate[m].push(f64::NAN);
+                        continue;
+                    }
+                    _ => skin_vertices(&palette, &mesh, mode, betas, &mut out),
+                }
                 let reference = vertices / t0.elapsed().as_secs_f64();
                 reference_rate[m].push(reference);
                 cpu_rate[m].push(fast(mode, &mut out).unwrap_or(reference));
@@ -208,28 +265,55 @@ fn measure_cpu(scene: &crate::scene::Scene, clip: Option<usize>, duration: f32) 
     }
 }
 
-/// DQS's skinning time over LBS's, where both were long enough to time.
-fn skin_ratio(g: &[(f64, Option<f64>)]) -> Option<f64> {
-    Some(g.get(1)?.1? / g.first()?.1?)
+/// `mode`'s skinning time over LBS's, where both were long enough to time.
+fn skin_ratio(gpu: &GpuFigures, mode: SkinningMode) -> Option<f64> {
+    Some(gpu_of(gpu, mode)?.1? / gpu_of(gpu, SkinningMode::Lbs)?.1?)
+}
+
+/// `mode`'s median frame and skinning milliseconds, if the GPU part measured it.
+fn gpu_of(gpu: &GpuFigures, mode: SkinningMode) -> Option<(f64, Option<f64>)> {
+    let m = gpu.measured.iter().position(|&g| g == mode)?;
+    gpu.modes.get(m).copied()
+}
+
+/// `mode`'s frame time over LBS's.
+fn frame_ratio(gpu: &GpuFigures, mode: SkinningMode) -> Option<f64> {
+    Some(gpu_of(gpu, mode)?.0 / gpu_of(gpu, SkinningMode::Lbs)?.0)
+}
+
+/// `x`, or JSON null where it is not a number.
+fn finite(x: f64) -> serde_json::Value {
+    if x.is_finite() { json!(x) } else { json!(null) }
 }
 
 /// Prints what both parts measured, as a table or (`as_json`) one JSON object.
 fn print_report(
     options: &BenchOptions,
-    scene: &crate::scene::Scene,
-    skinned_vertices: usize,
+    (scene, skinned_vertices): (&crate::scene::Scene, usize),
     gpu: &GpuFigures,
-    cpu: &CpuFigures,
+    (cpu, ddm): (&CpuFigures, Option<&DdmFigures>),
     as_json: bool,
 ) -> Result<()> {
     let (width, height) = options.size;
     let total_vertices = (skinned_vertices * options.instances) as f64;
-    let g = &gpu.modes;
     let (c, r) = (&cpu.rates, &cpu.reference_rates);
-    let mode_json = |m: usize| {
-        let (frame, skin) = g[m];
+    let mode_json = |mode: SkinningMode| {
+        let (frame, skin) = gpu_of(gpu, mode)?;
         let rate = skin.map(|skin| total_vertices / (skin / 1e3));
-        json!({"frame_ms": frame, "skin_ms": skin, "vertices_per_s": rate})
+        Some(json!({"frame_ms": frame, "skin_ms": skin, "vertices_per_s": rate}))
+    };
+    let per_cpu_s = gpu.vertices_per_cpu_s.as_ref().map(|rates| {
+        let pairs = gpu.measured.iter().zip(rates);
+        pairs
+            .map(|(m, r)| (m.name().to_string(), json!(r)))
+            .collect::<serde_json::Map<_, _>>()
+    });
+    let by_mode = |values: &[f64]| {
+        SkinningMode::ALL
+            .iter()
+            .zip(values)
+            .map(|(m, &v)| (m.name().to_string(), finite(v)))
+            .collect::<serde_json::Map<_, _>>()
     };
     let report = json!({
         "adapter": gpu.adapter,
@@ -242,19 +326,34 @@ fn print_report(
         "skin_timing": if gpu.timestamps { "gpu_timestamps" } else { "wall" },
         "palette_binding": gpu.palette_binding,
         "palette_uploads": gpu.palette_uploads,
-        "skin_vertices_per_cpu_s": gpu.vertices_per_cpu_s.as_ref().map(|r| json!({"lbs": r[0], "dqs": r[1], "hybrid": r[2]})),
-        "modes": {"lbs": mode_json(0), "dqs": mode_json(1), "hybrid": mode_json(2)},
+        "skin_vertices_per_cpu_s": per_cpu_s,
+        "modes": {
+            "lbs": mode_json(SkinningMode::Lbs),
+            "dqs": mode_json(SkinningMode::Dqs),
+            "hybrid": mode_json(SkinningMode::Hybrid),
+            "ddm": mode_json(SkinningMode::Ddm),
+        },
         "dqs_over_lbs": {
-            "frame": g[1].0 / g[0].0,
-            "skin": skin_ratio(g),
+            "frame": frame_ratio(gpu, SkinningMode::Dqs),
+            "skin": skin_ratio(gpu, SkinningMode::Dqs),
             "skin_cpu_s": gpu.vertices_per_cpu_s.as_ref().map(|r| r[0] / r[1]),
         },
+        "ddm_over_lbs": {
+            "frame": frame_ratio(gpu, SkinningMode::Ddm),
+            "skin": skin_ratio(gpu, SkinningMode::Ddm),
+        },
+        "ddm_precompute": ddm.map(|d| json!({
+            "seconds": d.seconds,
+            "welded_vertices": d.ddm.welded_vertex_count(),
+            "pairs": d.ddm.pair_count(),
+            "bytes": d.ddm.bytes(),
+        })),
         "cpu": {
             "palette_ns_per_joint": cpu.palette_ns,
             "joints": cpu.joints,
             "skin_path": cpu.skin_path,
-            "skin_vertices_per_s": {"lbs": c[0], "dqs": c[1], "hybrid": c[2], "cor": c[3]},
-            "reference_vertices_per_s": {"lbs": r[0], "dqs": r[1], "hybrid": r[2], "cor": r[3]},
+            "skin_vertices_per_s": by_mode(c),
+            "reference_vertices_per_s": by_mode(r),
         },
         "first_frame_ms": gpu.first_frame_ms,
     });
@@ -271,8 +370,15 @@ fn print_report(
         "{:<8} {:>10} {:>10} {:>16} {:>18} {:>18}",
         "mode", "frame ms", "skin ms", "GPU vertices/s", "CPU vertices/s", "CPU ref vertices/s"
     );
+    let rate_text = |x: f64| {
+        if x.is_finite() {
+            format!("{x:>18.3e}")
+        } else {
+            format!("{:>18}", "-")
+        }
+    };
     for (m, mode) in SkinningMode::ALL.into_iter().enumerate() {
-        let gpu_columns = g.get(m).map_or_else(
+        let gpu_columns = gpu_of(gpu, mode).map_or_else(
             || format!("{:>10} {:>10} {:>16}", "-", "-", "-"),
             |(frame, skin)| match skin {
                 Some(skin) => {
@@ -283,16 +389,27 @@ fn print_report(
             },
         );
         println!(
-            "{:<8} {gpu_columns} {:>18.3e} {:>18.3e}",
+            "{:<8} {gpu_columns} {} {}",
             mode.name(),
-            c[m],
-            r[m]
+            rate_text(c[m]),
+            rate_text(r[m])
         );
     }
-    let skin_ratio = skin_ratio(g).map_or_else(|| "not timed".to_owned(), |r| format!("{r:.3}"));
+    if let Some(d) = ddm {
+        let ratio = frame_ratio(gpu, SkinningMode::Ddm).unwrap_or(f64::NAN);
+        println!(
+            "ddm         precompute {:.2} s, {} pairs ({:.1} a welded vertex), {:.1} MiB of matrices; ddm/lbs frame {ratio:.3}",
+            d.seconds,
+            d.ddm.pair_count(),
+            d.ddm.pair_count() as f64 / d.ddm.welded_vertex_count().max(1) as f64,
+            d.ddm.bytes() as f64 / (1024.0 * 1024.0)
+        );
+    }
+    let skin_ratio = skin_ratio(gpu, SkinningMode::Dqs)
+        .map_or_else(|| "not timed".to_owned(), |r| format!("{r:.3}"));
     println!(
         "dqs/lbs     frame {:.3}, skinning {skin_ratio}",
-        g[1].0 / g[0].0
+        frame_ratio(gpu, SkinningMode::Dqs).unwrap_or(f64::NAN)
     );
     println!("palette     {:.1} ns a joint", cpu.palette_ns);
     println!("first frame {:.1} ms after start", gpu.first_frame_ms);

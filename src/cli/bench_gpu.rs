@@ -4,13 +4,14 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use super::bench::{BenchOptions, GPU_MODES, median};
+use super::bench::{BenchOptions, median};
 use crate::anim::{JointOverrides, Pose};
 use crate::render::{
     FrameBinding, GpuContext, GpuTimer, OffscreenTarget, RenderSettings, Renderer, SceneGpu,
     SceneOptions, SkinPath, SkinRun, View, ViewParams,
 };
 use crate::scene::Scene;
+use crate::skin::ddm::SceneDdm;
 use crate::skin::{SkinningMode, rest_bounds};
 
 /// Skinning times below this (milliseconds, over the empty pass) are not told apart from a
@@ -25,12 +26,14 @@ pub(super) struct GpuFigures {
     pub adapter: String,
     /// Whether the adapter is a software rasterizer.
     pub software: bool,
-    /// Per mode of [`GPU_MODES`]: median frame and skinning milliseconds (`None`: the skinning
+    /// The modes measured, in order: LBS, DQS, hybrid, and DDM when its matrices were given.
+    pub measured: Vec<SkinningMode>,
+    /// Per mode of `measured`: median frame and skinning milliseconds (`None`: the skinning
     /// took less than [`MIN_SKIN_MS`] over the empty pass, too little to time).
     pub modes: Vec<(f64, Option<f64>)>,
     /// Process start to the first waited frame, milliseconds.
     pub first_frame_ms: f64,
-    /// Per mode of [`GPU_MODES`]: skinning vertices per CPU-second of this process (software adapters only).
+    /// Per mode of `measured`: skinning vertices per CPU-second of this process (software adapters only).
     pub vertices_per_cpu_s: Option<Vec<f64>>,
     /// Whether pass times came from GPU timestamps.
     pub timestamps: bool,
@@ -47,6 +50,7 @@ pub(super) fn measure_gpu(
     scene: &Scene,
     skinned_vertices: usize,
     started: Instant,
+    ddm: Option<&SceneDdm>,
 ) -> Result<GpuFigures> {
     let (width, height) = options.size;
     let ctx = GpuContext::headless()?;
@@ -66,6 +70,13 @@ pub(super) fn measure_gpu(
     };
     let mut crowd =
         SceneGpu::with_options(&ctx, &renderer, scene, &Pose::rest(scene), &scene_options)?;
+    let mut measured = vec![SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
+    if let Some(ddm) = ddm {
+        match crowd.set_ddm(&ctx, &renderer, ddm) {
+            Ok(()) => measured.push(SkinningMode::Ddm),
+            Err(e) => eprintln!("dqview: DDM left out of the GPU part: {e}"),
+        }
+    }
     let (min, max) = rest_bounds(scene).unwrap_or((glam::Vec3::splat(-1.0), glam::Vec3::ONE));
     let (min, max) = crowd.bounds(min, max);
     let params = ViewParams::shaded(0.5);
@@ -94,7 +105,8 @@ pub(super) fn measure_gpu(
         frame: &frame,
         timer: timer.as_ref(),
         overrides: JointOverrides::new(),
-        skin_cpu_s: vec![Vec::new(); GPU_MODES.len()],
+        skin_cpu_s: vec![Vec::new(); measured.len()],
+        modes: measured.clone(),
     };
     measure.frame(&mut crowd, SkinningMode::Dqs, 0, Part::Frame)?;
     let first_frame_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -115,6 +127,7 @@ pub(super) fn measure_gpu(
         })
         .flatten();
     Ok(GpuFigures {
+        measured,
         adapter: ctx.describe(),
         software,
         modes,
@@ -160,6 +173,8 @@ struct Measure<'a> {
     overrides: JointOverrides,
     /// Process CPU seconds of each [`Part::Skinning`] run (software rasterisers run in-process).
     skin_cpu_s: Vec<Vec<f64>>,
+    /// The modes measured.
+    modes: Vec<SkinningMode>,
 }
 
 impl Measure<'_> {
@@ -170,12 +185,19 @@ impl Measure<'_> {
         crowd: &mut SceneGpu,
         options: &BenchOptions,
     ) -> Result<Vec<(f64, Option<f64>)>> {
-        let mode_count = GPU_MODES.len();
+        let modes = self.modes.clone();
+        let mode_count = modes.len();
         let mut frame_ms = vec![Vec::new(); mode_count];
         let mut skin_ms = vec![Vec::new(); mode_count];
         let mut empty_ms = Vec::new();
+        // One untimed frame and pass of each mode first: its pipelines are built on first use
+        // (a second on lavapipe for DDM's), which is not the cost of a frame.
+        for &mode in &modes {
+            self.frame(crowd, mode, 0, Part::Frame)?;
+            self.frame(crowd, mode, 0, Part::Skinning)?;
+        }
         for f in 0..options.frames {
-            for (m, mode) in GPU_MODES.into_iter().enumerate() {
+            for (m, &mode) in modes.iter().enumerate() {
                 frame_ms[m].push(self.frame(crowd, mode, f, Part::Frame)?);
                 skin_ms[m].push(self.frame(crowd, mode, f, Part::Skinning)?);
             }
@@ -238,7 +260,7 @@ impl Measure<'_> {
         if part == Part::Skinning
             && let (Some(a), Some(b)) = (cpu0, process_cpu_s())
         {
-            let m = GPU_MODES.iter().position(|&g| g == mode).unwrap_or(0);
+            let m = self.modes.iter().position(|&g| g == mode).unwrap_or(0);
             self.skin_cpu_s[m].push(b - a);
         }
         match timer {

@@ -53,12 +53,15 @@ pub struct HelperJointsArgs {
     /// kept, rebuilt beside the new ones).
     #[arg(long)]
     pub drop_earlier: bool,
-    /// What the helper weights are fitted to, on the input rig: cor or dqs.
-    #[arg(long, value_name = "cor|dqs", default_value = "cor")]
+    /// What the helper weights are fitted to, on the input rig: cor, dqs or ddm.
+    #[arg(long, value_name = "cor|dqs|ddm", default_value = "cor")]
     pub target: String,
     /// CoR precompute options (`--bulge-compensation` does not apply).
     #[command(flatten)]
     pub cor: CorArgs,
+    /// Direct Delta Mush's parameters (`--target ddm`).
+    #[command(flatten)]
+    pub ddm: super::DdmArgs,
     /// Load limits and URI policy.
     #[command(flatten)]
     pub load: LoadArgs,
@@ -75,8 +78,15 @@ pub fn run(args: &HelperJointsArgs) -> Result<()> {
     let target = match args.target.as_str() {
         "cor" => FitTarget::Cor,
         "dqs" => FitTarget::Dqs,
-        other => bail!("--target {other}: give cor or dqs"),
+        "ddm" => FitTarget::Ddm,
+        other => bail!("--target {other}: give cor, dqs or ddm"),
     };
+    if target != FitTarget::Ddm {
+        args.ddm.refuse_unused(&format!(
+            "the target is {} (add --target ddm)",
+            target.name()
+        ))?;
+    }
     crate::rig_file::output_is_binary(&args.model, &args.out)?;
     let scene = super::load(&args.model, &args.load)?;
     // Refused before the analysis; `write_twist_rig` refuses too (the viewer's path).
@@ -103,6 +113,7 @@ pub fn run(args: &HelperJointsArgs) -> Result<()> {
         max_influences: args.max_influences,
         clips,
         target,
+        ddm: args.ddm.params()?,
     };
     let rig = add_twist_joints(&scene, &requests, &options, &centers)?;
     print_rig(&scene, &rig);

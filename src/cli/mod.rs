@@ -189,6 +189,9 @@ pub enum Command {
         /// Copies drawn per frame in a grid, instance i at clip time t + i * duration / K (1-256).
         #[arg(long, default_value_t = 1)]
         instances: usize,
+        /// Leave Direct Delta Mush out (its precompute grows with vertices times joints).
+        #[arg(long)]
+        no_ddm: bool,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -373,6 +376,7 @@ pub fn run(cli: Cli) -> Result<()> {
             path,
             instances,
             json,
+            no_ddm,
             load,
         }) => {
             let path = crate::render::SkinPath::from_name(&path).ok_or_else(|| {
@@ -386,6 +390,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 size: render::parse_size(&size)?,
                 instances,
                 path,
+                no_ddm,
             };
             bench::run(&options, json, started, &load)
         }

@@ -106,7 +106,7 @@ impl<'s> Painter<'s> {
             gpu.set_cor_centers(&ctx, &renderer, centers);
         }
         if let Some(ddm) = &look.ddm {
-            gpu.set_ddm(&ctx, &renderer, ddm);
+            gpu.set_ddm(&ctx, &renderer, ddm)?;
         }
         // The weights view takes a joint index within the skin; the first skin that has the joint.
         let selected_joint = look

@@ -344,8 +344,18 @@ impl GpuGeometry {
     }
 
     /// Sets Direct Delta Mush's pairs, packed as `vertex_ddm` ([`super::geometry_pack::ddm_words`]);
-    /// words for another vertex count (or none) remove them, and DDM draws LBS.
-    pub fn set_ddm(&mut self, ctx: &GpuContext, layouts: &GpuLayouts, words: &[u32]) {
+    /// words for another vertex count (or none) remove them, and DDM draws LBS. An error, with
+    /// nothing changed, when they exceed the adapter's storage binding size.
+    pub fn set_ddm(
+        &mut self,
+        ctx: &GpuContext,
+        layouts: &GpuLayouts,
+        words: &[u32],
+    ) -> Result<(), RenderError> {
+        let limit = ctx.device.limits().max_storage_buffer_binding_size;
+        if words.len() as u64 * 4 > limit {
+            return Err(too_large("DDM matrices", words.len() * 4, limit));
+        }
         let n = self.vertex_count();
         let fits = n > 0 && words.len() > n && words[0] == 0;
         if fits {
@@ -363,6 +373,7 @@ impl GpuGeometry {
             self.params.flags = flags;
             self.rebind(ctx, layouts);
         }
+        Ok(())
     }
 
     /// Writes the `per_vertex` values per vertex of `flag` into their part of `vertex_scalars`

@@ -66,7 +66,7 @@ pub fn skin_scene_gpu(
         gpu.set_cor_centers(ctx, renderer, centers);
     }
     if let Some(ddm) = skinning.ddm {
-        gpu.set_ddm(ctx, renderer, ddm);
+        gpu.set_ddm(ctx, renderer, ddm)?;
     }
     if let Some(betas) = skinning.betas {
         gpu.set_betas(ctx, renderer, betas);

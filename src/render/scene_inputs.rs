@@ -55,8 +55,14 @@ impl SceneGpu {
         }
     }
 
-    /// Writes Direct Delta Mush's matrices (primitives without any draw DDM as LBS).
-    pub fn set_ddm(&mut self, ctx: &GpuContext, renderer: &Renderer, ddm: &SceneDdm) {
+    /// Writes Direct Delta Mush's matrices (primitives without any draw DDM as LBS); an error
+    /// when a primitive's are over the adapter's storage binding size (those before it are set).
+    pub fn set_ddm(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        ddm: &SceneDdm,
+    ) -> Result<(), super::RenderError> {
         for item in self.items.iter_mut().filter(|i| !i.geometry.is_rigid()) {
             let (mesh, primitive) = item.source;
             let words = ddm
@@ -65,8 +71,9 @@ impl SceneGpu {
                 .and_then(Option::as_ref)
                 .and_then(|m| Some(ddm_words(m, m.surface.vertex_of.get(primitive)?)))
                 .unwrap_or_default();
-            item.geometry.set_ddm(ctx, renderer.layouts(), &words);
+            item.geometry.set_ddm(ctx, renderer.layouts(), &words)?;
         }
+        Ok(())
     }
 
     /// Writes centers of rotation of a [`SceneGpu::from_mesh`] scene.

@@ -15,13 +15,14 @@ use std::collections::HashMap;
 use glam::{DMat4, Vec3, Vec4};
 use rayon::prelude::*;
 
-use super::fit_unit::{Unit, VertexIn};
+use super::fit_unit::{DdmPairs, Unit, VertexIn};
 use super::layout::{ITSELF, Plan};
 use super::measure::MeasurePose;
 use super::rest_class;
 use crate::anim::Pose;
 use crate::influences::Influences;
 use crate::scene::Scene;
+use crate::skin::ddm::SceneDdm;
 use crate::skin::{JointPalette, Neighbours, SceneCenters};
 
 /// What the helper weights are fitted to: the input rig skinned by one of these.
@@ -32,6 +33,8 @@ pub enum FitTarget {
     Cor,
     /// Dual quaternion skinning.
     Dqs,
+    /// Direct Delta Mush (at [`super::TwistOptions::ddm`]'s parameters).
+    Ddm,
 }
 
 impl FitTarget {
@@ -41,6 +44,7 @@ impl FitTarget {
         match self {
             Self::Cor => "cor",
             Self::Dqs => "dqs",
+            Self::Ddm => "ddm",
         }
     }
 }
@@ -80,7 +84,7 @@ pub(super) fn fit_weights(
     plan: &Plan,
     max_influences: usize,
     target: FitTarget,
-    centers: &SceneCenters,
+    (centers, ddm): (&SceneCenters, Option<&SceneDdm>),
 ) -> FitSummary {
     let diagonal =
         f64::from(crate::skin::rest_bounds(base).map_or(1.0, |(lo, hi)| lo.distance(hi).max(1e-6)));
@@ -97,6 +101,8 @@ pub(super) fn fit_weights(
                 continue;
             };
             let centers = centers.of(mesh, p);
+            let mesh_ddm = ddm.and_then(|d| d.per_mesh.get(mesh)?.as_ref());
+            let welded = mesh_ddm.and_then(|d| d.surface.vertex_of.get(p));
             for (v, row) in influences.iter().enumerate() {
                 let bind = (
                     prim.positions[v],
@@ -107,11 +113,20 @@ pub(super) fn fit_weights(
                         .unwrap_or(Vec4::X),
                 );
                 let center = centers.get(v).copied().unwrap_or(bind.0);
+                let ddm_pairs = mesh_ddm.zip(welded.and_then(|w| w.get(v))).map(|(d, &w)| {
+                    let (joints, omega) = d.weights.of(w as usize);
+                    DdmPairs {
+                        rest: d.surface.positions[w as usize],
+                        joints: joints.to_vec(),
+                        omega: omega.to_vec(),
+                    }
+                });
                 let vertex = VertexIn {
                     at: (mesh, p, v as u32),
                     skin,
                     bind,
                     center,
+                    ddm: ddm_pairs,
                     row,
                 };
                 match Unit::of(&vertex, &junctions, &classes[skin], max_influences) {

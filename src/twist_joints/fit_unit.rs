@@ -5,6 +5,7 @@ use glam::{DMat4, DVec3, Vec3, Vec4};
 use super::fit::{FitTarget, SkinJunction};
 use super::solve::Problem;
 use crate::influences::Influence;
+use crate::skin::ddm::{Sym4, skin_vertex_ddm};
 use crate::skin::{JointPalette, SkinningMode, skin_vertex, skin_vertex_cor};
 
 /// The smoothness term's strength relative to a vertex's own data term (its mean curvature).
@@ -22,8 +23,21 @@ pub(super) struct VertexIn<'a> {
     pub bind: (Vec3, Vec3, Vec4),
     /// Its CoR centre.
     pub center: Vec3,
+    /// Its Direct Delta Mush pairs (the DDM target only).
+    pub ddm: Option<DdmPairs>,
     /// Its input influences.
     pub row: &'a [Influence],
+}
+
+/// One vertex's Direct Delta Mush matrices, as the fit reads them.
+#[derive(Clone, Debug)]
+pub(super) struct DdmPairs {
+    /// Its welded vertex's rest position.
+    pub rest: DVec3,
+    /// The joints of its pairs.
+    pub joints: Vec<u16>,
+    /// Their `Omega` matrices.
+    pub omega: Vec<Sym4>,
 }
 
 /// One vertex being fitted.
@@ -38,6 +52,8 @@ pub(super) struct Unit {
     row: Vec<Influence>,
     /// Its CoR centre.
     center: Vec3,
+    /// Its DDM pairs (the DDM target only).
+    ddm: Option<DdmPairs>,
     /// Candidate skin joints.
     pub joints: Vec<u16>,
     /// Each candidate's class (index into `total`).
@@ -118,6 +134,7 @@ impl Unit {
             bind: vertex.bind,
             row: vertex.row.to_vec(),
             center: vertex.center,
+            ddm: vertex.ddm.clone(),
             joints,
             class,
             total,
@@ -128,6 +145,23 @@ impl Unit {
             g: vec![0.0; n],
             bb: 0.0,
         }))
+    }
+
+    /// Where Direct Delta Mush puts the vertex at `palette` (LBS where it fits no rotation, as
+    /// `skin_scene_ddm` does).
+    fn ddm_aim(&self, palette: &JointPalette) -> Vec3 {
+        let (p, n, t) = self.bind;
+        let lbs = || skin_vertex(palette, SkinningMode::Lbs, 0.0, p, n, t, &self.row).0;
+        let Some(d) = &self.ddm else {
+            return lbs();
+        };
+        match skin_vertex_ddm(&palette.matrices, d.rest, &d.joints, &d.omega) {
+            Some(fit) => {
+                let at = (fit.rotation * (p.as_dvec3() - d.rest) + fit.translation).as_vec3();
+                if at.is_finite() { at } else { lbs() }
+            }
+            None => lbs(),
+        }
     }
 
     /// Adds one pose: each candidate's LBS column (relative to its class reference, so the
@@ -143,6 +177,7 @@ impl Unit {
         let aim = match target {
             FitTarget::Cor => skin_vertex_cor(palette, p, n, t, &self.row, self.center).0,
             FitTarget::Dqs => skin_vertex(palette, SkinningMode::Dqs, 1.0, p, n, t, &self.row).0,
+            FitTarget::Ddm => self.ddm_aim(palette),
         };
         let pd = p.as_dvec3();
         let cols: Vec<DVec3> = self

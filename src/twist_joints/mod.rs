@@ -74,6 +74,8 @@ pub struct TwistOptions {
     pub clips: Vec<usize>,
     /// What the weights are fitted to.
     pub target: FitTarget,
+    /// Direct Delta Mush's parameters, for the DDM target.
+    pub ddm: crate::skin::ddm::DdmParams,
 }
 
 /// Why roll joints could not be added.
@@ -169,13 +171,21 @@ pub fn add_twist_joints(
     let plan = layout::plan(&base, requests)?;
     let mut out = base.clone();
     layout::add_nodes(&mut out, &plan);
+    // DDM's matrices of the input without helpers, the rig the fit aims to match.
+    let ddm = match options.target {
+        FitTarget::Ddm => Some(
+            crate::skin::ddm::SceneDdm::compute(&base, options.ddm)
+                .map_err(|e| TwistError::Option(format!("the DDM target: {e}")))?,
+        ),
+        FitTarget::Cor | FitTarget::Dqs => None,
+    };
     let fit = fit::fit_weights(
         &base,
         &mut out,
         &plan,
         options.max_influences,
         options.target,
-        centers,
+        (centers, ddm.as_ref()),
     );
     let baked = bake::bake_clips(&mut out, &plan, &options.clips, first_new_node);
     let changed_skins: Vec<usize> = (0..out.skins.len())

@@ -46,6 +46,7 @@ fn a_pure_twist_is_shared_out_as_the_rule_says() {
         max_influences: 4,
         clips: Vec::new(),
         target: FitTarget::Dqs,
+        ddm: crate::skin::ddm::DdmParams::DEFAULT,
     };
     let request = [TwistRequest { joint: k, count: 2 }];
     let rig = add_twist_joints(&scene, &request, &options, &SceneCenters::default()).unwrap();

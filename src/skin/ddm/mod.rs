@@ -21,7 +21,9 @@ mod weld;
 pub use apply::{DdmFit, MIN_SECOND_SINGULAR, polar_rotation, skin_vertex_ddm};
 pub use cache::ddm_cache_key;
 pub use condition::MIN_CONDITION;
-pub use precompute::{DdmProgress, DdmWeights, MAX_DRIFT, ddm_precompute, ddm_precompute_with};
+pub use precompute::{
+    DdmProgress, DdmWeights, MAX_DRIFT, Sym4, ddm_precompute, ddm_precompute_with,
+};
 pub use scene::{MeshDdm, SceneDdm, skin_scene_ddm, skin_vertices_ddm};
 pub use smoothing::SmoothingError;
 pub use weld::WeldedSurface;

@@ -104,6 +104,16 @@ impl SceneDdm {
             .sum()
     }
 
+    /// Welded vertices, all meshes together (the smoothing graph's vertices).
+    #[must_use]
+    pub fn welded_vertex_count(&self) -> usize {
+        self.per_mesh
+            .iter()
+            .flatten()
+            .map(|m| m.surface.len())
+            .sum()
+    }
+
     /// Bytes the matrices hold, all meshes together.
     #[must_use]
     pub fn bytes(&self) -> usize {
