@@ -235,7 +235,7 @@ fn the_command_fits_to_the_target_it_is_given_and_refuses_an_unknown_one() {
     assert!(out.is_file());
     let (o, out) = run("lbs", "lbs.gltf");
     assert!(!o.status.success());
-    assert!(support::stderr_of(&o).contains("--target lbs: give cor or dqs"));
+    assert!(support::stderr_of(&o).contains("--target lbs: give cor, dqs or ddm"));
     assert!(!out.exists());
 }
 

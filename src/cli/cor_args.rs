@@ -13,6 +13,39 @@ use crate::skin::{CorMethod, CorOptions, CorProgress, SceneCenters};
 /// Progress is printed once a precompute has run this long, even off a terminal.
 const SLOW: Duration = Duration::from_secs(2);
 
+/// Runs `work` on another thread; on a terminal, or once it has run [`SLOW`], shows
+/// `progress` on stderr as "LABEL: done/total UNITS"; setting `cancel` cancels `progress`.
+/// `Err` when `work` panicked.
+pub(super) fn with_progress<T: Send>(
+    label: &str,
+    units: &str,
+    progress: &CorProgress,
+    cancel: &AtomicBool,
+    work: impl FnOnce() -> T + Send,
+) -> std::thread::Result<T> {
+    let start = Instant::now();
+    let terminal = std::io::stderr().is_terminal();
+    std::thread::scope(|s| {
+        let worker = s.spawn(work);
+        let mut shown = false;
+        while !worker.is_finished() {
+            std::thread::sleep(Duration::from_millis(100));
+            if cancel.load(Ordering::Relaxed) {
+                progress.cancel();
+            }
+            if terminal || start.elapsed() > SLOW {
+                let (done, total) = progress.counts();
+                let _ = write!(std::io::stderr(), "\r{label}: {done}/{total} {units}");
+                shown = true;
+            }
+        }
+        if shown {
+            let _ = writeln!(std::io::stderr());
+        }
+        worker.join()
+    })
+}
+
 /// CoR precompute and bulge compensation options.
 #[derive(Clone, Debug, Args)]
 pub struct CorArgs {
@@ -99,34 +132,12 @@ impl CorArgs {
         let options = self.options()?;
         let progress = CorProgress::new();
         let start = Instant::now();
-        let terminal = std::io::stderr().is_terminal();
-        let result = std::thread::scope(|s| {
-            let worker = s.spawn(|| {
-                if self.no_cor_cache {
-                    SceneCenters::compute(scene, &options, &progress).map(|c| (c, 0))
-                } else {
-                    SceneCenters::compute_cached(scene, &options, &progress)
-                }
-            });
-            let mut shown = false;
-            while !worker.is_finished() {
-                std::thread::sleep(Duration::from_millis(100));
-                if cancel.load(Ordering::Relaxed) {
-                    progress.cancel();
-                }
-                if terminal || start.elapsed() > SLOW {
-                    let (done, total) = progress.counts();
-                    let _ = write!(
-                        std::io::stderr(),
-                        "\rcenters of rotation: {done}/{total} vertices"
-                    );
-                    shown = true;
-                }
+        let result = with_progress("centers of rotation", "vertices", &progress, cancel, || {
+            if self.no_cor_cache {
+                SceneCenters::compute(scene, &options, &progress).map(|c| (c, 0))
+            } else {
+                SceneCenters::compute_cached(scene, &options, &progress)
             }
-            if shown {
-                let _ = writeln!(std::io::stderr());
-            }
-            worker.join()
         });
         let (centers, from_cache) = result
             .map_err(|_| anyhow!("the center-of-rotation precompute panicked"))?

@@ -1,8 +1,7 @@
 //! Direct Delta Mush's parameters as flags (named as libigl names them), checked, and the
 //! precompute with progress on stderr when it is slow.
 
-use std::io::{IsTerminal, Write};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Result, anyhow, bail};
 use clap::Args;
@@ -110,26 +109,14 @@ impl DdmArgs {
         let params = self.params()?;
         let progress = DdmProgress::new();
         let start = Instant::now();
-        let terminal = std::io::stderr().is_terminal();
-        let result = std::thread::scope(|s| {
-            let worker = s.spawn(|| SceneDdm::compute_cached(scene, params, &progress, None));
-            let mut shown = false;
-            while !worker.is_finished() {
-                std::thread::sleep(Duration::from_millis(100));
-                if terminal || start.elapsed() > SLOW {
-                    let (done, total) = progress.counts();
-                    let _ = write!(
-                        std::io::stderr(),
-                        "\rdirect delta mush: {done}/{total} joint solves"
-                    );
-                    shown = true;
-                }
-            }
-            if shown {
-                let _ = writeln!(std::io::stderr());
-            }
-            worker.join()
-        });
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let result = super::cor_args::with_progress(
+            "direct delta mush",
+            "joint solves",
+            &progress,
+            &never,
+            || SceneDdm::compute_cached(scene, params, &progress, None),
+        );
         let (ddm, from_cache) = result
             .map_err(|_| anyhow!("the Direct Delta Mush precompute panicked"))?
             .map_err(|e| anyhow!("the Direct Delta Mush precompute failed: {e}"))?;
@@ -142,9 +129,6 @@ impl DdmArgs {
         Ok(ddm)
     }
 }
-
-/// Progress is printed once the precompute has run this long, even off a terminal.
-const SLOW: Duration = Duration::from_secs(2);
 
 /// Most smoothing iterations: each is a sparse solve over the whole surface per joint.
 const MAX_P: u32 = 1000;

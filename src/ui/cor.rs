@@ -17,33 +17,41 @@ pub struct CorState {
 
 /// Shows the precompute's progress bar with Cancel, or its result.
 pub fn cor_ui(ui: &mut egui::Ui, state: &mut CorState) {
-    match state.progress {
-        Some(fraction) => {
-            ui.horizontal(|ui| {
-                ui.add(
-                    egui::ProgressBar::new(fraction)
-                        .show_percentage()
-                        .desired_width(160.0),
-                );
-                if ui.small_button("Cancel").clicked() {
-                    state.cancel = true;
-                }
-            });
-            ui.label(
-                egui::RichText::new("computing centers of rotation (drawn as LBS until done)")
-                    .small(),
-            );
-        }
-        None if state.ready => {
-            ui.label(egui::RichText::new("centers of rotation ready").small());
-        }
-        None => {
-            if let Some(error) = &state.error {
-                ui.label(egui::RichText::new(error).small());
-            }
-            if ui.small_button("Compute centers").clicked() {
-                state.retry = true;
-            }
-        }
+    if progress_ui(
+        ui,
+        state,
+        "computing centers of rotation (drawn as LBS until done)",
+    ) {
+        return;
     }
+    if state.ready {
+        ui.label(egui::RichText::new("centers of rotation ready").small());
+        return;
+    }
+    if let Some(error) = &state.error {
+        ui.label(egui::RichText::new(error).small());
+    }
+    if ui.small_button("Compute centers").clicked() {
+        state.retry = true;
+    }
+}
+
+/// While a precompute runs: its progress bar with Cancel and `running` under it; false when
+/// none runs.
+pub fn progress_ui(ui: &mut egui::Ui, state: &mut CorState, running: &str) -> bool {
+    let Some(fraction) = state.progress else {
+        return false;
+    };
+    ui.horizontal(|ui| {
+        ui.add(
+            egui::ProgressBar::new(fraction)
+                .show_percentage()
+                .desired_width(160.0),
+        );
+        if ui.small_button("Cancel").clicked() {
+            state.cancel = true;
+        }
+    });
+    ui.label(egui::RichText::new(running).small());
+    true
 }

@@ -52,39 +52,25 @@ pub fn ddm_ui(ui: &mut egui::Ui, state: &mut DdmState) {
     if ui.small_button("defaults").clicked() {
         *p = DdmParams::DEFAULT;
     }
-    let job = &mut state.job;
-    match job.progress {
-        Some(fraction) => {
-            ui.horizontal(|ui| {
-                ui.add(
-                    egui::ProgressBar::new(fraction)
-                        .show_percentage()
-                        .desired_width(160.0),
-                );
-                if ui.small_button("Cancel").clicked() {
-                    job.cancel = true;
-                }
-            });
-            ui.label(
-                egui::RichText::new("smoothing the weights (drawn as LBS until done)").small(),
-            );
+    if super::cor::progress_ui(
+        ui,
+        &mut state.job,
+        "smoothing the weights (drawn as LBS until done)",
+    ) {
+        return;
+    }
+    if state.job.ready {
+        if let Some((pairs, bytes)) = state.pairs {
+            let mib = bytes as f64 / (1024.0 * 1024.0);
+            let text = format!("{pairs} vertex-joint pairs, {mib:.1} MiB");
+            ui.label(egui::RichText::new(text).small());
         }
-        None if job.ready => {
-            if let Some((pairs, bytes)) = state.pairs {
-                let mib = bytes as f64 / (1024.0 * 1024.0);
-                ui.label(
-                    egui::RichText::new(format!("{pairs} vertex-joint pairs, {mib:.1} MiB"))
-                        .small(),
-                );
-            }
-        }
-        None => {
-            if let Some(error) = &job.error {
-                ui.label(egui::RichText::new(error).small());
-            }
-            if ui.small_button("Compute DDM").clicked() {
-                job.retry = true;
-            }
-        }
+        return;
+    }
+    if let Some(error) = &state.job.error {
+        ui.label(egui::RichText::new(error).small());
+    }
+    if ui.small_button("Compute DDM").clicked() {
+        state.job.retry = true;
     }
 }
