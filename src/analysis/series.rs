@@ -106,7 +106,7 @@ impl RatioSeries {
     /// The ratios of `mode`.
     #[must_use]
     pub fn of(&self, mode: SkinningMode) -> &[f64] {
-        of_mode(&self.ratios, mode)
+        &self.ratios[mode.index()]
     }
 
     /// The x of the smallest ratio of `mode`, with that ratio.
@@ -120,7 +120,7 @@ impl RatioSeries {
     pub fn region_of(&self, mode: SkinningMode) -> &[f64] {
         self.region
             .as_ref()
-            .map_or(&[], |r| of_mode(&r.ratios, mode))
+            .map_or(&[], |r| &r.ratios[mode.index()])
     }
 
     /// The x of the region's smallest ratio of `mode`, with that ratio.
@@ -152,11 +152,6 @@ pub fn series_x(scene: &Scene, request: &SeriesRequest) -> Vec<f32> {
     (0..n)
         .map(|k| lo + (hi - lo) * k as f32 / (n - 1) as f32)
         .collect()
-}
-
-/// The ratios of `mode` in a per-mode array.
-fn of_mode(ratios: &PerMode<Vec<f64>>, mode: SkinningMode) -> &[f64] {
-    &ratios[mode.index()]
 }
 
 /// The x of the smallest of `values` (paired with `x` in order), with that value.

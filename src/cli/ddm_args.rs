@@ -92,15 +92,7 @@ impl DdmArgs {
 
     /// Refuses DDM flags where nothing runs DDM; `why` ends the sentence.
     pub fn refuse_unused(&self, why: &str) -> Result<()> {
-        let given = self.given();
-        if !given.is_empty() {
-            bail!(
-                "{} set{} up Direct Delta Mush, but {why}",
-                given.join(", "),
-                if given.len() == 1 { "s" } else { "" },
-            );
-        }
-        Ok(())
+        super::flag_rules::refuse_setup(&self.given(), "Direct Delta Mush", why)
     }
 
     /// The precompute of every skinned mesh of `scene`, from the cache where it has them, with

@@ -31,10 +31,14 @@ pub fn cor_precompute_given(cor: &CorArgs) -> Vec<&'static str> {
 /// Refuses CoR precompute flags where nothing computes centers of rotation; `why` ends
 /// the sentence and says what would use them ("the mode is dqs (CoR needs --mode cor)").
 pub fn refuse_cor_precompute(cor: &CorArgs, why: &str) -> Result<()> {
-    let given = cor_precompute_given(cor);
+    refuse_setup(&cor_precompute_given(cor), "the CoR precompute", why)
+}
+
+/// Refuses `given` flags that set up `what` where nothing uses it: "FLAGS set(s) up WHAT, but WHY".
+pub fn refuse_setup(given: &[&str], what: &str, why: &str) -> Result<()> {
     if !given.is_empty() {
         bail!(
-            "{} set{} up the CoR precompute, but {why}",
+            "{} set{} up {what}, but {why}",
             given.join(", "),
             if given.len() == 1 { "s" } else { "" },
         );

@@ -25,6 +25,7 @@ mod debug_view;
 mod error;
 mod frame;
 mod geometry;
+mod geometry_buffers;
 mod geometry_pack;
 pub mod gpu_data;
 mod gpu_timer;

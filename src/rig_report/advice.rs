@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::clips::{WorstRegion, deviation, mode_index};
+use super::clips::{WorstRegion, deviation};
 use super::{Progress, ReportOptions, RigReportError};
 use crate::analysis::{BlendPairs, lbs_loses_more, max_vertex_distance, twist_flips};
 use crate::anim::{JointOverrides, Pose};
@@ -74,7 +74,7 @@ pub fn twist_joints(
         }
     }
     for mode in [SkinningMode::Dqs, SkinningMode::Lbs] {
-        let m = mode_index(mode);
+        let m = mode.index();
         let mut worst: Vec<&WorstRegion> = loss[m].iter().chain(&growth[m]).collect();
         worst.sort_by(|a, b| deviation(b.ratio()).total_cmp(&deviation(a.ratio())));
         for w in worst {
@@ -299,7 +299,7 @@ pub fn dqs_candidates(lbs_loss: &[WorstRegion]) -> Vec<DqsCandidate> {
         SkinningMode::Hybrid,
         SkinningMode::Cor,
     ]
-    .map(mode_index);
+    .map(SkinningMode::index);
     lbs_loss
         .iter()
         .filter(|w| lbs_loses_more(w.ratios[l], w.ratios[d], Some(w.ratios[c]), COLLAPSE_RATIO))

@@ -143,7 +143,7 @@ impl WorstRegion {
     /// The ratio in this region's own mode.
     #[must_use]
     pub fn ratio(&self) -> f64 {
-        self.ratios[mode_index(self.mode)]
+        self.ratios[self.mode.index()]
     }
 
     /// Whether every mode keeps the same share of the region at this moment
@@ -188,12 +188,6 @@ pub fn deviation(ratio: f64) -> f64 {
     } else {
         ratio.max(1e-12).ln().abs()
     }
-}
-
-/// Index of `mode` in [`SkinningMode::ALL`].
-#[must_use]
-pub fn mode_index(mode: SkinningMode) -> usize {
-    mode.index()
 }
 
 /// One mode at one sample: the whole-mesh ratio and (joint, ratio) per region.
@@ -288,7 +282,7 @@ pub fn clip_report(
 #[must_use]
 pub fn worst_regions(clips: &[ClipReport], change: Change, n: usize) -> PerMode<Vec<WorstRegion>> {
     SkinningMode::ALL.map(|mode| {
-        let m = mode_index(mode);
+        let m = mode.index();
         let mut best: Vec<WorstRegion> = Vec::new();
         for clip in clips {
             for track in &clip.regions {
@@ -365,7 +359,7 @@ mod tests {
         ];
         let loss = worst_regions(&clips, Change::Loss, 4);
         let growth = worst_regions(&clips, Change::Growth, 4);
-        let lbs = mode_index(SkinningMode::Lbs);
+        let lbs = SkinningMode::Lbs.index();
         let names = |l: &[WorstRegion]| -> Vec<(String, f64)> {
             l.iter().map(|w| (w.name.clone(), w.ratio())).collect()
         };
@@ -377,7 +371,7 @@ mod tests {
         assert!(loss[lbs].iter().all(|w| w.change == Change::Loss));
         assert!(growth[lbs].iter().all(|w| w.change == Change::Growth));
         // 1.0005 is within UNCHANGED of 1: no growth; DQS keeps everything: no region either way.
-        let dqs = mode_index(SkinningMode::Dqs);
+        let dqs = SkinningMode::Dqs.index();
         assert!(loss[dqs].is_empty() && growth[dqs].is_empty());
         // The picture of LBS's farthest region is the growth, and it says so.
         let pictured = pictured_regions(&loss, &growth, 1);

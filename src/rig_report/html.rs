@@ -7,7 +7,7 @@ use base64::prelude::{BASE64_STANDARD, Engine as _};
 use maud::{DOCTYPE, Markup, PreEscaped, Render, html};
 
 use super::RigReport;
-use super::clips::{WorstRegion, mode_index};
+use super::clips::WorstRegion;
 use super::html_sections as sections;
 use crate::skin::SkinningMode;
 
@@ -190,7 +190,7 @@ fn summary(report: &RigReport, pictures: &Pictures) -> Markup {
 /// The advice list, only what is specific to this rig: joints to flag for DQS, a blend map that
 /// helps, flips the clips reach or the rest pose brings near, uneven joint scale, the checks, weights.
 fn recommendations(report: &RigReport) -> Markup {
-    let [l, d, _, c, _] = SkinningMode::ALL.map(mode_index);
+    let [l, d, _, c, _] = SkinningMode::ALL.map(SkinningMode::index);
     let errors = count_of(&report.checks, crate::check::Severity::Error);
     let warnings = count_of(&report.checks, crate::check::Severity::Warning);
     let items = html! {

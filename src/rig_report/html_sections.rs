@@ -3,7 +3,7 @@
 
 use maud::{Markup, html};
 
-use super::clips::{Change, ClipReport, UNCHANGED, mode_index};
+use super::clips::{Change, ClipReport, UNCHANGED};
 use super::html::{Pictures, RegionPicture, fixed, png_uri, ratio_cell, row};
 use super::svg::{Line, Plot, bar_chart, mode_color};
 use super::{FitReport, RigReport};
@@ -161,12 +161,12 @@ pub(super) fn worst_regions(report: &RigReport, pictures: &Pictures) -> Markup {
 fn worst_table(report: &RigReport, mode: SkinningMode, change: Change) -> Markup {
     let (list, heading, none) = match change {
         Change::Loss => (
-            &report.loss[mode_index(mode)],
+            &report.loss[mode.index()],
             "Loses the most (ratio below 1, lowest first)",
             "No region loses volume in any sample.",
         ),
         Change::Growth => (
-            &report.growth[mode_index(mode)],
+            &report.growth[mode.index()],
             "Grows the most (ratio above 1, highest first)",
             "No region grows in any sample.",
         ),
@@ -188,7 +188,7 @@ fn worst_table(report: &RigReport, mode: SkinningMode, change: Change) -> Markup
                         td { (w.clip_name) }
                         td.n { (fixed(w.time_s, 2)) }
                         @for (k, r) in w.ratios.iter().enumerate() {
-                            td.n.bad[k == mode_index(mode)] { (ratio_cell(*r, 4)) }
+                            td.n.bad[k == mode.index()] { (ratio_cell(*r, 4)) }
                         }
                         td {
                             @if w.is_the_pose() { "the pose (every mode alike)" } @else { "the method (modes differ)" }

@@ -1,4 +1,5 @@
-//! Flat reading ([`super::flat`]) against the crate's composition: the shared characters and a
+//! Test-only (compiled under `#[cfg(test)]` in `usd_load`, so its unwraps are test asserts):
+//! flat reading ([`super::flat`]) against the crate's composition: the shared characters and a
 //! hand-made stage load to the same scene both ways, and [`super::xform_ops`] composes every
 //! op kind as the crate's `Xformable` does, between samples too.
 
