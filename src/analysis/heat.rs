@@ -203,6 +203,8 @@ pub struct HeatBetas<'a> {
     pub centers: Option<&'a SceneCenters>,
     /// Direct Delta Mush's matrices of DDM positions; `None`: DDM draws as LBS (as the GPU does).
     pub ddm: Option<&'a crate::skin::ddm::SceneDdm>,
+    /// Delta Mush's rest deltas of DM positions; `None`: DM as LBS.
+    pub dm: Option<&'a crate::skin::dm::SceneDm>,
 }
 
 /// The value `quantity` takes at every vertex of every skinned primitive of `scene` at
@@ -318,6 +320,10 @@ fn cor_distances(
             Some(ddm) => crate::skin::ddm::skin_scene_ddm(scene, pose, ddm),
             None => skin_scene(scene, pose, SkinningMode::Lbs, Betas::Uniform(0.0)),
         },
+        (SkinningMode::Dm, _) => match betas.dm {
+            Some(dm) => crate::skin::dm::skin_scene_dm(scene, pose, dm),
+            None => skin_scene(scene, pose, SkinningMode::Lbs, Betas::Uniform(0.0)),
+        },
         (_, Some(b)) => skin_scene_hybrid(scene, pose, mode, b, betas.scale),
         (_, None) => skin_scene(scene, pose, mode, Betas::Uniform(betas.scale)),
     };
@@ -401,8 +407,10 @@ fn blended_determinant(
         SkinningMode::Lbs => lbs,
         SkinningMode::Dqs | SkinningMode::Cor => dqs,
         SkinningMode::Hybrid => lbs + (dqs - lbs) * beta,
-        // Each vertex is moved by a fitted rotation.
+        // Each vertex is moved by a fitted rotation; Delta Mush's smoothing has no per-vertex
+        // matrix, so its collapse is LBS's, as the surface before the smoothing.
         SkinningMode::Ddm => 1.0,
+        SkinningMode::Dm => lbs,
     }
 }
 

@@ -83,6 +83,8 @@ pub struct AnalyzeOptions {
     pub cor_centers: Option<SceneCenters>,
     /// Direct Delta Mush's matrices: with them DDM is measured too, without them it is left out.
     pub ddm: Option<SceneDdm>,
+    /// Delta Mush's rest deltas; without them DM is not measured.
+    pub dm: Option<crate::skin::dm::SceneDm>,
     /// DQS bulge compensation amount in [0, 1]; above 0, DQS with compensation is measured too.
     pub bulge_compensation: f32,
 }
@@ -96,6 +98,7 @@ impl AnalyzeOptions {
             beta_scale: self.hybrid_scale,
             centers: self.cor_centers.as_ref(),
             ddm: self.ddm.as_ref(),
+            dm: self.dm.as_ref(),
         }
     }
 }
@@ -276,7 +279,7 @@ fn analyze_sample(
                     }
                 }
             }
-            SkinningMode::Hybrid | SkinningMode::Cor | SkinningMode::Ddm => {}
+            SkinningMode::Hybrid | SkinningMode::Cor | SkinningMode::Ddm | SkinningMode::Dm => {}
         }
     }
     let compensated = (options.bulge_compensation > 0.0).then(|| {

@@ -52,6 +52,8 @@ pub struct SeriesRequest {
     pub cor_centers: Option<std::sync::Arc<SceneCenters>>,
     /// Direct Delta Mush's matrices; without them the series has no DDM line.
     pub ddm: Option<std::sync::Arc<SceneDdm>>,
+    /// Delta Mush's rest deltas; without them the series has no DM line.
+    pub dm: Option<std::sync::Arc<crate::skin::dm::SceneDm>>,
 }
 
 impl SeriesRequest {
@@ -63,6 +65,7 @@ impl SeriesRequest {
             beta_scale: self.beta_scale,
             centers: self.cor_centers.as_deref(),
             ddm: self.ddm.as_deref(),
+            dm: self.dm.as_deref(),
         }
     }
 }

@@ -104,7 +104,15 @@ impl Graphics {
                 grid: FrameBinding::new(ctx, &renderer)?,
             })
         };
-        let panes = [pane()?, pane()?, pane()?, pane()?, pane()?, pane()?];
+        let panes = [
+            pane()?,
+            pane()?,
+            pane()?,
+            pane()?,
+            pane()?,
+            pane()?,
+            pane()?,
+        ];
         Ok(Self {
             renderer,
             backdrop,

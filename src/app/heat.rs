@@ -137,6 +137,7 @@ impl HeatRanges {
                     scale,
                     centers: centers.as_deref(),
                     ddm: None,
+                    dm: None,
                 };
                 let spec = HeatRangeSpec::default();
                 let range = pose_heat_range(&scene, &pose, quantity, &modes, betas, diagonal, spec);

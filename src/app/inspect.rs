@@ -329,6 +329,7 @@ impl Inspector {
             beta_scale: 1.0,
             cor_centers: self.cor_centers.clone().filter(|_| key.with_cor),
             ddm: self.ddm.clone().filter(|_| key.with_ddm.is_some()),
+            dm: None,
         };
         let total = crate::analysis::series_x(&self.scene, &request).len();
         let cancel = Arc::new(AtomicBool::new(false));

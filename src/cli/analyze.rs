@@ -49,6 +49,7 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
     let bulge_compensation = args.cor.bulge_amount()?;
     let cor_centers = Some(args.cor.centers(&scene)?);
     let ddm = Some(args.ddm.compute(&scene)?);
+    let dm = Some(args.dm.compute(&scene)?);
     let hybrid = pose.hybrid_betas(&scene, false);
     if let Some(notice) = &hybrid.notice {
         eprintln!("dqview: {notice}");
@@ -64,6 +65,7 @@ pub fn run(model: &str, args: &PoseArgs, what: &What<'_>, load: &super::LoadArgs
         overrides: pose.overrides,
         cor_centers,
         ddm,
+        dm,
         bulge_compensation,
     };
     let terminal = std::io::stderr().is_terminal();

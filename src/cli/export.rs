@@ -60,6 +60,15 @@ pub fn run(
             None
         }
     };
+    let dm = match mode {
+        SkinningMode::Dm if gpu => bail!("{}", crate::render::RenderError::NotOnGpu { mode }),
+        SkinningMode::Dm => Some(args.dm.compute(&scene)?),
+        _ => {
+            let why = format!("the mode is {mode} (DM needs --mode dm)");
+            args.dm.refuse_unused(&why)?;
+            None
+        }
+    };
     // One rule for the hybrid's betas (the file's map as stored, flags where it has none,
     // --beta over both); other modes have no betas, so --beta cannot take effect there.
     let betas = match mode {
@@ -93,6 +102,8 @@ pub fn run(
         skin_scene_cor(&scene, &pose, centers)
     } else if let Some(ddm) = &ddm {
         crate::skin::ddm::skin_scene_ddm(&scene, &pose, ddm)
+    } else if let Some(dm) = &dm {
+        crate::skin::dm::skin_scene_dm(&scene, &pose, dm)
     } else if amount > 0.0 {
         skin_scene_dqs_compensated(&scene, &pose, amount)
     } else if let Some(betas) = &betas {

@@ -9,6 +9,7 @@ mod blend_review;
 mod check;
 mod cor_args;
 mod ddm_args;
+mod dm_args;
 mod export;
 mod flag_rules;
 mod helper_joints;
@@ -37,6 +38,7 @@ pub use blend::BlendArgs;
 pub use check::CheckArgs;
 pub use cor_args::CorArgs;
 pub use ddm_args::DdmArgs;
+pub use dm_args::DmArgs;
 pub use helper_joints::HelperJointsArgs;
 pub use pose_args::PoseArgs;
 pub use render_args::{CameraFlags, MotionFlags};
@@ -431,6 +433,17 @@ pub fn run(cli: Cli) -> Result<()> {
                 &cli.pose.cor,
                 "the viewer precomputes CoR with the defaults (they apply to export, render, analyze, blend and report)",
             )?;
+            let no_dm = "the viewer draws on the GPU, which has no Delta Mush yet";
+            cli.pose.dm.refuse_unused(no_dm)?;
+            if let Some(mode) = cli
+                .pose
+                .mode
+                .as_deref()
+                .and_then(crate::skin::SkinningMode::from_name)
+                && !crate::render::drawn_on_gpu(mode)
+            {
+                anyhow::bail!("--mode {mode}: {no_dm}; `dqview export --mode {mode}` writes it");
+            }
             if let Some(dir) = &cli.viewer.shader_dir
                 && !dir.is_dir()
             {

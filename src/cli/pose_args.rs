@@ -41,6 +41,9 @@ pub struct PoseArgs {
     /// Direct Delta Mush parameters.
     #[command(flatten)]
     pub ddm: super::DdmArgs,
+    /// Delta Mush parameters.
+    #[command(flatten)]
+    pub dm: super::DmArgs,
 }
 
 impl PoseArgs {

@@ -133,6 +133,12 @@ impl Job {
             ),
         };
         let modes: Vec<SkinningMode> = panes.unwrap_or_else(|| vec![resolved.mode]);
+        if let Some(&mode) = modes.iter().find(|&&m| !crate::render::drawn_on_gpu(m)) {
+            bail!("{}", crate::render::RenderError::NotOnGpu { mode });
+        }
+        args.pose
+            .dm
+            .refuse_unused("render draws on the GPU, which has no Delta Mush yet")?;
         // The CoR distance view measures from the CoR positions, whatever the panes.
         let cor_centers = if modes.contains(&SkinningMode::Cor) || view == DebugView::CorDistance {
             Some(args.pose.cor.centers(scene)?)
@@ -236,6 +242,7 @@ impl Job {
             scale: 1.0,
             centers: self.look.cor_centers.as_ref(),
             ddm: self.look.ddm.as_ref(),
+            dm: None,
         };
         let diagonal = diagonal_of(scene);
         let of = |pose: &Pose| match self.request.focus {

@@ -81,6 +81,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     lap("CoR centers", &mut stages);
     let ddm = args.pose.ddm.compute(&scene)?;
     lap("DDM precompute", &mut stages);
+    let dm = args.pose.dm.compute(&scene)?;
     let options = ReportOptions {
         clips,
         samples: args.samples,
@@ -89,7 +90,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
         worst_regions: args.regions,
     };
     let cancel = AtomicBool::new(false);
-    let report = gather(&scene, &centers, &ddm, &options, &progress, &cancel)?;
+    let report = gather(&scene, &centers, &ddm, &dm, &options, &progress, &cancel)?;
     end_progress();
     lap("measure (clips, flips, sweep, fit)", &mut stages);
     let pictures = if args.no_renders {

@@ -14,7 +14,7 @@ use crate::analysis::{
     heat_decimals, heat_value_with_length,
 };
 use crate::anim::{JointAngles, JointOverrides, Pose};
-use crate::render::{DebugView, RgbaImage, draw_outline};
+use crate::render::{DebugView, RgbaImage, draw_outline, gpu_modes};
 use crate::rig_report::{
     Pictures, RegionPicture, ReportOptions, RigReport, WorstRegion, pictured_regions,
 };
@@ -95,7 +95,7 @@ pub fn report_painter<'s>(
         ddm: Some(methods.ddm.clone()),
         ..RenderLook::default()
     };
-    Painter::new(scene, &rest, &SkinningMode::ALL, look, [size.0, size.1])
+    Painter::new(scene, &rest, &gpu_modes(), look, [size.0, size.1])
 }
 
 /// The pictures, or the first GPU error.
@@ -181,8 +181,10 @@ pub fn region_images(
             scale: 1.0,
             centers: Some(methods.centers),
             ddm: Some(methods.ddm),
+            dm: None,
         };
-        let what = (HeatQuantity::CorDistance, &SkinningMode::ALL[..]);
+        let modes = gpu_modes();
+        let what = (HeatQuantity::CorDistance, &modes[..]);
         let spec = HeatRangeSpec::default();
         focus_heat_range(
             scene,
@@ -274,9 +276,9 @@ pub fn render_command(
         words.extend(["--time".into(), region.time_s.to_string()]);
     }
     let (mode, width) = if region.is_the_pose() {
-        ("cor".to_string(), size.0 / SkinningMode::COUNT as u32)
+        ("cor".to_string(), size.0 / gpu_modes().len() as u32)
     } else {
-        let names: Vec<&str> = SkinningMode::ALL.iter().map(|m| m.name()).collect();
+        let names: Vec<&str> = gpu_modes().iter().map(|m| m.name()).collect();
         (names.join(","), size.0)
     };
     words.extend(["--mode".into(), mode]);
@@ -317,14 +319,12 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-/// The pane of `mode` cut out of an image of every mode's pane side by side ([`SkinningMode::ALL`]
+/// The pane of `mode` cut out of an image of every GPU mode's pane side by side ([`gpu_modes`]
 /// order, as `View::panes` lays them out: equal widths, the last taking the remainder).
 fn pane_of(image: &RgbaImage, mode: SkinningMode) -> RgbaImage {
-    let n = SkinningMode::ALL.len() as u32;
-    let i = SkinningMode::ALL
-        .iter()
-        .position(|&m| m == mode)
-        .unwrap_or(0) as u32;
+    let modes = gpu_modes();
+    let n = modes.len() as u32;
+    let i = modes.iter().position(|&m| m == mode).unwrap_or(0) as u32;
     let pane = (image.width / n).max(1);
     let x0 = (pane * i).min(image.width);
     let x1 = if i + 1 == n {

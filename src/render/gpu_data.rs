@@ -39,16 +39,33 @@ pub const GEOMETRY_HAS_DDM: u32 = 4;
 /// WGSL `DDM_PAIR_WORDS` in `shaders/geometry.wgsl`: a joint and Omega's 10 entries.
 pub const DDM_PAIR_WORDS: usize = 11;
 
-/// The shader's mode constant for `mode`.
+/// The shader's mode constant for `mode`; `None` for Delta Mush, which the GPU core does not
+/// run yet (its smoothing is a pass over the whole mesh, not a per-vertex formula).
 #[must_use]
-pub fn gpu_mode(mode: SkinningMode) -> u32 {
+pub fn gpu_mode(mode: SkinningMode) -> Option<u32> {
     match mode {
-        SkinningMode::Lbs => GPU_MODE_LBS,
-        SkinningMode::Dqs => GPU_MODE_DQS,
-        SkinningMode::Hybrid => GPU_MODE_HYBRID,
-        SkinningMode::Cor => GPU_MODE_COR,
-        SkinningMode::Ddm => GPU_MODE_DDM,
+        SkinningMode::Lbs => Some(GPU_MODE_LBS),
+        SkinningMode::Dqs => Some(GPU_MODE_DQS),
+        SkinningMode::Hybrid => Some(GPU_MODE_HYBRID),
+        SkinningMode::Cor => Some(GPU_MODE_COR),
+        SkinningMode::Ddm => Some(GPU_MODE_DDM),
+        SkinningMode::Dm => None,
     }
+}
+
+/// Whether the GPU core draws `mode`.
+#[must_use]
+pub fn drawn_on_gpu(mode: SkinningMode) -> bool {
+    gpu_mode(mode).is_some()
+}
+
+/// The modes the GPU core draws, in [`SkinningMode::ALL`] order.
+#[must_use]
+pub fn gpu_modes() -> Vec<SkinningMode> {
+    SkinningMode::ALL
+        .into_iter()
+        .filter(|&m| drawn_on_gpu(m))
+        .collect()
 }
 
 /// One palette slot's parameters: WGSL `SkinParams` in `shaders/palette.wgsl`.

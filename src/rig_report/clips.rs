@@ -8,6 +8,7 @@ use crate::anim::{Pose, clip_duration_s};
 use crate::scene::Scene;
 use crate::scene::names::node_name;
 use crate::skin::ddm::SceneDdm;
+use crate::skin::dm::SceneDm;
 use crate::skin::{MethodData, PerMode, SceneBetas, SceneCenters, SkinningMode, skin_scene_method};
 
 /// One joint region's ratio to rest per mode over a clip.
@@ -197,8 +198,7 @@ type SampleRatios = (f64, Vec<(usize, f64)>);
 #[must_use]
 pub fn clip_report(
     scene: &Scene,
-    centers: &SceneCenters,
-    ddm: &SceneDdm,
+    (centers, ddm, dm): (&SceneCenters, &SceneDdm, &SceneDm),
     clip: Option<usize>,
     options: &ReportOptions,
 ) -> ClipReport {
@@ -220,6 +220,7 @@ pub fn clip_report(
         beta_scale: 1.0,
         centers: Some(centers),
         ddm: Some(ddm),
+        dm: Some(dm),
     };
     let rows: Vec<PerMode<SampleRatios>> = times_s
         .par_iter()

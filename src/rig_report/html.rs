@@ -190,7 +190,7 @@ fn summary(report: &RigReport, pictures: &Pictures) -> Markup {
 /// The advice list, only what is specific to this rig: joints to flag for DQS, a blend map that
 /// helps, flips the clips reach or the rest pose brings near, uneven joint scale, the checks, weights.
 fn recommendations(report: &RigReport) -> Markup {
-    let [l, d, _, c, _] = SkinningMode::ALL.map(SkinningMode::index);
+    let [l, d, _, c, _, _] = SkinningMode::ALL.map(SkinningMode::index);
     let errors = count_of(&report.checks, crate::check::Severity::Error);
     let warnings = count_of(&report.checks, crate::check::Severity::Warning);
     let items = html! {
@@ -405,6 +405,7 @@ mod tests {
                 &scene,
                 &centers,
                 &ddm,
+                &crate::skin::dm::SceneDm::compute(&scene, Default::default()),
                 &options,
                 &none,
                 &AtomicBool::new(false),

@@ -34,6 +34,7 @@ use crate::anim::JointOverrides;
 use crate::scene::Scene;
 use crate::scene::names::node_name;
 use crate::skin::ddm::SceneDdm;
+use crate::skin::dm::SceneDm;
 use crate::skin::{PerMode, SceneBetas, SceneCenters};
 
 /// Errors of gathering a report.
@@ -165,11 +166,13 @@ pub struct RigReport {
 /// Progress of [`gather`]: a stage name, done, total.
 pub type Progress<'a> = dyn Fn(&str, usize, usize) + Sync + 'a;
 
-/// Measures `scene` for a report; `centers` are its CoR centres.
+/// Measures `scene` for a report; `centers` are its CoR centres, `ddm` and `dm` its Direct
+/// Delta Mush and Delta Mush data.
 pub fn gather(
     scene: &Scene,
     centers: &SceneCenters,
     ddm: &SceneDdm,
+    dm: &SceneDm,
     options: &ReportOptions,
     progress: &Progress<'_>,
     cancel: &AtomicBool,
@@ -184,7 +187,7 @@ pub fn gather(
     };
     let mut clips = Vec::with_capacity(clip_list.len());
     for (i, &clip) in clip_list.iter().enumerate() {
-        clips.push(clip_report(scene, centers, ddm, clip, options));
+        clips.push(clip_report(scene, (centers, ddm, dm), clip, options));
         progress("clips", i + 1, clip_list.len());
     }
     let loss = worst_regions(&clips, Change::Loss, options.worst_regions);
@@ -194,7 +197,7 @@ pub fn gather(
     progress("flips", 1, 1);
     let sweep = flips
         .first()
-        .and_then(|f| twist_sweep(scene, (centers, ddm), f.joint, options, cancel));
+        .and_then(|f| twist_sweep(scene, (centers, ddm, dm), f.joint, options, cancel));
     progress("sweep", 1, 1);
     let flipping: Vec<usize> = flips.iter().map(|f| f.joint).collect();
     let fit = fit_report(scene, centers, options, &flipping, progress, cancel)?;
@@ -233,7 +236,7 @@ const SWEEP_SAMPLES: usize = 73;
 /// Region and whole ratios over a twist of `joint` on the rest pose, per mode.
 fn twist_sweep(
     scene: &Scene,
-    (centers, ddm): (&SceneCenters, &SceneDdm),
+    (centers, ddm, dm): (&SceneCenters, &SceneDdm, &SceneDm),
     joint: usize,
     options: &ReportOptions,
     cancel: &AtomicBool,
@@ -248,6 +251,7 @@ fn twist_sweep(
         beta_scale: 1.0,
         cor_centers: Some(std::sync::Arc::new(centers.clone())),
         ddm: Some(std::sync::Arc::new(ddm.clone())),
+        dm: Some(std::sync::Arc::new(dm.clone())),
     };
     let none = |_: usize, _: usize| {};
     ratio_series_with_region(scene, &request, joint, cancel, &none)

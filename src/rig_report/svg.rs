@@ -21,6 +21,7 @@ pub fn mode_color(mode: SkinningMode) -> &'static str {
         SkinningMode::Hybrid => "#2ca02c",
         SkinningMode::Cor => "#9467bd",
         SkinningMode::Ddm => "#17becf",
+        SkinningMode::Dm => "#8c564b",
     }
 }
 

@@ -177,6 +177,9 @@ pub fn skin_vertex(
         // Without its precomputed matrices DDM has no smoothing to fit: LBS, as the shaders
         // draw it; `skin_vertices_ddm` takes the matrices.
         SkinningMode::Ddm => lbs(palette, position, normal, tangent, influences),
+        // Delta Mush smooths the whole mesh, not one vertex: LBS, the surface it smooths;
+        // `skin_scene_dm` does the rest.
+        SkinningMode::Dm => lbs(palette, position, normal, tangent, influences),
         SkinningMode::Hybrid => {
             let (pl, nl, tl) = lbs(palette, position, normal, tangent, influences);
             let (pd, nd, td) = dqs(palette, position, normal, tangent, influences);

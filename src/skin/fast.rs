@@ -207,7 +207,11 @@ pub fn skin_packed(
                 run(mesh, out, |g, _| dqs_group(g, &dq));
             }
         },
-        SkinningMode::Dqs | SkinningMode::Hybrid | SkinningMode::Cor | SkinningMode::Ddm => {
+        SkinningMode::Dqs
+        | SkinningMode::Hybrid
+        | SkinningMode::Cor
+        | SkinningMode::Ddm
+        | SkinningMode::Dm => {
             return false;
         }
     }

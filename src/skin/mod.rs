@@ -12,6 +12,7 @@ mod cor_cache;
 mod cor_precompute;
 mod cpu;
 pub mod ddm;
+pub mod dm;
 mod fast;
 mod fast_kernel;
 mod hybrid;
@@ -65,14 +66,23 @@ pub enum SkinningMode {
     Cor,
     /// Direct Delta Mush (Le and Lewis 2019): a rigid fit per vertex from precomputed smoothed matrices.
     Ddm,
+    /// Delta Mush (Mancewicz et al. 2014): LBS smoothed, then the rest pose's deltas added back.
+    Dm,
 }
 
 impl SkinningMode {
     /// Every mode, in display order.
-    pub const ALL: [Self; Self::COUNT] = [Self::Lbs, Self::Dqs, Self::Hybrid, Self::Cor, Self::Ddm];
+    pub const ALL: [Self; Self::COUNT] = [
+        Self::Lbs,
+        Self::Dqs,
+        Self::Hybrid,
+        Self::Cor,
+        Self::Ddm,
+        Self::Dm,
+    ];
 
     /// Number of modes.
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 6;
 
     /// Position in [`SkinningMode::ALL`].
     #[must_use]
@@ -80,7 +90,7 @@ impl SkinningMode {
         self as usize
     }
 
-    /// Short lower-case name, as used on the command line and in JSON (`lbs`, `dqs`, `hybrid`, `cor`, `ddm`).
+    /// Short lower-case name, as used on the command line and in JSON (`lbs`, `dqs`, `hybrid`, `cor`, `ddm`, `dm`).
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -89,6 +99,7 @@ impl SkinningMode {
             Self::Hybrid => "hybrid",
             Self::Cor => "cor",
             Self::Ddm => "ddm",
+            Self::Dm => "dm",
         }
     }
 
@@ -101,6 +112,7 @@ impl SkinningMode {
             Self::Hybrid => "Hybrid",
             Self::Cor => "CoR",
             Self::Ddm => "DDM",
+            Self::Dm => "DM",
         }
     }
 
@@ -113,6 +125,7 @@ impl SkinningMode {
             Self::Hybrid => "Hybrid (LBS-DQS blend)",
             Self::Cor => "CoR (centers of rotation)",
             Self::Ddm => "DDM (direct delta mush)",
+            Self::Dm => "DM (delta mush)",
         }
     }
 

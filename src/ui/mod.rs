@@ -110,9 +110,11 @@ impl ViewMode {
 pub fn ghost_mode(mode: SkinningMode) -> SkinningMode {
     match mode {
         SkinningMode::Dqs => SkinningMode::Lbs,
-        SkinningMode::Lbs | SkinningMode::Hybrid | SkinningMode::Cor | SkinningMode::Ddm => {
-            SkinningMode::Dqs
-        }
+        SkinningMode::Lbs
+        | SkinningMode::Hybrid
+        | SkinningMode::Cor
+        | SkinningMode::Ddm
+        | SkinningMode::Dm => SkinningMode::Dqs,
     }
 }
 
@@ -156,11 +158,11 @@ pub const MAX_PANES: usize = SkinningMode::ALL.len() + 1;
 pub const TWIST_PANE: usize = SkinningMode::ALL.len();
 
 /// Panes of `split`: LBS | DQS.
-pub const SPLIT_PANES: [bool; MAX_PANES] = [true, true, false, false, false, false];
+pub const SPLIT_PANES: [bool; MAX_PANES] = [true, true, false, false, false, false, false];
 /// Panes of `split3`: LBS | DQS | CoR.
-pub const SPLIT3_PANES: [bool; MAX_PANES] = [true, true, false, true, false, false];
+pub const SPLIT3_PANES: [bool; MAX_PANES] = [true, true, false, true, false, false, false];
 /// Panes of `split4`: LBS | DQS | hybrid | CoR.
-pub const SPLIT4_PANES: [bool; MAX_PANES] = [true, true, true, true, false, false];
+pub const SPLIT4_PANES: [bool; MAX_PANES] = [true, true, true, true, false, false, false];
 
 /// Parses a `--view` name: single, split, split3 (LBS | DQS | CoR), split4 (LBS | DQS | hybrid
 /// | CoR), overlay, or a split of the modes in a comma list (`lbs,dqs,ddm,cor`), with its panes.
@@ -169,7 +171,12 @@ pub fn parse_view(name: &str) -> Option<(ViewMode, [bool; MAX_PANES])> {
     if name.contains(',') {
         let mut panes = [false; MAX_PANES];
         for mode in name.split(',') {
-            panes[SkinningMode::from_name(mode.trim())?.index()] = true;
+            let mode = SkinningMode::from_name(mode.trim())?;
+            // The viewer draws on the GPU: a mode it cannot draw is no pane.
+            if !crate::render::drawn_on_gpu(mode) {
+                return None;
+            }
+            panes[mode.index()] = true;
         }
         return (panes.iter().filter(|&&p| p).count() >= 2).then_some((ViewMode::Split, panes));
     }
@@ -486,7 +493,9 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         ui.horizontal(|ui| {
             ui.label("panes");
             for (mode, on) in SkinningMode::ALL.into_iter().zip(&mut s.panes) {
-                ui.checkbox(on, mode.short_label());
+                if crate::render::drawn_on_gpu(mode) {
+                    ui.checkbox(on, mode.short_label());
+                }
             }
             ui.checkbox(&mut s.panes[TWIST_PANE], "LBS+helpers")
                 .on_hover_text("LBS of the model with the Helper joints section's helpers");

@@ -35,7 +35,7 @@ pub struct InspectState {
     pub legend_folded: bool,
 }
 
-/// Line colour of a mode (LBS orange, DQS blue, hybrid green, CoR violet, DDM teal).
+/// Line colour of a mode (LBS orange, DQS blue, hybrid green, CoR violet, DDM teal, DM tan).
 #[must_use]
 pub fn mode_color(mode: SkinningMode) -> Color32 {
     match mode {
@@ -44,6 +44,7 @@ pub fn mode_color(mode: SkinningMode) -> Color32 {
         SkinningMode::Hybrid => Color32::from_rgb(120, 215, 110),
         SkinningMode::Cor => Color32::from_rgb(210, 120, 230),
         SkinningMode::Ddm => Color32::from_rgb(70, 200, 190),
+        SkinningMode::Dm => Color32::from_rgb(200, 170, 120),
     }
 }
 

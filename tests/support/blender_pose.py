@@ -1,6 +1,7 @@
 """Blender's posed mesh of a glTF clip: what its importer and Armature modifier make of it.
 
-    python3 tests/support/blender_pose.py MODEL CLIP TIME_S OUT.obj [--mode lbs|dqs] [--slerp]
+    python3 tests/support/blender_pose.py MODEL CLIP TIME_S OUT.obj [--mode lbs|dqs|dm] [--slerp]
+        [--dm-iterations N] [--dm-factor F]
 
 Needs the `bpy` module (pip install bpy==5.0.1; Python 3.11). MODEL is a .gltf or .glb file,
 CLIP the name of one of its animations (or its index, when no animation has that name), TIME_S
@@ -14,6 +15,11 @@ seconds into it. The script
   subframe);
 - evaluates each mesh object with an Armature modifier, Preserve Volume off (`lbs`, the
   default) or on (`dqs`), in world space;
+- with `--mode dm`, first welds each such mesh (vertices at bit-identical positions merged,
+  as dqview welds the surface Delta Mush smooths over) and adds a Corrective Smooth modifier
+  after its Armature modifier (Preserve Volume off): smooth type Simple, rest source Original
+  Coordinates, scale 1, the given repeat (`--dm-iterations`, default 10) and factor
+  (`--dm-factor`, default 0.5), no vertex group, boundary not pinned;
 - writes OUT.obj: per mesh, `o NAME` and its `v x y z` lines, converted back to glTF axes
   (Y up, metres). Meshes without an Armature modifier (rigid ones parented to bones) are left
   out: match by nearest vertex, not by index.
@@ -172,13 +178,48 @@ def slerp_rotations(frame):
     return done
 
 
+def weld(mesh):
+    """Merges the vertices of `mesh` at bit-identical positions (the first keeps its data)."""
+    import bmesh
+
+    bm = bmesh.new()
+    bm.from_mesh(mesh)
+    first = {}
+    targets = {}
+    for v in bm.verts:
+        key = tuple(v.co)
+        if key in first:
+            targets[v] = first[key]
+        else:
+            first[key] = v
+    if targets:
+        bmesh.ops.weld_verts(bm, targetmap=targets)
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh.update()
+
+
+def add_corrective_smooth(ob, iterations, factor):
+    """Blender's Delta Mush on `ob`, after its Armature modifier."""
+    m = ob.modifiers.new("dqview_dm", "CORRECTIVE_SMOOTH")
+    m.smooth_type = "SIMPLE"
+    m.rest_source = "ORCO"
+    m.iterations = iterations
+    m.factor = factor
+    m.scale = 1.0
+    m.use_only_smooth = False
+    m.use_pin_boundary = False
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description="Blender's posed mesh of a glTF clip, as OBJ.")
     parser.add_argument("model")
     parser.add_argument("clip")
     parser.add_argument("time_s", type=float)
     parser.add_argument("out")
-    parser.add_argument("--mode", choices=["lbs", "dqs"], default="lbs")
+    parser.add_argument("--mode", choices=["lbs", "dqs", "dm"], default="lbs")
+    parser.add_argument("--dm-iterations", type=int, default=10)
+    parser.add_argument("--dm-factor", type=float, default=0.5)
     parser.add_argument("--slerp", action="store_true", help="slerp rotations between keys")
     args = parser.parse_args(argv)
     model, clip, time_s, out, mode = args.model, args.clip, args.time_s, args.out, args.mode
@@ -212,6 +253,9 @@ def main(argv):
             continue
         for m in arm:
             m.use_deform_preserve_volume = mode == "dqs"
+        if mode == "dm":
+            weld(ob.data)
+            add_corrective_smooth(ob, args.dm_iterations, args.dm_factor)
         meshes.append(ob)
     if not meshes:
         raise SystemExit(f"{model}: no mesh has an Armature modifier")

@@ -245,6 +245,7 @@ impl ShaderRequest {
             }
             SkinningMode::Cor => return Err(ShaderExportError::Method("cor")),
             SkinningMode::Ddm => return Err(ShaderExportError::Method("ddm")),
+            SkinningMode::Dm => return Err(ShaderExportError::Method("dm")),
         })
     }
 }
