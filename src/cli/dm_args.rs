@@ -33,8 +33,15 @@ impl DmArgs {
             iterations: self.dm_iterations,
             factor: self.dm_factor,
         };
+        let iterations_only = DmParams {
+            factor: DmParams::DEFAULT.factor,
+            ..params
+        };
+        if let Some(problem) = iterations_only.problem() {
+            bail!("--dm-iterations: {problem}");
+        }
         if let Some(problem) = params.problem() {
-            bail!("{problem} (--dm-iterations, --dm-factor)");
+            bail!("--dm-factor: {problem}");
         }
         Ok(params)
     }
