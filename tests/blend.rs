@@ -44,6 +44,7 @@ fn modes_at(
         focus_joint: None,
         cor_centers: Some(centers.clone()),
         ddm: None,
+        dm: None,
         bulge_compensation: 0.0,
     };
     analyze(scene, &options, &|_, _| {}).modes

@@ -124,6 +124,7 @@ fn adventurer_forearm_twist_sweep_has_its_lbs_region_minimum_near_180() {
         beta_scale: 1.0,
         cor_centers: None,
         ddm: None,
+        dm: None,
     };
     let cancel = AtomicBool::new(false);
     let series = ratio_series_with_region(&scene, &request, forearm, &cancel, &|_, _| {})

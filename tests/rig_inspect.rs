@@ -37,6 +37,7 @@ fn request(
         beta_scale: 1.0,
         cor_centers: None,
         ddm: None,
+        dm: None,
     }
 }
 

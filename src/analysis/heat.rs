@@ -435,6 +435,7 @@ pub(super) mod tests {
         scale: 1.0,
         centers: None,
         ddm: None,
+        dm: None,
     };
 
     #[test]
@@ -468,6 +469,7 @@ pub(super) mod tests {
                 scale,
                 centers: None,
                 ddm: None,
+                dm: None,
             };
             heat_values(&scene, &pose, HeatQuantity::Collapse, mode, betas, diagonal)
         };
@@ -498,6 +500,7 @@ pub(super) mod tests {
                 scale: 0.5,
                 centers: None,
                 ddm: None,
+                dm: None,
             },
             diagonal,
             HeatRangeSpec::default(),

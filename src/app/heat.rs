@@ -205,6 +205,7 @@ mod tests {
             scale: 1.0,
             centers: None,
             ddm: None,
+            dm: None,
         };
         let modes = [SkinningMode::Lbs, SkinningMode::Dqs];
         let spec = HeatRangeSpec::default();

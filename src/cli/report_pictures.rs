@@ -495,7 +495,7 @@ mod tests {
             clip: None,
             clip_name: "rest".into(),
             time_s: 0.0,
-            ratios: [0.7, 0.99, 0.9, 0.98, 0.97],
+            ratios: [0.7, 0.99, 0.9, 0.98, 0.97, 0.8],
         };
         let command = render_command(
             "builtin:twist",

@@ -346,7 +346,14 @@ mod tests {
             regions: vec![RegionTrack {
                 joint,
                 name: name.into(),
-                ratios: [lbs, vec![1.0; n], vec![1.0; n], vec![1.0; n], vec![1.0; n]],
+                ratios: [
+                    lbs,
+                    vec![1.0; n],
+                    vec![1.0; n],
+                    vec![1.0; n],
+                    vec![1.0; n],
+                    vec![1.0; n],
+                ],
             }],
         }
     }

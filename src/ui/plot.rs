@@ -299,6 +299,7 @@ mod tests {
                 wave(0.998, 0.003),
                 Vec::new(),
                 Vec::new(),
+                Vec::new(),
             ],
             dqs_flipped: vec![false; x.len()],
             region: Some(RegionSeries {
@@ -310,6 +311,7 @@ mod tests {
                     wave(0.997, 0.002),
                     wave(1.001, 0.001),
                     wave(0.996, 0.002),
+                    Vec::new(),
                     Vec::new(),
                     Vec::new(),
                 ],

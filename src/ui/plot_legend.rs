@@ -188,7 +188,7 @@ mod tests {
             measure: Measure::Volume,
             axis: SeriesAxis::ClipTime { clip: 0 },
             x: vec![0.0, 0.5, 1.0],
-            ratios: [lbs, dqs, hybrid, Vec::new(), Vec::new()],
+            ratios: [lbs, dqs, hybrid, Vec::new(), Vec::new(), Vec::new()],
             dqs_flipped: vec![false; 3],
             region: None,
         }
@@ -227,6 +227,7 @@ mod tests {
             ratios: [
                 vec![1.0; 3],
                 vec![1.0; 3],
+                Vec::new(),
                 Vec::new(),
                 Vec::new(),
                 Vec::new(),

@@ -510,7 +510,7 @@ mod tests {
         // One pane chosen is not a split: LBS | DQS.
         let lonely = SkinningSettings {
             view: ViewMode::Split,
-            panes: [false, false, true, false, false, false],
+            panes: [false, false, true, false, false, false, false],
             ..SkinningSettings::default()
         };
         let modes: Vec<_> = view_rects(rect, &lonely).iter().map(|v| v.mode).collect();
@@ -522,7 +522,7 @@ mod tests {
         let rect = Rect::from_min_size(Pos2::new(0.0, 0.0), EVec2::new(900.0, 600.0));
         let settings = SkinningSettings {
             view: ViewMode::Split,
-            panes: [true, true, false, false, false, true],
+            panes: [true, true, false, false, false, false, true],
             ..SkinningSettings::default()
         };
         let views = view_rects(rect, &settings);
