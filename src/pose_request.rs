@@ -338,7 +338,7 @@ mod tests {
         };
         assert_eq!(
             bad(mode),
-            "unknown mode `nope` (valid: lbs, dqs, hybrid, cor, ddm)"
+            "unknown mode `nope` (valid: lbs, dqs, hybrid, cor, ddm, dm)"
         );
         let twist = PoseRequest {
             twist: vec!["elbow=30".into()],

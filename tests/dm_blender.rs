@@ -17,7 +17,7 @@ mod support;
 use std::path::Path;
 
 use dqview::anim::{JointOverrides, Pose};
-use dqview::skin::dm::{DmParams, SceneDm, mush_welded};
+use dqview::skin::dm::{DmParams, SceneDm, joint_scales, mush_welded};
 use dqview::skin::{Betas, SkinningMode, rest_bounds, skin_scene};
 use glam::{DVec3, Vec3};
 
@@ -245,7 +245,12 @@ impl Welded {
                     p.vertices.positions[v as usize].as_dvec3()
                 })
                 .collect();
-            let mushed = mush_welded(mesh, &lbs);
+            let scales = joint_scales(scene, &pose, first.node, mesh);
+            assert!(
+                scales.iter().all(|s| (s - 1.0).abs() < 1e-4),
+                "a scaled joint"
+            );
+            let mushed = mush_welded(mesh, &lbs, &scales);
             out.lbs.extend(lbs.iter().map(|p| p.as_vec3()));
             out.dm.extend(mushed.positions.iter().map(|p| p.as_vec3()));
             out.stabilised.extend(mushed.stabilised);

@@ -12,12 +12,12 @@ use std::io::Write as _;
 use dqview::anim::{JointOverrides, Pose};
 use dqview::model::load_model;
 use dqview::scene::Scene;
-use dqview::skin::{Betas, SkinningMode, bounds, skin_scene};
+use dqview::skin::{Betas, bounds, skin_scene};
 
 /// Compares GPU and CPU skinning of `scene` at `pose` in every mode; returns the worst relative position error.
 fn compare(gpu: &Gpu, what: &str, scene: &Scene, pose: &Pose) -> f32 {
     let mut worst = 0.0f32;
-    for mode in SkinningMode::ALL {
+    for mode in dqview::render::gpu_modes() {
         let beta = 0.3;
         let cpu = skin_scene(scene, pose, mode, Betas::Uniform(beta));
         let gpu_posed = gpu

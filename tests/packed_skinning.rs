@@ -56,8 +56,11 @@ fn compare_modes(what: &str, palette: &JointPalette, mesh: &SkinMesh<'_>, betas:
             SkinningMode::Hybrid => skin_packed_hybrid(&packed, &fast_palette, betas, &mut fast),
             _ => skin_packed(&packed, &fast_palette, mode, &mut fast),
         };
-        // CoR and DDM need precomputed data the packed path does not take: they must decline.
-        let needs_data = matches!(mode, SkinningMode::Cor | SkinningMode::Ddm);
+        // CoR, DDM and DM need precomputed data the packed path does not take: they must decline.
+        let needs_data = matches!(
+            mode,
+            SkinningMode::Cor | SkinningMode::Ddm | SkinningMode::Dm
+        );
         let expect_handled = mode == SkinningMode::Lbs || (palette.is_rigid() && !needs_data);
         assert_eq!(handled, expect_handled, "{what} {mode}");
         if handled {

@@ -10,6 +10,7 @@ use crate::anim::{JointOverrides, Pose, clip_duration_s};
 use crate::builtin::generated_rig;
 use crate::render::SkinPath;
 use crate::skin::ddm::{DdmParams, SceneDdm, skin_vertices_ddm};
+use crate::skin::dm::{DmParams, SceneDm, skin_scene_dm};
 use crate::skin::{
     Betas, JointPalette, PackedMesh, PackedPalette, SkinMesh, SkinnedVertices, SkinningMode,
     skin_packed, skin_packed_hybrid, skin_vertices,
@@ -202,7 +203,7 @@ fn measure_cpu(
     });
     let prim = found.map(|f| f.0);
     let mesh_ddm = found.and_then(|f| f.1);
-    let mesh_dm = found.and_then(|(prim, _)| primitive_dm(scene, prim));
+    let scene_dm = SceneDm::compute(scene, DmParams::DEFAULT);
     // Reference and packed fast path, interleaved (ref L, fast L, ref D, fast D, ...).
     let mut cpu_rate = vec![Vec::new(); SkinningMode::ALL.len()];
     let mut reference_rate = vec![Vec::new(); SkinningMode::ALL.len()];
@@ -247,10 +248,12 @@ fn measure_cpu(
                         continue;
                     }
                     (SkinningMode::Dm, _) => {
-                        let rate = mesh_dm.as_ref().map_or(f64::NAN, |dm| {
-                            skin_primitive_dm(&palette, &mesh, dm, &mut out);
-                            vertices / t0.elapsed().as_secs_f64()
-                        });
+                        // Delta Mush poses whole meshes: the scene's rate, LBS included.
+                        let posed = skin_scene_dm(scene, &pose, &scene_dm);
+                        let seconds = t0.elapsed().as_secs_f64();
+                        let skinned = posed.iter().filter(|p| p.skinned);
+                        let count: usize = skinned.map(|p| p.vertices.positions.len()).sum();
+                        let rate = count as f64 / seconds;
                         reference_rate[m].push(rate);
                         cpu_rate[m].push(rate);
                         continue;
@@ -272,52 +275,6 @@ fn measure_cpu(
         skin_path,
         rates: cpu_rate.into_iter().map(median).collect(),
         reference_rates: reference_rate.into_iter().map(median).collect(),
-    }
-}
-
-/// Delta Mush data (default parameters) of `prim`'s mesh when `prim` is its only skinned
-/// primitive, so one primitive's LBS is the whole smoothing graph.
-fn primitive_dm(
-    scene: &crate::scene::Scene,
-    prim: &crate::scene::Primitive,
-) -> Option<crate::skin::dm::MeshDm> {
-    let m = scene
-        .meshes
-        .iter()
-        .position(|m| m.primitives.iter().any(|p| std::ptr::eq(p, prim)))?;
-    let skinned = scene.meshes[m]
-        .primitives
-        .iter()
-        .filter(|p| p.influences.is_some());
-    if skinned.count() != 1 {
-        return None;
-    }
-    let params = crate::skin::dm::DmParams::DEFAULT;
-    crate::skin::dm::SceneDm::compute(scene, params)
-        .per_mesh
-        .into_iter()
-        .nth(m)?
-}
-
-/// One primitive by Delta Mush (LBS, then its mesh's smoothing and corrections), positions only.
-fn skin_primitive_dm(
-    palette: &JointPalette,
-    mesh: &SkinMesh<'_>,
-    dm: &crate::skin::dm::MeshDm,
-    out: &mut SkinnedVertices,
-) {
-    skin_vertices(palette, mesh, SkinningMode::Lbs, Betas::Uniform(0.0), out);
-    let lbs: Vec<glam::DVec3> = dm
-        .source
-        .iter()
-        .map(|&(_, v)| out.positions[v as usize].as_dvec3())
-        .collect();
-    let mushed = crate::skin::dm::mush_welded(dm, &lbs).positions;
-    let Some(vertex_of) = dm.surface.vertex_of.iter().find(|m| !m.is_empty()) else {
-        return;
-    };
-    for (p, &w) in out.positions.iter_mut().zip(vertex_of) {
-        *p = mushed[w as usize].as_vec3();
     }
 }
 

@@ -459,12 +459,9 @@ pub fn panes(mode: &str) -> Result<Option<Vec<SkinningMode>>> {
                 .ok_or_else(|| anyhow::anyhow!("unknown mode `{}` in --mode {mode}", name.trim()))
         })
         .collect::<Result<Vec<_>>>()?;
-    if !(2..=SkinningMode::COUNT).contains(&modes.len()) {
-        bail!(
-            "--mode lists 2 to {} panes, got {}",
-            SkinningMode::COUNT,
-            modes.len()
-        );
+    let most = crate::render::gpu_modes().len();
+    if !(2..=most).contains(&modes.len()) {
+        bail!("--mode lists 2 to {most} panes, got {}", modes.len());
     }
     Ok(Some(modes))
 }

@@ -106,14 +106,14 @@ fn single_pose_table(clip: &ClipReport) -> Markup {
     });
     html! {
         table {
-            tr { th { "region" } th { "LBS" } th { "DQS" } th { "Hybrid" } th { "CoR" } th { "DDM" } }
+            tr { th { "region" } @for m in SkinningMode::ALL { th { (m.short_label()) } } }
             (ratio_row("whole mesh", &whole))
             @for (name, r) in tracks { (ratio_row(name, &r)) }
         }
     }
 }
 
-/// A row of four mode ratios.
+/// A row of every mode's ratio.
 fn ratio_row(name: &str, r: &PerMode<f64>) -> Markup {
     html! {
         tr {
@@ -179,7 +179,7 @@ fn worst_table(report: &RigReport, mode: SkinningMode, change: Change) -> Markup
             table {
                 tr {
                     th { "region" } th { "clip" } th { "time (s)" }
-                    th { "LBS" } th { "DQS" } th { "Hybrid" } th { "CoR" } th { "DDM" }
+                    @for m in SkinningMode::ALL { th { (m.short_label()) } }
                     th { "what changes it" }
                 }
                 @for w in list {

@@ -12,7 +12,7 @@ mod scene;
 mod surface;
 
 pub use frames::{CornerFrame, corner_frame};
-pub use scene::{MeshDm, Mushed, SceneDm, mush_welded, skin_scene_dm};
+pub use scene::{MeshDm, Mushed, SceneDm, joint_scales, mush_welded, skin_scene_dm};
 pub use surface::{
     DmCorner, DmSurface, MIN_CORNER_HEIGHT_ROUNDINGS, corner_height, smooth_positions,
 };

@@ -23,6 +23,8 @@ pub struct MeshDm {
     pub dm: DmSurface,
     /// `source[w]`: the (primitive, vertex) whose skinned position welded vertex `w` takes.
     pub source: Vec<(u32, u32)>,
+    /// The skin's scale at rest the rest positions were multiplied by.
+    pub rest_scale: f64,
 }
 
 impl MeshDm {
@@ -43,6 +45,7 @@ impl MeshDm {
             surface,
             dm,
             source,
+            rest_scale: scale,
         }
     }
 }
@@ -152,9 +155,10 @@ pub struct Mushed {
     pub stabilised: Vec<bool>,
 }
 
-/// Each welded vertex of `mesh` by Delta Mush from its LBS positions `lbs`.
+/// Each welded vertex of `mesh` by Delta Mush from its LBS positions `lbs`, its rest deltas
+/// times `scales` (one per welded vertex; empty: 1, as Blender has it).
 #[must_use]
-pub fn mush_welded(mesh: &MeshDm, lbs: &[DVec3]) -> Mushed {
+pub fn mush_welded(mesh: &MeshDm, lbs: &[DVec3], scales: &[f64]) -> Mushed {
     let smoothed = smooth_positions(&mesh.dm, lbs);
     let mut out = Mushed {
         positions: smoothed.clone(),
@@ -166,7 +170,8 @@ pub fn mush_welded(mesh: &MeshDm, lbs: &[DVec3]) -> Mushed {
         for c in mesh.dm.corners_of(v) {
             let (prev, next) = (smoothed[c.prev as usize], smoothed[c.next as usize]);
             let height = super::corner_height(prev, smoothed[v], next);
-            if !c.rest_stable || !(height >= mesh.dm.min_corner_height) {
+            let clear = height >= mesh.dm.min_corner_height;
+            if !c.rest_stable || !clear {
                 out.stabilised[v] = true;
                 continue;
             }
@@ -175,7 +180,7 @@ pub fn mush_welded(mesh: &MeshDm, lbs: &[DVec3]) -> Mushed {
             }
         }
         let total: f64 = shares.iter().map(|(f, _)| f.weight).sum();
-        if !(total > 0.0) {
+        if total.is_nan() || total <= 0.0 {
             // No corner to carry the rest's detail back: the smoothing alone would shrink it.
             out.positions[v] = lbs[v];
             continue;
@@ -183,7 +188,7 @@ pub fn mush_welded(mesh: &MeshDm, lbs: &[DVec3]) -> Mushed {
         let mut rotation = DMat3::ZERO;
         for (f, c) in &shares {
             let w = f.weight / total;
-            out.positions[v] += f.basis * c.delta * w;
+            out.positions[v] += f.basis * c.delta * (w * scales.get(v).copied().unwrap_or(1.0));
             rotation += f.basis * c.rest_frame.transpose() * w;
         }
         out.rotations[v] = Some(rotation);
@@ -218,7 +223,7 @@ fn mush_mesh(scene: &Scene, pose: &Pose, mesh: &MeshDm, group: &mut [PosedPrimit
         positions: mushed,
         rotations,
         ..
-    } = mush_welded(mesh, &lbs);
+    } = mush_welded(mesh, &lbs, &joint_scales(scene, pose, group[0].node, mesh));
     let node = group[0].node;
     let mut morphed = MorphedVertices::default();
     for (prim, map) in mesh.surface.vertex_of.iter().enumerate() {
@@ -245,6 +250,41 @@ fn mush_mesh(scene: &Scene, pose: &Pose, mesh: &MeshDm, group: &mut [PosedPrimit
             }
         }
     }
+}
+
+/// Each welded vertex's scale at `pose` relative to rest: its joints' uniform scales (cube
+/// roots of their skinning matrices' determinants) blended by its weights, over the skin's
+/// scale at rest. A joint scaled to 0.6 shrinks its vertices' rest deltas with it, as it
+/// shrinks LBS; Blender's Corrective Smooth keeps them, which swells a shrunk part. With no
+/// scaled joint every value is 1 and the result is Blender's.
+#[must_use]
+pub fn joint_scales(scene: &Scene, pose: &Pose, node: usize, mesh: &MeshDm) -> Vec<f64> {
+    let Some(skin) = scene.nodes.get(node).and_then(|n| n.skin) else {
+        return Vec::new();
+    };
+    let mut matrices = Vec::new();
+    pose.skinning_matrices(scene, skin, &mut matrices);
+    let scale_of: Vec<f64> = matrices
+        .iter()
+        .map(|m| f64::from(m.determinant()).abs().cbrt())
+        .collect();
+    let rest = mesh.rest_scale;
+    mesh.surface
+        .influences
+        .iter()
+        .map(|row| {
+            let total: f64 = row.iter().map(|i| f64::from(i.weight)).sum();
+            let blended: f64 = row
+                .iter()
+                .map(|i| {
+                    f64::from(i.weight)
+                        * scale_of.get(usize::from(i.joint)).copied().unwrap_or(rest)
+                })
+                .sum();
+            let s = blended / total / rest;
+            if s.is_finite() && s > 0.0 { s } else { 1.0 }
+        })
+        .collect()
 }
 
 /// `d` turned by `r`, unit length; `None` when that is degenerate.
