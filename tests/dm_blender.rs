@@ -115,24 +115,14 @@ impl Case {
             .and_then(|s| s.to_str())
             .unwrap_or("model");
         let name = format!("{stem}_{clip}_{time_s:.4}_{}", params.iterations);
-        let dm = blender(
-            model,
-            clip,
-            time_s,
-            params,
-            &dir.join(format!("{name}_dm.obj")),
-        );
         let no_smoothing = DmParams {
             iterations: 0,
             ..params
         };
-        let lbs = blender(
-            model,
-            clip,
-            time_s,
-            no_smoothing,
-            &dir.join(format!("{name}_lbs.obj")),
-        );
+        let [dm, lbs] = [(params, "dm"), (no_smoothing, "lbs")].map(|(p, what)| {
+            let out = dir.join(format!("{name}_{what}.obj"));
+            blender(model, clip, time_s, p, &out)
+        });
         assert_eq!(dm.len(), lbs.len(), "Blender's two runs differ in meshes");
 
         let scene = dqview::model::load_model(model.to_str().expect("UTF-8")).expect("load");

@@ -135,22 +135,6 @@ fn lbs_error_in_reach(
     error
 }
 
-/// Every set of primitive vertices welded into one lands on one point.
-fn seams_closed(dm: &SceneDm, posed: &[PosedPrimitive], what: &str) {
-    let mut at: HashMap<(usize, usize, u32), glam::Vec3> = HashMap::new();
-    for prim in posed.iter().filter(|p| p.skinned) {
-        let Some(mesh) = dm.per_mesh.get(prim.mesh).and_then(Option::as_ref) else {
-            continue;
-        };
-        let map = &mesh.surface.vertex_of[prim.primitive];
-        for (v, p) in prim.vertices.positions.iter().enumerate() {
-            let key = (prim.node, prim.mesh, map[v]);
-            let first = *at.entry(key).or_insert(*p);
-            assert!(first.distance(*p) < 1e-5, "{what}: a seam opens at {key:?}");
-        }
-    }
-}
-
 /// A twist of 170 degrees and a bend of 130, one joint at a time, of the first three joints
 /// with children and the skin's middle and last such joints.
 fn extreme_poses(scene: &Scene) -> Vec<(String, Pose)> {
@@ -244,7 +228,12 @@ fn check_poses(
         let dqs = skin_scene(scene, pose, SkinningMode::Dqs, Betas::Uniform(1.0));
         worst = worst.max(farthest(&ours, &lbs, diagonal, &what));
         none_exploded(&dm, &ours, (&lbs, &dqs), (diagonal, slack), &what);
-        seams_closed(&dm, &ours, &what);
+        let surfaces: Vec<_> = dm
+            .per_mesh
+            .iter()
+            .map(|m| m.as_ref().map(|m| &m.surface))
+            .collect();
+        support::assert_seams_closed(&surfaces, &ours, &what);
     }
     (worst, poses.len())
 }

@@ -135,3 +135,25 @@ pub fn largest_offset(a: &[PosedPrimitive], b: &[PosedPrimitive], diagonal: f32)
         .fold(0.0, f32::max)
         / diagonal
 }
+
+/// Panics where two primitive vertices welded into one (`surfaces[mesh]`: that mesh's welded
+/// surface, `None` for a mesh without one) land more than 1e-5 apart in `posed`.
+pub fn assert_seams_closed(
+    surfaces: &[Option<&dqview::skin::ddm::WeldedSurface>],
+    posed: &[PosedPrimitive],
+    what: &str,
+) {
+    let mut at: std::collections::HashMap<(usize, usize, u32), glam::Vec3> =
+        std::collections::HashMap::new();
+    for prim in posed.iter().filter(|p| p.skinned) {
+        let Some(surface) = surfaces.get(prim.mesh).copied().flatten() else {
+            continue;
+        };
+        let map = &surface.vertex_of[prim.primitive];
+        for (v, p) in prim.vertices.positions.iter().enumerate() {
+            let key = (prim.node, prim.mesh, map[v]);
+            let first = *at.entry(key).or_insert(*p);
+            assert!(first.distance(*p) < 1e-5, "{what}: a seam opens at {key:?}");
+        }
+    }
+}

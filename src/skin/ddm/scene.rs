@@ -107,11 +107,7 @@ impl SceneDdm {
     /// Welded vertices, all meshes together (the smoothing graph's vertices).
     #[must_use]
     pub fn welded_vertex_count(&self) -> usize {
-        self.per_mesh
-            .iter()
-            .flatten()
-            .map(|m| m.surface.len())
-            .sum()
+        WeldedSurface::total_len(self.per_mesh.iter().flatten().map(|m| &m.surface))
     }
 
     /// Bytes the matrices hold, all meshes together.

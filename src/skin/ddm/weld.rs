@@ -67,6 +67,11 @@ impl WeldedSurface {
         self.positions.len()
     }
 
+    /// Vertices of all of `surfaces` together.
+    pub fn total_len<'a>(surfaces: impl Iterator<Item = &'a Self>) -> usize {
+        surfaces.map(Self::len).sum()
+    }
+
     /// Whether the surface has no vertex.
     #[must_use]
     pub fn is_empty(&self) -> bool {
