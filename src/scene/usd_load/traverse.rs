@@ -42,9 +42,13 @@ mod tests {
 
     /// The crate's own traversal of `text`, and this one (and whether the stage read flat).
     fn both(text: &str) -> (Vec<String>, Vec<String>, bool) {
+        // One file per call: the tests run in parallel in one process, and a shared name let
+        // one test open the other's stage.
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("dqview-traverse-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("stage.usda");
+        let path = dir.join(format!("stage-{call}.usda"));
         std::fs::write(&path, text).unwrap();
         let stage = Stage::open(path.to_str().unwrap()).unwrap();
         let mut theirs = Vec::new();
