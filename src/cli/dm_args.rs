@@ -33,14 +33,10 @@ impl DmArgs {
             iterations: self.dm_iterations,
             factor: self.dm_factor,
         };
-        let iterations_only = DmParams {
-            factor: DmParams::DEFAULT.factor,
-            ..params
-        };
-        if let Some(problem) = iterations_only.problem() {
+        if let Some(problem) = params.iterations_problem() {
             bail!("--dm-iterations: {problem}");
         }
-        if let Some(problem) = params.problem() {
+        if let Some(problem) = params.factor_problem() {
             bail!("--dm-factor: {problem}");
         }
         Ok(params)

@@ -39,24 +39,29 @@ impl DmParams {
     /// Most iterations accepted: past this the smoothing has long converged on any mesh.
     pub const MAX_ITERATIONS: u32 = 1000;
 
-    /// Why `self` is not a valid setting, if it is not.
+    /// Why `self.iterations` is not valid, if it is not.
     #[must_use]
-    pub fn problem(&self) -> Option<String> {
-        if self.iterations == 0 || self.iterations > Self::MAX_ITERATIONS {
-            return Some(format!(
+    pub fn iterations_problem(&self) -> Option<String> {
+        (self.iterations == 0 || self.iterations > Self::MAX_ITERATIONS).then(|| {
+            format!(
                 "Delta Mush iterations must be 1 to {}, not {}",
                 Self::MAX_ITERATIONS,
                 self.iterations
-            ));
-        }
+            )
+        })
+    }
+
+    /// Why `self.factor` is not valid, if it is not.
+    #[must_use]
+    pub fn factor_problem(&self) -> Option<String> {
         // Past 1 a step overshoots the neighbours' mean and the smoothing can oscillate.
-        if !(self.factor > 0.0 && self.factor <= 1.0) {
-            return Some(format!(
+        let valid = self.factor > 0.0 && self.factor <= 1.0;
+        (!valid).then(|| {
+            format!(
                 "the Delta Mush factor must be in (0, 1], not {}",
                 self.factor
-            ));
-        }
-        None
+            )
+        })
     }
 }
 

@@ -114,7 +114,7 @@ fn skin_scale(matrices: &[glam::Mat4], surface: &WeldedSurface) -> f64 {
     let mut scales: Vec<f64> = used
         .iter()
         .filter_map(|&j| matrices.get(usize::from(j)))
-        .map(|m| f64::from(m.determinant()).abs().cbrt())
+        .map(|&m| uniform_scale(m))
         .filter(|s| s.is_finite() && *s > 0.0)
         .collect();
     scales.sort_by(f64::total_cmp);
@@ -260,10 +260,7 @@ pub fn joint_scales(scene: &Scene, pose: &Pose, node: usize, mesh: &MeshDm) -> V
     };
     let mut matrices = Vec::new();
     pose.skinning_matrices(scene, skin, &mut matrices);
-    let scale_of: Vec<f64> = matrices
-        .iter()
-        .map(|m| f64::from(m.determinant()).abs().cbrt())
-        .collect();
+    let scale_of: Vec<f64> = matrices.iter().map(|&m| uniform_scale(m)).collect();
     let rest = mesh.rest_scale;
     mesh.surface
         .influences
@@ -281,6 +278,11 @@ pub fn joint_scales(scene: &Scene, pose: &Pose, node: usize, mesh: &MeshDm) -> V
             if s.is_finite() && s > 0.0 { s } else { 1.0 }
         })
         .collect()
+}
+
+/// A skinning matrix's uniform scale: the cube root of its determinant's magnitude.
+fn uniform_scale(m: glam::Mat4) -> f64 {
+    f64::from(m.determinant()).abs().cbrt()
 }
 
 /// `d` turned by `r`, unit length; `None` when that is degenerate.
