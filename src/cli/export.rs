@@ -61,7 +61,6 @@ pub fn run(
         }
     };
     let dm = match mode {
-        SkinningMode::Dm if gpu => bail!("{}", crate::render::RenderError::NotOnGpu { mode }),
         SkinningMode::Dm => Some(args.dm.compute(&scene)?),
         _ => {
             let why = format!("the mode is {mode} (DM needs --mode dm)");
@@ -95,6 +94,7 @@ pub fn run(
             },
             cor_centers: centers.as_ref(),
             ddm: ddm.as_ref(),
+            dm: dm.as_ref(),
             betas: betas.as_ref(),
         };
         skin_scene_gpu(&ctx, &renderer, &scene, &pose, &skinning)?

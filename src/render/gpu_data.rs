@@ -39,17 +39,17 @@ pub const GEOMETRY_HAS_DDM: u32 = 4;
 /// WGSL `DDM_PAIR_WORDS` in `shaders/geometry.wgsl`: a joint and Omega's 10 entries.
 pub const DDM_PAIR_WORDS: usize = 11;
 
-/// The shader's mode constant for `mode`; `None` for Delta Mush, which the GPU core does not
-/// run yet (its smoothing is a pass over the whole mesh, not a per-vertex formula).
+/// The shader's mode constant for `mode`. Delta Mush's is LBS: its smoothing is a pass over
+/// the whole mesh, run by compute passes after `cs_skin`'s LBS (`shaders/dm_surface.wgsl`),
+/// and its views draw what they wrote.
 #[must_use]
 pub fn gpu_mode(mode: SkinningMode) -> Option<u32> {
     match mode {
-        SkinningMode::Lbs => Some(GPU_MODE_LBS),
+        SkinningMode::Lbs | SkinningMode::Dm => Some(GPU_MODE_LBS),
         SkinningMode::Dqs => Some(GPU_MODE_DQS),
         SkinningMode::Hybrid => Some(GPU_MODE_HYBRID),
         SkinningMode::Cor => Some(GPU_MODE_COR),
         SkinningMode::Ddm => Some(GPU_MODE_DDM),
-        SkinningMode::Dm => None,
     }
 }
 
@@ -187,6 +187,59 @@ pub struct GpuComputeParams {
     /// Padding to 16 bytes.
     pub pad: u32,
 }
+
+/// One welded surface's Delta Mush parameters: WGSL `DmParams` in `shaders/dm_surface.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuDmParams {
+    /// Welded vertices of the surface (per instance).
+    pub welded_count: u32,
+    /// Invocations per dispatch row (2D dispatch for very large meshes).
+    pub row_stride: u32,
+    /// Step of each smoothing iteration towards the neighbours' mean.
+    pub factor: f32,
+    /// The least corner height whose frame counts.
+    pub min_corner_height: f32,
+    /// The skin's scale at rest.
+    pub rest_scale: f32,
+    /// Word of the static data where the neighbour list starts (offsets start at 0).
+    pub neighbours_at: u32,
+    /// Word where the per-vertex corner offsets start.
+    pub corner_offsets_at: u32,
+    /// Word where the corners start ([`DM_CORNER_WORDS`] each).
+    pub corners_at: u32,
+    /// Word where the per-vertex influence offsets start.
+    pub influence_offsets_at: u32,
+    /// Word where the (joint, weight) pairs start.
+    pub influences_at: u32,
+    /// Padding to 48 bytes.
+    pub pad0: u32,
+    /// Padding to 48 bytes.
+    pub pad1: u32,
+}
+
+/// One primitive's Delta Mush gather/scatter parameters: WGSL `DmPrimitiveParams` in
+/// `shaders/dm_scatter.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuDmPrimitiveParams {
+    /// Vertices of the primitive (per instance).
+    pub vertex_count: u32,
+    /// Words per vertex of the compute output.
+    pub skinned_words: u32,
+    /// Welded vertices of its mesh's surface (per instance).
+    pub welded_count: u32,
+    /// Invocations per dispatch row.
+    pub row_stride: u32,
+}
+
+/// WGSL `DM_CORNER_WORDS` in `shaders/dm_surface.wgsl`: prev, next, delta, rest frame.
+pub const DM_CORNER_WORDS: usize = 14;
+/// WGSL `DM_STABLE_BIT`: set on a corner's `next` when its smoothed rest corner counts.
+pub const DM_STABLE_BIT: u32 = 0x8000_0000;
+/// WGSL `DM_SOURCE_BIT` in `shaders/dm_scatter.wgsl`: the vertex a welded vertex takes its
+/// LBS position from.
+pub const DM_SOURCE_BIT: u32 = 0x8000_0000;
 
 /// Per-view uniforms of the render pipelines: WGSL `FrameUniforms` in `shaders/draw.wgsl`.
 #[repr(C)]

@@ -2,13 +2,14 @@
 //!
 //! Groups of the render pipelines: 0 palette slot, 1 geometry (with the compute path's
 //! skinned vertices), 2 frame uniforms, 3 material. Groups of `cs_skin`: 0 palette slot,
-//! 1 geometry, 2 compute parameters and output.
+//! 1 geometry, 2 compute parameters and output. Delta Mush's surface passes: 0 palette slot,
+//! 1 surface; its gather and scatter: 1 geometry, 2 output, 3 primitive.
 
 use std::num::NonZeroU64;
 
 use super::gpu_data::{
-    GpuComputeParams, GpuDualQuat, GpuFrameUniforms, GpuGeometryParams, GpuJointLinear,
-    GpuSkinParams,
+    GpuComputeParams, GpuDmParams, GpuDmPrimitiveParams, GpuDualQuat, GpuFrameUniforms,
+    GpuGeometryParams, GpuJointLinear, GpuSkinParams,
 };
 use super::shaders::{MAX_UNIFORM_JOINTS, PaletteBinding};
 use super::{GpuContext, material};
@@ -84,6 +85,10 @@ pub struct GpuLayouts {
     pub(crate) frame: wgpu::BindGroupLayout,
     /// Group 3 of the render pipelines: material uniforms, texture, sampler.
     pub(crate) material: wgpu::BindGroupLayout,
+    /// Group 1 of Delta Mush's surface passes: parameters, static data, LBS, from, to, corrections.
+    pub(crate) dm_surface: wgpu::BindGroupLayout,
+    /// Group 3 of Delta Mush's gather and scatter: parameters, welded map, welded buffer.
+    pub(crate) dm_primitive: wgpu::BindGroupLayout,
 }
 
 impl GpuLayouts {
@@ -157,6 +162,25 @@ impl GpuLayouts {
                 )],
             ),
             material: material::material_layout(ctx),
+            dm_surface: layout(
+                "dqview::GpuLayouts::dm_surface",
+                &[
+                    uniform_buffer(0, compute, size_of::<GpuDmParams>()),
+                    buffer_entry(1, compute, Access::Read, 4),
+                    buffer_entry(2, compute, Access::Read, 16),
+                    buffer_entry(3, compute, Access::Read, 16),
+                    buffer_entry(4, compute, Access::ReadWrite, 16),
+                    buffer_entry(5, compute, Access::ReadWrite, 16),
+                ],
+            ),
+            dm_primitive: layout(
+                "dqview::GpuLayouts::dm_primitive",
+                &[
+                    uniform_buffer(0, compute, size_of::<GpuDmPrimitiveParams>()),
+                    buffer_entry(1, compute, Access::Read, 4),
+                    buffer_entry(2, compute, Access::ReadWrite, 16),
+                ],
+            ),
         }
     }
 

@@ -22,6 +22,8 @@ mod backdrop;
 mod context;
 mod crowd;
 mod debug_view;
+mod dm_gpu;
+mod dm_pipelines;
 mod error;
 mod frame;
 mod geometry;

@@ -14,7 +14,7 @@ use crate::influences::Influences;
 use crate::scene::{MorphTarget, Scene};
 use crate::skin::{
     JointPalette, PosedPrimitive, SceneBetas, SceneCenters, SkinMesh, SkinnedVertices,
-    pose_rigid_primitive,
+    SkinningMode, pose_rigid_primitive,
 };
 
 /// What a scene is skinned with besides its pose.
@@ -26,6 +26,8 @@ pub struct GpuSkinning<'a> {
     pub cor_centers: Option<&'a SceneCenters>,
     /// Direct Delta Mush's matrices (DDM mode; without them DDM is LBS).
     pub ddm: Option<&'a crate::skin::ddm::SceneDdm>,
+    /// Delta Mush's welded surfaces (DM mode; without them DM is LBS).
+    pub dm: Option<&'a crate::skin::dm::SceneDm>,
     /// Per-vertex hybrid betas, scaled by `run.beta` (without them `run.beta` is every vertex's beta).
     pub betas: Option<&'a SceneBetas>,
 }
@@ -38,6 +40,7 @@ impl GpuSkinning<'_> {
             run,
             cor_centers: None,
             ddm: None,
+            dm: None,
             betas: None,
         }
     }
@@ -70,6 +73,12 @@ pub fn skin_scene_gpu(
     }
     if let Some(betas) = skinning.betas {
         gpu.set_betas(ctx, renderer, betas);
+    }
+    if let Some(dm) = skinning
+        .dm
+        .filter(|_| skinning.run.mode == SkinningMode::Dm)
+    {
+        gpu.set_dm(ctx, renderer, dm)?;
     }
     run_compute(ctx, renderer, &gpu, skinning.run)?;
     let mut out = Vec::with_capacity(gpu.draw_count());

@@ -3,6 +3,7 @@
 use glam::{Mat4, Vec3};
 
 use super::debug_view::ViewParams;
+use super::dm_pipelines::{DmPass, DmPipelines};
 use super::gpu_data::GpuFrameUniforms;
 use super::layout::GpuLayouts;
 use super::material::GpuMaterialBinding;
@@ -213,6 +214,8 @@ pub struct Renderer {
     layouts: GpuLayouts,
     pipelines: RenderPipelines,
     compute: ComputePipelines,
+    /// Delta Mush's passes.
+    dm: DmPipelines,
     /// White, factor 1: for meshes without a material.
     default_material: GpuMaterialBinding,
 }
@@ -248,11 +251,12 @@ impl Renderer {
                 what: "read storage buffers in vertex shaders (DownlevelFlags::VERTEX_STORAGE)",
             });
         }
-        let (layouts, pipelines, compute) = ctx.scoped("dqview::Renderer::new", || {
+        let (layouts, pipelines, compute, dm) = ctx.scoped("dqview::Renderer::new", || {
             let layouts = GpuLayouts::new(ctx);
             let pipelines = RenderPipelines::new(ctx, &layouts, settings);
             let compute = ComputePipelines::new(ctx, &layouts);
-            (layouts, pipelines, compute)
+            let dm = DmPipelines::new(ctx, &layouts);
+            (layouts, pipelines, compute, dm)
         })?;
         let default_material =
             GpuMaterialBinding::new(ctx, &layouts.material, &Material::default(), None)?;
@@ -261,6 +265,7 @@ impl Renderer {
             layouts,
             pipelines,
             compute,
+            dm,
             default_material,
         })
     }
@@ -308,5 +313,19 @@ impl Renderer {
         bulge: bool,
     ) -> Result<wgpu::ComputePipeline, RenderError> {
         self.compute.get(binding, mode, bulge)
+    }
+
+    /// Delta Mush's `pass` pipeline for palettes of kind `binding`.
+    pub(crate) fn dm_pipeline(
+        &self,
+        pass: DmPass,
+        binding: PaletteBinding,
+    ) -> Result<wgpu::ComputePipeline, RenderError> {
+        self.dm.get(pass, binding)
+    }
+
+    /// A bind group of no bindings, for the slots a Delta Mush pass does not read.
+    pub(crate) fn dm_empty_group(&self) -> &wgpu::BindGroup {
+        &self.dm.empty_group
     }
 }

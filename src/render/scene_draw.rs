@@ -92,6 +92,10 @@ impl SceneGpu {
         let Some(compute) = &self.compute else {
             return Ok(());
         };
+        // The vertex path has compute outputs only to draw Delta Mush from.
+        if self.path == SkinPath::Vertex && run.mode != SkinningMode::Dm {
+            return Ok(());
+        }
         let params = run.to_gpu(compute.row_stride);
         ctx.queue
             .write_buffer(&compute.buffer, 0, bytemuck::bytes_of(&params));
@@ -101,6 +105,11 @@ impl SceneGpu {
             label: Some("dqview::SceneGpu::skinning"),
             timestamp_writes,
         });
+        // Delta Mush starts from LBS and smooths it afterwards.
+        let skin_mode = match run.mode {
+            SkinningMode::Dm => SkinningMode::Lbs,
+            mode => mode,
+        };
         for item in &self.items {
             let (Some(output), Some((binding, palette))) =
                 (&item.compute_group, self.store.bind_group(item.slot))
@@ -112,13 +121,26 @@ impl SceneGpu {
                 continue;
             }
             let bulge = run.mode == SkinningMode::Dqs && run.bulge_amount() > 0.0;
-            pass.set_pipeline(&renderer.compute_pipeline(binding, run.mode, bulge)?);
+            pass.set_pipeline(&renderer.compute_pipeline(binding, skin_mode, bulge)?);
             pass.set_bind_group(0, palette, &[]);
             pass.set_bind_group(1, item.geometry.compute_group(), &[]);
             pass.set_bind_group(2, output, &[]);
             pass.dispatch_workgroups(x, y, instances);
             let skinned = item.geometry.vertex_count() as u64 * u64::from(instances);
             GPU_SKINNED_VERTICES.fetch_add(skinned, Ordering::Relaxed);
+        }
+        if run.mode == SkinningMode::Dm {
+            for surface in &self.dm {
+                if let Some(palette) = self.store.bind_group(surface.slot()) {
+                    surface.encode(
+                        &mut pass,
+                        renderer,
+                        &self.items,
+                        palette,
+                        (instances, max_x),
+                    )?;
+                }
+            }
         }
         self.skinned_mode.set(Some(run.mode));
         Ok(())
@@ -224,9 +246,7 @@ impl SceneGpu {
         let Some((binding, palette)) = self.store.bind_group(item.slot) else {
             return;
         };
-        let preskinned = self.path == SkinPath::Compute
-            && item.compute_group.is_some()
-            && self.skinned_mode.get() == Some(mode);
+        let preskinned = item.compute_group.is_some() && self.skinned_mode.get() == Some(mode);
         let key = PipelineKey {
             mode,
             binding,

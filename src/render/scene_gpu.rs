@@ -85,6 +85,22 @@ pub(super) struct ComputeParamsBuffer {
     pub row_stride: u32,
 }
 
+impl ComputeParamsBuffer {
+    /// The parameters' uniform buffer and the device's dispatch row.
+    pub(super) fn new(ctx: &GpuContext) -> Self {
+        let max_x = ctx.device.limits().max_compute_workgroups_per_dimension;
+        Self {
+            buffer: ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("dqview::SceneGpu::compute_params"),
+                size: size_of::<GpuComputeParams>() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            row_stride: max_x.max(1) * WORKGROUP_SIZE,
+        }
+    }
+}
+
 /// GPU buffers of a [`Scene`] for `instances` copies: geometries uploaded once, palettes per pose.
 #[derive(Debug)]
 pub struct SceneGpu {
@@ -100,6 +116,8 @@ pub struct SceneGpu {
     /// Whether compute outputs hold tangents.
     tangents: bool,
     pub(super) compute: Option<ComputeParamsBuffer>,
+    /// Delta Mush's surfaces, one per skinned mesh node it was set for.
+    pub(super) dm: Vec<super::dm_gpu::DmSurfaceGpu>,
     /// The mode the last compute pass skinned in (its output is drawn in views of that mode).
     pub(super) skinned_mode: Cell<Option<SkinningMode>>,
     matrices: Vec<Mat4>,
@@ -267,18 +285,7 @@ impl SceneGpu {
         let instances = store.instances();
         let compute = match options.path {
             SkinPath::Vertex => None,
-            SkinPath::Compute => {
-                let max_x = ctx.device.limits().max_compute_workgroups_per_dimension;
-                Some(ComputeParamsBuffer {
-                    buffer: ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("dqview::SceneGpu::compute_params"),
-                        size: size_of::<GpuComputeParams>() as u64,
-                        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    }),
-                    row_stride: max_x.max(1) * WORKGROUP_SIZE,
-                })
-            }
+            SkinPath::Compute => Some(ComputeParamsBuffer::new(ctx)),
         };
         let mut out = Self {
             items,
@@ -290,6 +297,7 @@ impl SceneGpu {
             offsets: vec![Vec3::ZERO; instances],
             tangents: options.tangents,
             compute,
+            dm: Vec::new(),
             skinned_mode: Cell::new(None),
             matrices: Vec::new(),
             palette: JointPalette::default(),
@@ -301,8 +309,13 @@ impl SceneGpu {
         Ok(out)
     }
 
-    /// On the compute path, (re)makes every skinned item's output for the instance count.
-    fn make_outputs(&mut self, ctx: &GpuContext, renderer: &Renderer) -> Result<(), RenderError> {
+    /// Where compute outputs exist (the compute path, or Delta Mush set), (re)makes every
+    /// skinned item's output for the instance count, and Delta Mush's buffers.
+    pub(super) fn make_outputs(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &Renderer,
+    ) -> Result<(), RenderError> {
         let Some(params) = &self.compute else {
             return Ok(());
         };
@@ -323,6 +336,10 @@ impl SceneGpu {
             item.compute_group = Some(group);
         }
         self.skinned_mode.set(None);
+        let bound = (instances, params.row_stride);
+        for surface in &mut self.dm {
+            surface.bind(ctx, renderer, &self.items, bound)?;
+        }
         Ok(())
     }
 

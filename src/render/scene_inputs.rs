@@ -3,12 +3,14 @@
 
 use glam::Vec3;
 
+use super::dm_gpu::DmSurfaceGpu;
 use super::geometry_pack::ddm_words;
-use super::scene_gpu::SceneGpu;
+use super::scene_gpu::{ComputeParamsBuffer, SceneGpu};
 use super::{GpuContext, Renderer};
 use crate::anim::Pose;
 use crate::scene::Scene;
 use crate::skin::ddm::SceneDdm;
+use crate::skin::dm::SceneDm;
 use crate::skin::{SceneBetas, SceneCenters};
 
 impl SceneGpu {
@@ -74,6 +76,56 @@ impl SceneGpu {
             item.geometry.set_ddm(ctx, renderer.layouts(), &words)?;
         }
         Ok(())
+    }
+
+    /// Uploads Delta Mush's welded surfaces (a mesh node without data, or with a primitive of
+    /// its surface not skinned here, draws DM as LBS). Drawn from compute outputs, which the
+    /// vertex path gets for its skinned primitives here too.
+    pub fn set_dm(
+        &mut self,
+        ctx: &GpuContext,
+        renderer: &Renderer,
+        dm: &SceneDm,
+    ) -> Result<(), super::RenderError> {
+        self.dm.clear();
+        let row_stride = self
+            .compute
+            .get_or_insert_with(|| ComputeParamsBuffer::new(ctx))
+            .row_stride;
+        let mut start = 0;
+        while start < self.items.len() {
+            let node = self.items[start].node;
+            let len = self.items[start..]
+                .iter()
+                .take_while(|i| i.node == node)
+                .count();
+            let range = start..start + len;
+            start += len;
+            let mesh_index = self.items[range.start].source.0;
+            let Some(mesh) = dm.per_mesh.get(mesh_index).and_then(Option::as_ref) else {
+                continue;
+            };
+            let skinned = |prim: usize| {
+                range
+                    .clone()
+                    .find(|&i| self.items[i].source.1 == prim && !self.items[i].geometry.is_rigid())
+            };
+            let wanted = mesh.surface.vertex_of.iter().enumerate();
+            let Some(items) = wanted
+                .filter(|(_, map)| !map.is_empty())
+                .map(|(prim, _)| Some((skinned(prim)?, prim)))
+                .collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
+            let Some(&(first, _)) = items.first() else {
+                continue;
+            };
+            let slot = self.items[first].slot;
+            self.dm
+                .push(DmSurfaceGpu::new(ctx, mesh, slot, &items, row_stride)?);
+        }
+        self.make_outputs(ctx, renderer)
     }
 
     /// Writes centers of rotation of a [`SceneGpu::from_mesh`] scene.

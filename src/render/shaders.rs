@@ -31,6 +31,10 @@ pub const DRAW_WGSL: &str = include_str!("../../shaders/draw.wgsl");
 pub const BACKDROP_WGSL: &str = include_str!("../../shaders/backdrop.wgsl");
 /// Compute entry point `cs_skin` and its group 2.
 pub const SKIN_COMPUTE_WGSL: &str = include_str!("../../shaders/skin_compute.wgsl");
+/// Delta Mush's smoothing and corner correction (`cs_dm_smooth`, `cs_dm_correct`).
+pub const DM_SURFACE_WGSL: &str = include_str!("../../shaders/dm_surface.wgsl");
+/// Delta Mush's per-primitive gather and scatter (`cs_dm_gather`, `cs_dm_scatter`).
+pub const DM_SCATTER_WGSL: &str = include_str!("../../shaders/dm_scatter.wgsl");
 
 /// Most joints whose dual quaternions fit one 64 KiB uniform binding (32 bytes each).
 pub const MAX_UNIFORM_JOINTS: usize = 2048;
@@ -156,6 +160,29 @@ pub fn compute_source(binding: PaletteBinding) -> String {
     module_source(binding, &[("skin_compute.wgsl", SKIN_COMPUTE_WGSL)])
 }
 
+/// Delta Mush's per-primitive module: the compute module with `cs_dm_gather`, `cs_dm_scatter`.
+#[must_use]
+pub fn dm_scatter_source(binding: PaletteBinding) -> String {
+    module_source(
+        binding,
+        &[
+            ("skin_compute.wgsl", SKIN_COMPUTE_WGSL),
+            ("dm_scatter.wgsl", DM_SCATTER_WGSL),
+        ],
+    )
+}
+
+/// Delta Mush's surface module: the palette (group 0) with `cs_dm_smooth`, `cs_dm_correct`.
+#[must_use]
+pub fn dm_surface_source(binding: PaletteBinding) -> String {
+    [
+        shader_text("dq.wgsl", DQ_WGSL),
+        palette_source(binding),
+        shader_text("dm_surface.wgsl", DM_SURFACE_WGSL),
+    ]
+    .join("\n")
+}
+
 /// The render module: `vs_main`, `fs_main`, `fs_wire`.
 #[must_use]
 pub fn render_source(binding: PaletteBinding) -> String {
@@ -208,6 +235,20 @@ mod tests {
             let name = format!("compute/{}", binding.name());
             let module = validate(&name, &compute_source(binding));
             assert_eq!(entry_points(&module), ["cs_skin"], "{name}");
+            let name = format!("dm_scatter/{}", binding.name());
+            let module = validate(&name, &dm_scatter_source(binding));
+            assert_eq!(
+                entry_points(&module),
+                ["cs_dm_gather", "cs_dm_scatter", "cs_skin"],
+                "{name}"
+            );
+            let name = format!("dm_surface/{}", binding.name());
+            let module = validate(&name, &dm_surface_source(binding));
+            assert_eq!(
+                entry_points(&module),
+                ["cs_dm_correct", "cs_dm_smooth"],
+                "{name}"
+            );
             let name = format!("render/{}", binding.name());
             let module = validate(&name, &render_source(binding));
             assert_eq!(
