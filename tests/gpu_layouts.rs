@@ -5,7 +5,8 @@
 use dqview::render::GpuBackdrop;
 use dqview::render::gpu_data::*;
 use dqview::render::shaders::{
-    BACKDROP_WGSL, MAX_UNIFORM_JOINTS, PaletteBinding, compute_source, render_source,
+    BACKDROP_WGSL, MAX_UNIFORM_JOINTS, PaletteBinding, compute_source, dm_scatter_source,
+    dm_surface_source, render_source,
 };
 use dqview::scene::AlphaMode;
 use glam::{Mat3, Mat4, Vec3, Vec4};
@@ -191,6 +192,37 @@ fn layouts_match_the_wgsl() {
             ),
         );
     }
+    for binding in PaletteBinding::ALL {
+        check(
+            &validate_wgsl("dm_surface", &dm_surface_source(binding)),
+            &layout!(
+                GpuDmParams,
+                "DmParams",
+                [
+                    welded_count,
+                    row_stride,
+                    factor,
+                    min_corner_height,
+                    rest_scale,
+                    neighbours_at,
+                    corner_offsets_at,
+                    corners_at,
+                    influence_offsets_at,
+                    influences_at,
+                    pad0,
+                    pad1,
+                ]
+            ),
+        );
+        check(
+            &validate_wgsl("dm_scatter", &dm_scatter_source(binding)),
+            &layout!(
+                GpuDmPrimitiveParams,
+                "DmPrimitiveParams",
+                [vertex_count, skinned_words, welded_count, row_stride]
+            ),
+        );
+    }
     check(
         &validate_wgsl("backdrop", BACKDROP_WGSL),
         &layout!(GpuBackdrop, "Backdrop", [color]),
@@ -247,6 +279,34 @@ fn constants_match_the_wgsl() {
         .find(|e| e.name == "cs_skin")
         .expect("cs_skin");
     assert_eq!(entry.workgroup_size, [WORKGROUP_SIZE, 1, 1]);
+    let surface = validate_wgsl("dm_surface", &dm_surface_source(PaletteBinding::Uniform));
+    assert_eq!(
+        wgsl_constant(&surface, "DM_CORNER_WORDS"),
+        DM_CORNER_WORDS as f64
+    );
+    assert_eq!(
+        wgsl_constant(&surface, "DM_STABLE_BIT"),
+        f64::from(DM_STABLE_BIT)
+    );
+    assert_eq!(
+        wgsl_constant(&surface, "DM_SAME_DIRECTION"),
+        f64::from(10.0 * f32::EPSILON)
+    );
+    let scatter = validate_wgsl("dm_scatter", &dm_scatter_source(PaletteBinding::Uniform));
+    assert_eq!(
+        wgsl_constant(&scatter, "DM_SOURCE_BIT"),
+        f64::from(DM_SOURCE_BIT)
+    );
+    for (module, entries) in [
+        (&surface, &["cs_dm_smooth", "cs_dm_correct"][..]),
+        (&scatter, &["cs_dm_gather", "cs_dm_scatter"][..]),
+    ] {
+        for name in entries {
+            let entry = module.entry_points.iter().find(|e| e.name == *name);
+            let size = entry.map(|e| e.workgroup_size);
+            assert_eq!(size, Some([WORKGROUP_SIZE, 1, 1]), "{name}");
+        }
+    }
 }
 
 #[test]

@@ -400,3 +400,63 @@ fn a_ddm_pane_waits_for_its_precompute_and_draws_apart_from_lbs() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_dm_pane_is_smoothed_on_the_gpu_and_draws_apart_from_lbs() {
+    if skip_without_xvfb("a_dm_pane_is_smoothed_on_the_gpu_and_draws_apart_from_lbs") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("dqview_viewer_dm_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("dm.png");
+    let log = support::run_viewer_logged(
+        &[
+            "builtin:twist",
+            "--view",
+            "lbs,dqs,dm",
+            "--twist",
+            "tip=120",
+            "--bend",
+            "tip=60",
+            "--dm-iterations",
+            "20",
+            "--screenshot",
+            png.to_str().unwrap(),
+            "--exit-after-frames",
+            "4",
+        ],
+        "1280x720",
+    );
+    assert!(
+        log.contains("Delta Mush ready: 2403 welded vertices, 20 x 0.5"),
+        "{log}"
+    );
+    let img = image::open(&png).expect("decode the screenshot").to_rgba8();
+    let (w, h) = img.dimensions();
+    let corner = img.get_pixel(w - 3, 40).0;
+    let left = viewport_left(&img, [corner[0], corner[1], corner[2]]);
+    let pane = (w - left) / 3;
+    let (y0, y1) = (h / 8, h * 3 / 4);
+    let panes: Vec<Vec<[u8; 3]>> = (0..3)
+        .map(|i| {
+            let x0 = left + i * pane;
+            region(&img, x0 + 5, x0 + pane - 5, y0, y1)
+        })
+        .collect();
+    for (i, p) in panes.iter().enumerate() {
+        let n = model_pixels(p);
+        assert!(n > 2000, "pane {i} has only {n} model pixels");
+    }
+    // Panes in mode order, LBS | DQS | DM: the smoothing moved DM's pixels off LBS's.
+    let differ = panes[0]
+        .iter()
+        .zip(&panes[2])
+        .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 24))
+        .count();
+    assert!(
+        differ > 500,
+        "DM pane differs from LBS at only {differ} pixels"
+    );
+    let _ = std::fs::copy(&png, std::env::temp_dir().join("dqview_dm_viewer_last.png"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -107,6 +107,9 @@ impl Running {
             &self.gpu.ctx,
             |ctx, ddm| model.gpu.set_ddm(ctx, renderer, ddm),
         );
+        if s.shows(crate::skin::SkinningMode::Dm) {
+            upload_dm(model, &mut self.state.dm, (&self.gpu.ctx, renderer));
+        }
         let wants_twist = s.view == crate::ui::ViewMode::Split && s.panes[crate::ui::TWIST_PANE];
         // A scripted run's helper rig is waited for (it fits CoR first), so its dumps and
         // saves show the built rig, as a scripted fit's do.
@@ -529,4 +532,37 @@ impl Running {
 /// An egui colour (sRGB, premultiplied) as linear RGBA for a clear colour.
 fn linear_rgba(color: egui::Color32) -> [f64; 4] {
     egui::Rgba::from(color).to_array().map(f64::from)
+}
+
+/// Makes and uploads Delta Mush's rest deltas when the panel's parameters differ from the
+/// uploaded ones (or none are); they are fast to make (the rest pose smoothed once).
+fn upload_dm(
+    model: &mut super::model::LoadedModel,
+    state: &mut crate::ui::DmState,
+    (ctx, renderer): (&crate::render::GpuContext, &crate::render::Renderer),
+) {
+    if model.dm.as_ref().is_some_and(|d| d.params == state.params) {
+        return;
+    }
+    let started = Instant::now();
+    let dm = crate::skin::dm::SceneDm::compute(&model.scene, state.params);
+    match model.gpu.set_dm(ctx, renderer, &dm) {
+        Ok(()) => {
+            state.error = None;
+            state.welded = Some(dm.welded_vertex_count());
+            log::info!(
+                "Delta Mush ready: {} welded vertices, {} x {} in {:.0} ms",
+                dm.welded_vertex_count(),
+                dm.params.iterations,
+                dm.params.factor,
+                started.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        Err(e) => {
+            log::warn!("Delta Mush is not on the GPU: {e}");
+            state.error = Some(format!("not on the GPU ({e}); DM panes show LBS"));
+            state.welded = None;
+        }
+    }
+    model.dm = Some(std::sync::Arc::new(dm));
 }

@@ -57,6 +57,8 @@ pub struct ViewerOptions {
     pub bulge_compensation: f32,
     /// Direct Delta Mush's parameters at start (the panel's sliders).
     pub ddm: crate::skin::ddm::DdmParams,
+    /// Delta Mush's iterations and factor at start (`--dm-iterations`, `--dm-factor`).
+    pub dm: crate::skin::dm::DmParams,
     /// MSAA samples per pixel (1 or 4); `None` picks by adapter.
     pub msaa: Option<u32>,
     /// Read shaders from this folder and rebuild the pipelines when its files change.

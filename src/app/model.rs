@@ -27,6 +27,8 @@ pub struct LoadedModel {
     pub cor: super::cor_job::CorJob,
     /// The Direct Delta Mush precompute (started when a DDM view is first shown).
     pub ddm: super::ddm_job::DdmJob,
+    /// Delta Mush's rest deltas on the GPU (made when a DM view is first shown).
+    pub dm: Option<Arc<crate::skin::dm::SceneDm>>,
     /// The painted DQS blend map and its history.
     pub paint: super::paint::Painter,
     /// The heatmap views' colour range, kept while the pose holds still.
@@ -73,6 +75,7 @@ impl LoadedModel {
             bounds,
             cor: super::cor_job::CorJob::default(),
             ddm: super::ddm_job::DdmJob::default(),
+            dm: None,
             paint: super::paint::Painter::default(),
             heat: super::heat::HeatRanges::default(),
             twist: super::twist_job::TwistPreview::default(),

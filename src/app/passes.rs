@@ -170,6 +170,7 @@ impl Running {
             None => (target, None),
         };
         let timer = self.stats.timer.as_ref().filter(|_| timed);
+        self.encode_dm(encoder, ui);
         let mut pass = begin_scene_pass(
             encoder,
             view,
@@ -211,6 +212,23 @@ impl Running {
                 let ghost = ghost_mode(v.mode);
                 scene.draw_wire(&mut pass, &g.renderer, &pane.ghost, ghost, true);
             }
+        }
+    }
+
+    /// Records Delta Mush's compute passes when a view shows DM (its views draw their output).
+    fn encode_dm(&self, encoder: &mut wgpu::CommandEncoder, ui: &UiFrame) {
+        let model = &self.model.gpu;
+        let shown = ui
+            .views
+            .iter()
+            .any(|v| v.mode == SkinningMode::Dm && !v.twist);
+        if !shown || !model.has_dm() {
+            return;
+        }
+        let run = crate::render::SkinRun::new(SkinningMode::Dm, 1.0);
+        let renderer = &self.graphics.renderer;
+        if let Err(e) = model.encode_skinning(&self.gpu.ctx, encoder, renderer, run, None) {
+            log::warn!("Delta Mush not drawn: {e}");
         }
     }
 

@@ -247,6 +247,7 @@ impl Running {
         // View and shading given on the command line are applied after the session.
         state.skinning.bulge_compensation = options.bulge_compensation;
         state.ddm.params = options.ddm;
+        state.dm.params = options.dm;
         let samples = gpu.samples;
         // Say what was chosen: 1x is the default on a software rasterizer (`--msaa 4` overrides).
         state.status.adapter = if samples > 1 {
@@ -384,6 +385,8 @@ impl Running {
         // The parameters stay the user's; the job's state is the new model's.
         self.state.ddm.job = crate::ui::CorState::default();
         self.state.ddm.pairs = None;
+        self.state.dm.welded = None;
+        self.state.dm.error = None;
         self.state.morphs = crate::ui::MorphsState::of_scene(&self.model.scene, &self.model.pose);
         self.state.camera = OrbitCamera {
             axes: crate::ui::ViewAxes::of(&self.model.scene.source_info),

@@ -116,14 +116,15 @@ pub fn run(
             seconds: t0.elapsed().as_secs_f64(),
         })
     };
+    let dm = SceneDm::compute(&scene, DmParams::DEFAULT);
     let gpu = measure_gpu(
         options,
         &scene,
         skinned_vertices,
         started,
-        ddm.as_ref().map(|d| &d.ddm),
+        (ddm.as_ref().map(|d| &d.ddm), Some(&dm)),
     )?;
-    let cpu = measure_cpu(&scene, clip, duration, ddm.as_ref().map(|d| &d.ddm));
+    let cpu = measure_cpu(&scene, (clip, duration), ddm.as_ref().map(|d| &d.ddm), &dm);
     let what = (&scene, skinned_vertices);
     print_report(options, what, &gpu, (&cpu, ddm.as_ref()), as_json)
 }
@@ -168,9 +169,9 @@ struct CpuFigures {
 /// Palette building and CPU skinning (reference and packed), interleaved by mode.
 fn measure_cpu(
     scene: &crate::scene::Scene,
-    clip: Option<usize>,
-    duration: f32,
+    (clip, duration): (Option<usize>, f32),
     ddm: Option<&SceneDdm>,
+    scene_dm: &SceneDm,
 ) -> CpuFigures {
     let none = JointOverrides::new();
     let mut pose = Pose::rest(scene);
@@ -203,7 +204,6 @@ fn measure_cpu(
     });
     let prim = found.map(|f| f.0);
     let mesh_ddm = found.and_then(|f| f.1);
-    let scene_dm = SceneDm::compute(scene, DmParams::DEFAULT);
     // Reference and packed fast path, interleaved (ref L, fast L, ref D, fast D, ...).
     let mut cpu_rate = vec![Vec::new(); SkinningMode::ALL.len()];
     let mut reference_rate = vec![Vec::new(); SkinningMode::ALL.len()];
@@ -249,7 +249,7 @@ fn measure_cpu(
                     }
                     (SkinningMode::Dm, _) => {
                         // Delta Mush poses whole meshes: the scene's rate, LBS included.
-                        let posed = skin_scene_dm(scene, &pose, &scene_dm);
+                        let posed = skin_scene_dm(scene, &pose, scene_dm);
                         let seconds = t0.elapsed().as_secs_f64();
                         let skinned = posed.iter().filter(|p| p.skinned);
                         let count: usize = skinned.map(|p| p.vertices.positions.len()).sum();
@@ -345,6 +345,7 @@ fn print_report(
             "dqs": mode_json(SkinningMode::Dqs),
             "hybrid": mode_json(SkinningMode::Hybrid),
             "ddm": mode_json(SkinningMode::Ddm),
+            "dm": mode_json(SkinningMode::Dm),
         },
         "dqs_over_lbs": {
             "frame": frame_ratio(gpu, SkinningMode::Dqs),
@@ -355,6 +356,16 @@ fn print_report(
             "frame": frame_ratio(gpu, SkinningMode::Ddm),
             "skin": skin_ratio(gpu, SkinningMode::Ddm),
         },
+        "dm_over_lbs": {
+            "frame": frame_ratio(gpu, SkinningMode::Dm),
+            "skin": skin_ratio(gpu, SkinningMode::Dm),
+        },
+        "dm_gpu": gpu.dm.map(|(welded, bytes)| json!({
+            "iterations": DmParams::DEFAULT.iterations,
+            "factor": DmParams::DEFAULT.factor,
+            "welded_vertices": welded,
+            "bytes": bytes,
+        })),
         "ddm_precompute": ddm.map(|d| json!({
             "seconds": d.seconds,
             "welded_vertices": d.ddm.welded_vertex_count(),
@@ -416,6 +427,16 @@ fn print_report(
             d.ddm.pair_count(),
             d.ddm.pair_count() as f64 / d.ddm.welded_vertex_count().max(1) as f64,
             d.ddm.bytes() as f64 / (1024.0 * 1024.0)
+        );
+    }
+    if let Some((welded, bytes)) = gpu.dm {
+        let p = DmParams::DEFAULT;
+        println!(
+            "dm          {} x {} over {welded} welded vertices, {:.1} MiB on the GPU; dm/lbs frame {:.3}",
+            p.iterations,
+            p.factor,
+            bytes as f64 / (1024.0 * 1024.0),
+            frame_ratio(gpu, SkinningMode::Dm).unwrap_or(f64::NAN)
         );
     }
     let skin_ratio = skin_ratio(gpu, SkinningMode::Dqs)

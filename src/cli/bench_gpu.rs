@@ -12,6 +12,7 @@ use crate::render::{
 };
 use crate::scene::Scene;
 use crate::skin::ddm::SceneDdm;
+use crate::skin::dm::SceneDm;
 use crate::skin::{SkinningMode, rest_bounds};
 
 /// Skinning times below this (milliseconds, over the empty pass) are not told apart from a
@@ -26,7 +27,7 @@ pub(super) struct GpuFigures {
     pub adapter: String,
     /// Whether the adapter is a software rasterizer.
     pub software: bool,
-    /// The modes measured, in order: LBS, DQS, hybrid, and DDM when its matrices were given.
+    /// The modes measured, in order: LBS, DQS, hybrid, and DDM and DM when their data was given.
     pub measured: Vec<SkinningMode>,
     /// Per mode of `measured`: median frame and skinning milliseconds (`None`: the skinning
     /// took less than [`MIN_SKIN_MS`] over the empty pass, too little to time).
@@ -41,6 +42,8 @@ pub(super) struct GpuFigures {
     pub palette_binding: &'static str,
     /// Palette uploads over the run.
     pub palette_uploads: u64,
+    /// Delta Mush's welded vertices and GPU bytes, when it was measured.
+    pub dm: Option<(usize, u64)>,
 }
 
 /// Runs the GPU part on `scene`; every GPU object is gone when it returns, so the CPU part
@@ -50,7 +53,7 @@ pub(super) fn measure_gpu(
     scene: &Scene,
     skinned_vertices: usize,
     started: Instant,
-    ddm: Option<&SceneDdm>,
+    (ddm, dm): (Option<&SceneDdm>, Option<&SceneDm>),
 ) -> Result<GpuFigures> {
     let (width, height) = options.size;
     let ctx = GpuContext::headless()?;
@@ -75,6 +78,16 @@ pub(super) fn measure_gpu(
         match crowd.set_ddm(&ctx, &renderer, ddm) {
             Ok(()) => measured.push(SkinningMode::Ddm),
             Err(e) => eprintln!("dqview: DDM left out of the GPU part: {e}"),
+        }
+    }
+    let mut dm_figures = None;
+    if let Some(dm) = dm {
+        match crowd.set_dm(&ctx, &renderer, dm) {
+            Ok(()) => {
+                measured.push(SkinningMode::Dm);
+                dm_figures = Some((dm.welded_vertex_count(), crowd.dm_bytes()));
+            }
+            Err(e) => eprintln!("dqview: DM left out of the GPU part: {e}"),
         }
     }
     let (min, max) = rest_bounds(scene).unwrap_or((glam::Vec3::splat(-1.0), glam::Vec3::ONE));
@@ -136,6 +149,7 @@ pub(super) fn measure_gpu(
         timestamps: timer.is_some(),
         palette_binding: crowd.palette_binding().map_or("none", |b| b.name()),
         palette_uploads: crowd.palette_uploads(),
+        dm: dm_figures,
     })
 }
 
@@ -286,7 +300,8 @@ impl Measure<'_> {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("dqview::bench"),
             });
-        if k == 0 && compute && part != Part::EmptyPass {
+        // Delta Mush runs compute passes on either path (the vertex path draws their output).
+        if k == 0 && (compute || mode == SkinningMode::Dm) && part != Part::EmptyPass {
             let writes = timer.map(GpuTimer::compute_writes);
             let run = SkinRun::new(mode, 0.5);
             crowd.encode_skinning(self.ctx, &mut encoder, self.renderer, run, writes)?;

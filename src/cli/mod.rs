@@ -433,17 +433,6 @@ pub fn run(cli: Cli) -> Result<()> {
                 &cli.pose.cor,
                 "the viewer precomputes CoR with the defaults (they apply to export, render, analyze, blend and report)",
             )?;
-            let no_dm = "the viewer draws on the GPU, which has no Delta Mush yet";
-            cli.pose.dm.refuse_unused(no_dm)?;
-            if let Some(mode) = cli
-                .pose
-                .mode
-                .as_deref()
-                .and_then(crate::skin::SkinningMode::from_name)
-                && !crate::render::drawn_on_gpu(mode)
-            {
-                anyhow::bail!("--mode {mode}: {no_dm}; `dqview export --mode {mode}` writes it");
-            }
             if let Some(dir) = &cli.viewer.shader_dir
                 && !dir.is_dir()
             {
@@ -464,6 +453,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 msaa: cli.viewer.msaa,
                 bulge_compensation: bulge,
                 ddm: cli.pose.ddm.params()?,
+                dm: cli.pose.dm.params()?,
                 shader_dir: cli.viewer.shader_dir,
                 lose_device_at_frame: cli.viewer.lose_device_at_frame,
                 session: cli.viewer.session,

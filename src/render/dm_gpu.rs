@@ -352,10 +352,13 @@ impl DmSurfaceGpu {
         self.slot
     }
 
-    /// Bytes of the welded LBS and correction buffers (for memory figures).
-    pub fn instanced_bytes(&self) -> u64 {
-        self.instanced
+    /// Bytes of every buffer of the surface: static data, welded maps, per-instance buffers.
+    pub fn bytes(&self) -> u64 {
+        let maps: u64 = self.prims.iter().map(|p| p.welded_of.size()).sum();
+        let instanced = self
+            .instanced
             .as_ref()
-            .map_or(0, |i| i.lbs.size() * 3 + i.corrected.size())
+            .map_or(0, |i| i.lbs.size() * 3 + i.corrected.size());
+        self.statics.size() + maps + instanced
     }
 }

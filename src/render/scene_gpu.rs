@@ -118,6 +118,8 @@ pub struct SceneGpu {
     pub(super) compute: Option<ComputeParamsBuffer>,
     /// Delta Mush's surfaces, one per skinned mesh node it was set for.
     pub(super) dm: Vec<super::dm_gpu::DmSurfaceGpu>,
+    /// Delta Mush uploads so far (a new one changes the drawn picture).
+    pub(super) dm_uploads: u64,
     /// The mode the last compute pass skinned in (its output is drawn in views of that mode).
     pub(super) skinned_mode: Cell<Option<SkinningMode>>,
     matrices: Vec<Mat4>,
@@ -298,6 +300,7 @@ impl SceneGpu {
             tangents: options.tangents,
             compute,
             dm: Vec::new(),
+            dm_uploads: 0,
             skinned_mode: Cell::new(None),
             matrices: Vec::new(),
             palette: JointPalette::default(),
@@ -443,6 +446,18 @@ impl SceneGpu {
     #[must_use]
     pub fn palette_uploads(&self) -> u64 {
         self.store.uploads()
+    }
+
+    /// Whether Delta Mush's surfaces are uploaded ([`SceneGpu::set_dm`]).
+    #[must_use]
+    pub fn has_dm(&self) -> bool {
+        !self.dm.is_empty()
+    }
+
+    /// Bytes of Delta Mush's buffers on the GPU (0 without them).
+    #[must_use]
+    pub fn dm_bytes(&self) -> u64 {
+        self.dm.iter().map(super::dm_gpu::DmSurfaceGpu::bytes).sum()
     }
 
     /// Primitives drawn per instance.

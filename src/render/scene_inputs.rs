@@ -88,6 +88,7 @@ impl SceneGpu {
         dm: &SceneDm,
     ) -> Result<(), super::RenderError> {
         self.dm.clear();
+        self.dm_uploads += 1;
         let row_stride = self
             .compute
             .get_or_insert_with(|| ComputeParamsBuffer::new(ctx))
@@ -158,9 +159,14 @@ impl SceneGpu {
     #[must_use]
     pub fn revision(&self) -> Vec<u64> {
         let geometry = self.items.iter().map(|i| i.geometry.revision());
-        [self.id, self.stores_made, self.store.writes()]
-            .into_iter()
-            .chain(geometry)
-            .collect()
+        [
+            self.id,
+            self.stores_made,
+            self.store.writes(),
+            self.dm_uploads,
+        ]
+        .into_iter()
+        .chain(geometry)
+        .collect()
     }
 }

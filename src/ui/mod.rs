@@ -7,6 +7,7 @@ mod clicks;
 mod cor;
 mod crowd;
 mod ddm;
+mod dm;
 mod facts;
 mod file_dialog;
 mod fit_table;
@@ -35,6 +36,7 @@ mod viewport;
 pub use cor::{CorState, cor_ui};
 pub use crowd::{MAX_CROWD, crowd_ui};
 pub use ddm::{DdmState, ddm_ui};
+pub use dm::{DmState, dm_ui};
 pub use facts::{ModelFacts, facts_ui};
 pub use file_dialog::{
     DialogOutcome, DialogPurpose, DirEntry, FileDialog, file_dialog_ui, list_dir,
@@ -283,6 +285,8 @@ pub struct ViewerState {
     pub cor: CorState,
     /// Direct Delta Mush's parameters and precompute.
     pub ddm: DdmState,
+    /// Delta Mush's parameters.
+    pub dm: DmState,
     /// File > Recent: the last models opened or saved from the viewer, most recent first.
     pub recent: Vec<String>,
     /// The in-window file dialog, while it is up.
@@ -358,6 +362,11 @@ pub fn panel_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
                     egui::CollapsingHeader::new("Direct Delta Mush")
                         .default_open(true)
                         .show(ui, |ui| ddm_ui(ui, &mut state.ddm));
+                }
+                if state.skinning.shows(SkinningMode::Dm) {
+                    egui::CollapsingHeader::new("Delta Mush")
+                        .default_open(true)
+                        .show(ui, |ui| dm_ui(ui, &mut state.dm));
                 }
             });
         // P opens the section along with paint mode; otherwise it stays as the user left it.
@@ -471,6 +480,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         ui.selectable_value(&mut s.mode, SkinningMode::Hybrid, "Hybrid");
         ui.selectable_value(&mut s.mode, SkinningMode::Cor, "CoR");
         ui.selectable_value(&mut s.mode, SkinningMode::Ddm, "DDM");
+        ui.selectable_value(&mut s.mode, SkinningMode::Dm, "DM");
     });
     hybrid_betas_ui(ui, s);
     ui.horizontal(|ui| {

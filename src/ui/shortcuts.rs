@@ -34,12 +34,14 @@ pub fn shortcuts(ctx: &egui::Context, state: &mut ViewerState) {
             state.paint.enabled = !state.paint.enabled;
             state.paint.reveal = state.paint.enabled;
         }
-        // 1-4: LBS, DQS, hybrid, CoR (the mode menu's order).
+        // 1-6: LBS, DQS, hybrid, CoR, DDM, DM (the mode menu's order).
         let keys = [
             egui::Key::Num1,
             egui::Key::Num2,
             egui::Key::Num3,
             egui::Key::Num4,
+            egui::Key::Num5,
+            egui::Key::Num6,
         ];
         for (key, mode) in keys.into_iter().zip(crate::skin::SkinningMode::ALL) {
             if i.key_pressed(key) {
