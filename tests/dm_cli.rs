@@ -1,6 +1,6 @@
 //! Delta Mush on the command line: `export --mode dm` equal to the library's CPU reference at
-//! the given `--dm-*` flags, `analyze` measuring it, and bad or unused flags, and the GPU
-//! paths (which do not run it yet), refused with the reason.
+//! the given `--dm-*` flags, `export --gpu` equal to it, `render` drawing a DM pane apart
+//! from LBS, `analyze` measuring it, and bad or unused flags refused with the reason.
 
 mod support;
 
@@ -88,19 +88,15 @@ fn analyze_measures_dm_beside_the_other_methods() {
 }
 
 #[test]
-fn bad_unused_and_gpu_bound_dm_flags_are_refused_with_the_reason() {
+fn bad_and_unused_dm_flags_are_refused_with_the_reason() {
     let dir = scratch_dir("dm-flags");
     let obj = dir.join("x.obj");
     let png = dir.join("x.png");
     let (obj, png) = (obj.to_str().expect("utf-8"), png.to_str().expect("utf-8"));
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 6] = [
         (
-            &["builtin:arm", "--mode", "dm"],
-            "--mode dm: the viewer draws on the GPU, which has no Delta Mush yet",
-        ),
-        (
-            &["builtin:arm", "--dm-factor", "0.2"],
-            "--dm-factor sets up Delta Mush, but the viewer draws on the GPU",
+            &["builtin:arm", "--dm-factor", "2"],
+            "--dm-factor: the Delta Mush factor must be in (0, 1], not 2",
         ),
         (
             &[
@@ -143,23 +139,16 @@ fn bad_unused_and_gpu_bound_dm_flags_are_refused_with_the_reason() {
         ),
         (
             &[
-                "export",
+                "render",
                 "builtin:arm",
                 "--mode",
                 "dm",
-                "--gpu",
+                "--dm-iterations",
+                "1001",
                 "--out",
-                obj,
+                png,
             ],
-            "dm does not run on the GPU yet",
-        ),
-        (
-            &["render", "builtin:arm", "--mode", "dm", "--out", png],
-            "dm does not run on the GPU yet",
-        ),
-        (
-            &["render", "builtin:arm", "--mode", "lbs,dm", "--out", png],
-            "`dqview export --mode dm`",
+            "--dm-iterations: Delta Mush iterations must be 1 to 1000, not 1001",
         ),
         (
             &[
@@ -170,7 +159,7 @@ fn bad_unused_and_gpu_bound_dm_flags_are_refused_with_the_reason() {
                 "--out",
                 png,
             ],
-            "--dm-iterations sets up Delta Mush, but render draws on the GPU",
+            "--dm-iterations sets up Delta Mush, but no pane of this render is DM (add --mode dm)",
         ),
     ];
     for (args, message) in cases {

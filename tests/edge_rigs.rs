@@ -137,7 +137,7 @@ fn gpu_checks(scene: &Scene, pose: &Pose, what: &str) {
     let Some(gpu) = gpu(what) else {
         return;
     };
-    for mode in dqview::render::gpu_modes() {
+    for mode in dqview::skin::SkinningMode::ALL {
         let cpu = skin_scene(scene, pose, mode, Betas::Uniform(0.5));
         let on_gpu = gpu
             .skin_scene(scene, pose, mode, 0.5)

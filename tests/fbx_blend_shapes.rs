@@ -381,7 +381,7 @@ fn compute_pass_morphs_the_fbx_shapes() {
     for t in [0.0, TIME_S, 1.0] {
         pose.sample(&scene, Some(0), t, &JointOverrides::new());
         let expected = expected_at(&scene, t);
-        for mode in dqview::render::gpu_modes() {
+        for mode in dqview::skin::SkinningMode::ALL {
             let posed = gpu
                 .skin_scene(&scene, &pose, mode, 0.5)
                 .unwrap_or_else(|e| panic!("compute: {e}"));

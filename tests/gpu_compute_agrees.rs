@@ -209,7 +209,7 @@ fn min_conditioning(palette: &JointPalette, influences: &Influences) -> f32 {
 }
 
 fn compare_all_modes(gpu: &Gpu, case: &str, palette: &JointPalette, mesh: &Mesh) {
-    for mode in dqview::render::gpu_modes() {
+    for mode in dqview::skin::SkinningMode::ALL {
         compare(gpu, case, palette, mesh, mode);
     }
 }

@@ -51,7 +51,7 @@ fn compare_crowd(gpu: &Gpu, what: &str, scene: &Scene, instances: usize, time_s:
     let diagonal = (max - min).length().max(1e-6);
     let mut worst = 0.0f32;
     // Without centers CoR is LBS on both sides.
-    for mode in dqview::render::gpu_modes() {
+    for mode in dqview::skin::SkinningMode::ALL {
         let mut encoder = ctx
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });

@@ -1,6 +1,7 @@
 //! Delta Mush on the GPU: the compute passes (gather, smoothing, correction, scatter) against
 //! the CPU reference (`skin_scene_dm`) on every built-in rig, the sample models and both shared
-//! characters, and in a crowd of the Adventurer at each instance's own clip time.
+//! characters, and in a crowd of the Adventurer at each instance's own clip time; and the
+//! drawn DM pane, on the vertex and the compute path, against the CPU's mesh drawn unskinned.
 //!
 //! Without an adapter these tests print `SKIPPED` and pass, unless `DQVIEW_REQUIRE_GPU=1`.
 //!
@@ -19,11 +20,13 @@ use std::io::Write as _;
 use dqview::anim::{JointOverrides, Pose, clip_duration_s};
 use dqview::model::load_model;
 use dqview::render::{
-    GpuSkinning, SceneGpu, SceneOptions, SkinPath, SkinRun, instance_time_s, skin_scene_gpu,
+    GpuSkinning, RgbaImage, SceneGpu, SceneOptions, SkinPath, SkinRun, View, ViewParams,
+    instance_time_s, skin_scene_gpu,
 };
-use dqview::scene::Scene;
+use dqview::scene::{Mesh, Node, Primitive, Scene};
 use dqview::skin::dm::{DmParams, SceneDm, skin_scene_dm};
-use dqview::skin::{PosedPrimitive, SkinningMode, bounds};
+use dqview::skin::{PosedPrimitive, SkinnedVertices, SkinningMode, bounds};
+use glam::Vec3;
 
 /// Every vertex's GPU position lies within this fraction of the diagonal of the CPU's.
 const DM_POSITION_TOLERANCE: f32 = 1e-4;
@@ -204,5 +207,110 @@ fn gpu_dm_matches_cpu_in_a_crowd_at_each_instances_time() {
         }
         let what = format!("Adventurer instance {instance} at {t:.3} s");
         assert_within_tolerance(&what, &cpu, &read);
+    }
+}
+
+/// A scene of `posed` (one primitive's vertices) as an unskinned mesh with `source`'s triangles.
+fn static_scene(source: &Primitive, posed: &SkinnedVertices) -> Scene {
+    let mut scene = load_model("builtin:twist").expect("builtin");
+    scene.meshes = vec![Mesh {
+        name: "posed".into(),
+        primitives: vec![Primitive {
+            positions: posed.positions.clone(),
+            normals: posed.normals.clone(),
+            indices: source.indices.clone(),
+            material: source.material,
+            ..Primitive::default()
+        }],
+        morph_weights: Vec::new(),
+    }];
+    scene.skins.clear();
+    scene.animations.clear();
+    scene.nodes = vec![Node {
+        name: "posed".into(),
+        mesh: Some(0),
+        ..Node::default()
+    }];
+    scene.roots = vec![0];
+    scene
+}
+
+/// Pixels whose colour differs by more than `tolerance` in some channel.
+fn differing(a: &RgbaImage, b: &RgbaImage, tolerance: u8) -> usize {
+    a.pixels
+        .chunks_exact(4)
+        .zip(b.pixels.chunks_exact(4))
+        .filter(|(p, q)| {
+            p.iter()
+                .zip(q.iter())
+                .any(|(x, y)| x.abs_diff(*y) > tolerance)
+        })
+        .count()
+}
+
+#[test]
+fn the_drawn_dm_pane_is_the_cpu_reference_drawn_as_a_mesh_on_both_paths() {
+    let Some(gpu) = gpu("the_drawn_dm_pane_is_the_cpu_reference_drawn_as_a_mesh_on_both_paths")
+    else {
+        return;
+    };
+    let (ctx, renderer) = (&gpu.ctx, &gpu.renderer);
+    let scene = load_model("builtin:twist").expect("builtin");
+    let tip = dqview::anim::find_node(&scene, "tip").expect("tip");
+    let mut overrides = JointOverrides::new();
+    let mut angles = overrides.get(tip);
+    (angles.twist_deg, angles.bend_deg) = (120.0, 60.0);
+    overrides.set(tip, angles);
+    let mut pose = Pose::rest(&scene);
+    pose.sample(&scene, None, 0.0, &overrides);
+    let dm = SceneDm::compute(&scene, DmParams::DEFAULT);
+    let cpu = skin_scene_dm(&scene, &pose, &dm);
+    let (min, max) = bounds(&cpu).expect("vertices");
+    let settings = renderer.settings();
+    let params = ViewParams::shaded(1.0);
+    let view = |mode| {
+        View::side_by_side(
+            settings.width,
+            settings.height,
+            &[mode],
+            params,
+            [min - Vec3::splat(0.2), max + Vec3::splat(0.2)],
+            Vec3::new(0.3, 0.2, 1.0),
+        )[0]
+    };
+    let exported = static_scene(&scene.meshes[0].primitives[0], &cpu[0].vertices);
+    let reference = SceneGpu::new(ctx, renderer, &exported, &Pose::rest(&exported)).expect("up");
+    let expected = renderer
+        .render_views(ctx, &reference, &[view(SkinningMode::Lbs)])
+        .expect("render");
+    let total = (expected.width * expected.height) as usize;
+    for path in [SkinPath::Vertex, SkinPath::Compute] {
+        let options = SceneOptions {
+            instances: 1,
+            path,
+            tangents: false,
+        };
+        let mut drawn = SceneGpu::with_options(ctx, renderer, &scene, &pose, &options).expect("up");
+        drawn.set_dm(ctx, renderer, &dm).expect("dm");
+        let image = |mode| {
+            renderer
+                .render_views(ctx, &drawn, &[view(mode)])
+                .expect("render")
+        };
+        let (dm_image, lbs_image) = (image(SkinningMode::Dm), image(SkinningMode::Lbs));
+        let off = differing(&dm_image, &expected, 10);
+        assert!(
+            off * 200 < total,
+            "{} path: the DM pane and the CPU DM mesh differ in {off} of {total} pixels",
+            path.name()
+        );
+        // Not LBS drawn again: the smoothing moves pixels (173 of 65,536 here), ten times
+        // more than the pane and the CPU's mesh differ by (none here).
+        let apart = differing(&dm_image, &lbs_image, 10);
+        assert!(
+            apart > 100 && apart > 10 * off,
+            "{} path: DM differs from LBS in only {apart} of {total} pixels",
+            path.name()
+        );
     }
 }

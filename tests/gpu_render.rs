@@ -156,7 +156,7 @@ fn every_mode_renders_deterministically() {
     let tube = tube(0, 1);
     let palette = JointPalette::from_matrices(&[Mat4::IDENTITY, twist(180.0)]);
     let mut images = Vec::new();
-    for mode in dqview::render::gpu_modes() {
+    for mode in dqview::skin::SkinningMode::ALL {
         let image = render(gpu, &palette, &tube, mode);
         assert_eq!(
             image.pixels.len(),
@@ -195,7 +195,7 @@ fn vertex_skinning_matches_cpu_skinned_mesh() {
         * Mat4::from_translation(-Vec3::X);
     let palette = JointPalette::from_matrices(&[Mat4::IDENTITY, bend]);
     let identity = JointPalette::from_matrices(&[Mat4::IDENTITY]);
-    for mode in dqview::render::gpu_modes() {
+    for mode in dqview::skin::SkinningMode::ALL {
         let mut cpu = SkinnedVertices::default();
         skin_vertices(&palette, &tube.view(), mode, Betas::Uniform(0.3), &mut cpu);
         let posed = Tube {
@@ -230,7 +230,7 @@ fn storage_palette_renders_like_uniform_palette() {
         PaletteBinding::for_joint_count(big.len()),
         PaletteBinding::Storage
     );
-    for mode in dqview::render::gpu_modes() {
+    for mode in dqview::skin::SkinningMode::ALL {
         let a = render(gpu, &small, &tube(0, 1), mode);
         let b = render(gpu, &big, &tube(2500, 2999), mode);
         assert_eq!(a, b, "{mode}");

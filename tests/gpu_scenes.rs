@@ -17,7 +17,7 @@ use dqview::skin::{Betas, bounds, skin_scene};
 /// Compares GPU and CPU skinning of `scene` at `pose` in every mode; returns the worst relative position error.
 fn compare(gpu: &Gpu, what: &str, scene: &Scene, pose: &Pose) -> f32 {
     let mut worst = 0.0f32;
-    for mode in dqview::render::gpu_modes() {
+    for mode in dqview::skin::SkinningMode::ALL {
         let beta = 0.3;
         let cpu = skin_scene(scene, pose, mode, Betas::Uniform(beta));
         let gpu_posed = gpu

@@ -316,7 +316,7 @@ fn compute_pass_morphs_before_skinning_like_the_cpu() {
             tangents,
             influences: &influences,
         };
-        for mode in dqview::render::gpu_modes() {
+        for mode in dqview::skin::SkinningMode::ALL {
             let mut cpu = SkinnedVertices::default();
             skin_vertices(&palette, &mesh, mode, Betas::Uniform(0.5), &mut cpu);
             let extras = dqview::render::MeshSkinning {

@@ -285,7 +285,7 @@ fn poisoned_palettes_give_finite_vertices_on_cpu_and_gpu() {
         influences: &influences,
     };
     let gpu = gpu("poisoned_palettes_give_finite_vertices_on_cpu_and_gpu");
-    for mode in dqview::render::gpu_modes() {
+    for mode in dqview::skin::SkinningMode::ALL {
         let mut cpu = SkinnedVertices::default();
         skin_vertices(&palette, &mesh, mode, Betas::Uniform(0.5), &mut cpu);
         let mut outputs = vec![("CPU", cpu)];
@@ -318,7 +318,7 @@ fn poisoned_file_and_poses_skin_finite_on_gpu() {
     };
     let scene = load_gltf_slice(&poisoned_glb(), None, "poisoned").expect("loads");
     for (name, pose) in poses(&scene) {
-        for mode in dqview::render::gpu_modes() {
+        for mode in dqview::skin::SkinningMode::ALL {
             let posed = gpu
                 .skin_scene(&scene, &pose, mode, 0.5)
                 .unwrap_or_else(|e| panic!("{name} {mode}: {e}"));

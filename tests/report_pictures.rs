@@ -26,6 +26,7 @@ use dqview::rig_report::{
 };
 use dqview::scene::Scene;
 use dqview::skin::ddm::SceneDdm;
+use dqview::skin::dm::SceneDm;
 use dqview::skin::{CorOptions, CorProgress, SceneCenters, SkinningMode};
 
 /// The report's default render size: four panes of 300 x 360.
@@ -194,9 +195,11 @@ fn measure_character(dir: &Path, file: &str, clips: &[&str]) -> Vec<Measured> {
     assert!(!regions.is_empty(), "{file}: no region to picture");
     let overrides = JointOverrides::new();
     let ddm = SceneDdm::compute(&scene, Default::default()).expect("ddm");
+    let dm = SceneDm::compute(&scene, Default::default());
     let methods = ReportMethods {
         centers: &centers,
         ddm: &ddm,
+        dm: &dm,
     };
     let mut painter = report_painter(&scene, methods, &overrides, SIZE).expect("painter");
     regions
@@ -475,9 +478,11 @@ fn regions_hidden_from_the_default_view_are_seen_from_another_side() {
                 .expect("centers");
         let overrides = JointOverrides::new();
         let ddm = SceneDdm::compute(&scene, Default::default()).expect("ddm");
+        let dm = SceneDm::compute(&scene, Default::default());
         let methods = ReportMethods {
             centers: &centers,
             ddm: &ddm,
+            dm: &dm,
         };
         let mut painter = report_painter(&scene, methods, &overrides, SIZE).expect("painter");
         for &(clip_name, time_s, joint_name) in moments {

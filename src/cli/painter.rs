@@ -30,6 +30,8 @@ pub struct RenderLook {
     pub cor_centers: Option<SceneCenters>,
     /// Direct Delta Mush's matrices for DDM panes (without them DDM draws as LBS).
     pub ddm: Option<crate::skin::ddm::SceneDdm>,
+    /// Delta Mush's rest deltas for DM panes (without them DM draws as LBS).
+    pub dm: Option<crate::skin::dm::SceneDm>,
     /// DQS bulge compensation in [0, 1] for DQS panes (0 off).
     pub bulge: f32,
     /// Range of the heat views (displacement, collapse, CoR distance); `None`: the view's default.
@@ -107,6 +109,9 @@ impl<'s> Painter<'s> {
         }
         if let Some(ddm) = &look.ddm {
             gpu.set_ddm(&ctx, &renderer, ddm)?;
+        }
+        if let Some(dm) = &look.dm {
+            gpu.set_dm(&ctx, &renderer, dm)?;
         }
         // The weights view takes a joint index within the skin; the first skin that has the joint.
         let selected_joint = look

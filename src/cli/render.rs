@@ -133,12 +133,6 @@ impl Job {
             ),
         };
         let modes: Vec<SkinningMode> = panes.unwrap_or_else(|| vec![resolved.mode]);
-        if let Some(&mode) = modes.iter().find(|&&m| !crate::render::drawn_on_gpu(m)) {
-            bail!("{}", crate::render::RenderError::NotOnGpu { mode });
-        }
-        args.pose
-            .dm
-            .refuse_unused("render draws on the GPU, which has no Delta Mush yet")?;
         // The CoR distance view measures from the CoR positions, whatever the panes.
         let cor_centers = if modes.contains(&SkinningMode::Cor) || view == DebugView::CorDistance {
             Some(args.pose.cor.centers(scene)?)
@@ -155,6 +149,14 @@ impl Job {
             args.pose
                 .ddm
                 .refuse_unused("no pane of this render is DDM (add --mode ddm)")?;
+            None
+        };
+        let dm = if modes.contains(&SkinningMode::Dm) {
+            Some(args.pose.dm.compute(scene)?)
+        } else {
+            args.pose
+                .dm
+                .refuse_unused("no pane of this render is DM (add --mode dm)")?;
             None
         };
         let betas = hybrid_look(scene, args, &resolved, &modes)?;
@@ -202,6 +204,7 @@ impl Job {
                 betas,
                 cor_centers,
                 ddm,
+                dm,
                 bulge,
                 heat_range: None,
             },
@@ -459,7 +462,7 @@ pub fn panes(mode: &str) -> Result<Option<Vec<SkinningMode>>> {
                 .ok_or_else(|| anyhow::anyhow!("unknown mode `{}` in --mode {mode}", name.trim()))
         })
         .collect::<Result<Vec<_>>>()?;
-    let most = crate::render::gpu_modes().len();
+    let most = SkinningMode::ALL.len();
     if !(2..=most).contains(&modes.len()) {
         bail!("--mode lists 2 to {most} panes, got {}", modes.len());
     }
@@ -492,7 +495,14 @@ mod tests {
             panes("lbs,dqs,ddm,cor").ok(),
             Some(Some(vec![Lbs, Dqs, SkinningMode::Ddm, Cor]))
         );
-        for bad in ["dqs,", "lbs,bogus", "lbs,dqs,cor,hybrid,ddm,lbs"] {
+        assert_eq!(
+            panes("lbs,dqs,hybrid,cor,ddm,dm")
+                .ok()
+                .flatten()
+                .map(|m| m.len()),
+            Some(6)
+        );
+        for bad in ["dqs,", "lbs,bogus", "lbs,dqs,cor,hybrid,ddm,dm,lbs"] {
             assert!(panes(bad).is_err(), "{bad}");
         }
     }

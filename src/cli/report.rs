@@ -104,6 +104,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             let methods = super::report_pictures::ReportMethods {
                 centers: &centers,
                 ddm: &ddm,
+                dm: &dm,
             };
             super::report_pictures::paint(what, methods, &report, &options, size, args.renders)
         }

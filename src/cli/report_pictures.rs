@@ -14,7 +14,7 @@ use crate::analysis::{
     heat_decimals, heat_value_with_length,
 };
 use crate::anim::{JointAngles, JointOverrides, Pose};
-use crate::render::{DebugView, RgbaImage, draw_outline, gpu_modes};
+use crate::render::{DebugView, RgbaImage, draw_outline};
 use crate::rig_report::{
     Pictures, RegionPicture, ReportOptions, RigReport, WorstRegion, pictured_regions,
 };
@@ -22,13 +22,15 @@ use crate::scene::Scene;
 use crate::skin::ddm::SceneDdm;
 use crate::skin::{SceneBetas, SceneCenters, SkinningMode};
 
-/// The precomputes the report's panes draw with: CoR's centers and DDM's matrices.
+/// The precomputes the report's panes draw with: CoR's centers, DDM's matrices, DM's deltas.
 #[derive(Clone, Copy, Debug)]
 pub struct ReportMethods<'a> {
     /// Centers of rotation (the CoR pane, and the distance row).
     pub centers: &'a SceneCenters,
     /// Direct Delta Mush's matrices (the DDM pane).
     pub ddm: &'a SceneDdm,
+    /// Delta Mush's rest deltas (the DM pane).
+    pub dm: &'a crate::skin::dm::SceneDm,
 }
 use crate::ui::RegionView;
 
@@ -93,9 +95,10 @@ pub fn report_painter<'s>(
         )),
         cor_centers: Some(methods.centers.clone()),
         ddm: Some(methods.ddm.clone()),
+        dm: Some(methods.dm.clone()),
         ..RenderLook::default()
     };
-    Painter::new(scene, &rest, &gpu_modes(), look, [size.0, size.1])
+    Painter::new(scene, &rest, &SkinningMode::ALL, look, [size.0, size.1])
 }
 
 /// The pictures, or the first GPU error.
@@ -181,9 +184,9 @@ pub fn region_images(
             scale: 1.0,
             centers: Some(methods.centers),
             ddm: Some(methods.ddm),
-            dm: None,
+            dm: Some(methods.dm),
         };
-        let modes = gpu_modes();
+        let modes = SkinningMode::ALL;
         let what = (HeatQuantity::CorDistance, &modes[..]);
         let spec = HeatRangeSpec::default();
         focus_heat_range(
@@ -276,9 +279,9 @@ pub fn render_command(
         words.extend(["--time".into(), region.time_s.to_string()]);
     }
     let (mode, width) = if region.is_the_pose() {
-        ("cor".to_string(), size.0 / gpu_modes().len() as u32)
+        ("cor".to_string(), size.0 / SkinningMode::ALL.len() as u32)
     } else {
-        let names: Vec<&str> = gpu_modes().iter().map(|m| m.name()).collect();
+        let names: Vec<&str> = SkinningMode::ALL.iter().map(|m| m.name()).collect();
         (names.join(","), size.0)
     };
     words.extend(["--mode".into(), mode]);
@@ -319,10 +322,10 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-/// The pane of `mode` cut out of an image of every GPU mode's pane side by side ([`gpu_modes`]
+/// The pane of `mode` cut out of an image of every mode's pane side by side ([`SkinningMode::ALL`]
 /// order, as `View::panes` lays them out: equal widths, the last taking the remainder).
 fn pane_of(image: &RgbaImage, mode: SkinningMode) -> RgbaImage {
-    let modes = gpu_modes();
+    let modes = SkinningMode::ALL;
     let n = modes.len() as u32;
     let i = modes.iter().position(|&m| m == mode).unwrap_or(0) as u32;
     let pane = (image.width / n).max(1);

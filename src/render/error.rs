@@ -57,15 +57,6 @@ pub enum RenderError {
         /// The most the pass applies.
         limit: usize,
     },
-    /// A skinning method the GPU core does not run.
-    #[error(
-        "{mode} does not run on the GPU yet (its smoothing passes over the whole mesh); \
-         `dqview export --mode {mode}` and `dqview analyze` give it from the CPU reference"
-    )]
-    NotOnGpu {
-        /// The method's name.
-        mode: crate::skin::SkinningMode,
-    },
     /// The adapter lacks something a pipeline needs.
     #[error("the GPU adapter cannot {what}")]
     MissingCapability {

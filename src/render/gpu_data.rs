@@ -43,29 +43,14 @@ pub const DDM_PAIR_WORDS: usize = 11;
 /// the whole mesh, run by compute passes after `cs_skin`'s LBS (`shaders/dm_surface.wgsl`),
 /// and its views draw what they wrote.
 #[must_use]
-pub fn gpu_mode(mode: SkinningMode) -> Option<u32> {
+pub fn gpu_mode(mode: SkinningMode) -> u32 {
     match mode {
-        SkinningMode::Lbs | SkinningMode::Dm => Some(GPU_MODE_LBS),
-        SkinningMode::Dqs => Some(GPU_MODE_DQS),
-        SkinningMode::Hybrid => Some(GPU_MODE_HYBRID),
-        SkinningMode::Cor => Some(GPU_MODE_COR),
-        SkinningMode::Ddm => Some(GPU_MODE_DDM),
+        SkinningMode::Lbs | SkinningMode::Dm => GPU_MODE_LBS,
+        SkinningMode::Dqs => GPU_MODE_DQS,
+        SkinningMode::Hybrid => GPU_MODE_HYBRID,
+        SkinningMode::Cor => GPU_MODE_COR,
+        SkinningMode::Ddm => GPU_MODE_DDM,
     }
-}
-
-/// Whether the GPU core draws `mode`.
-#[must_use]
-pub fn drawn_on_gpu(mode: SkinningMode) -> bool {
-    gpu_mode(mode).is_some()
-}
-
-/// The modes the GPU core draws, in [`SkinningMode::ALL`] order.
-#[must_use]
-pub fn gpu_modes() -> Vec<SkinningMode> {
-    SkinningMode::ALL
-        .into_iter()
-        .filter(|&m| drawn_on_gpu(m))
-        .collect()
 }
 
 /// One palette slot's parameters: WGSL `SkinParams` in `shaders/palette.wgsl`.

@@ -57,7 +57,6 @@ pub use error::RenderError;
 pub use frame::{FrameBinding, WIRE_DEPTH_PULL};
 pub use geometry::{GeometrySource, GpuGeometry};
 pub use geometry_pack::{ddm_words, edges_of};
-pub use gpu_data::{drawn_on_gpu, gpu_modes};
 pub use gpu_timer::GpuTimer;
 pub use label::{draw_label, label_size};
 pub use layout::GpuLayouts;

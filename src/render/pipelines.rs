@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use super::gpu_data::{GPU_MODE_LBS, gpu_mode};
+use super::gpu_data::gpu_mode;
 use super::layout::GpuLayouts;
 use super::renderer::RenderSettings;
 use super::shaders::{PaletteBinding, compute_source, render_source};
@@ -110,19 +110,14 @@ impl RenderPipelines {
 
     /// Builds the pipeline of `key` now, so its errors surface in the caller's error scope.
     pub fn prebuild(&self, key: PipelineKey) {
-        if gpu_mode(key.mode).is_none() {
-            return;
-        }
         let pipeline = self.build(key);
         if let Ok(mut built) = self.built.lock() {
             built.insert(key, Some(pipeline));
         }
     }
 
-    /// The pipeline of `key`, built on first use; `None` (logged) when the device refused it
-    /// or the GPU core does not run its mode.
+    /// The pipeline of `key`, built on first use; `None` (logged) when the device refused it.
     pub fn get(&self, key: PipelineKey) -> Option<wgpu::RenderPipeline> {
-        gpu_mode(key.mode)?;
         let mut built = self.built.lock().ok()?;
         built
             .entry(key)
@@ -147,10 +142,7 @@ impl RenderPipelines {
             PaletteBinding::Storage => &self.variants[1],
         };
         let constants = [
-            (
-                "SKIN_MODE",
-                f64::from(gpu_mode(key.mode).unwrap_or(GPU_MODE_LBS)),
-            ),
+            ("SKIN_MODE", f64::from(gpu_mode(key.mode))),
             (
                 "DEBUG_VIEWS",
                 f64::from(u8::from(key.kind == DrawKind::Debug)),
@@ -267,9 +259,7 @@ impl ComputePipelines {
         mode: SkinningMode,
         bulge: bool,
     ) -> Result<wgpu::ComputePipeline, RenderError> {
-        let Some(gpu_mode) = gpu_mode(mode) else {
-            return Err(RenderError::NotOnGpu { mode });
-        };
+        let gpu_mode = gpu_mode(mode);
         let i = match binding {
             PaletteBinding::Uniform => 0,
             PaletteBinding::Storage => 1,

@@ -2,7 +2,7 @@
 
 use super::offscreen::{OffscreenTarget, RgbaImage};
 use super::renderer::{Camera, Renderer};
-use super::{FrameBinding, GpuContext, RenderError, SceneGpu, ViewParams};
+use super::{FrameBinding, GpuContext, RenderError, SceneGpu, SkinRun, ViewParams};
 use crate::skin::SkinningMode;
 
 /// One viewport of an image: where, from which camera, and with which skinning.
@@ -110,12 +110,18 @@ impl Renderer {
             })
             .collect::<Result<Vec<_>, RenderError>>()?;
         let (width, height) = (size[0].max(1), size[1].max(1));
+        // Delta Mush panes draw what its compute passes wrote.
+        let dm = scene.has_dm() && views.iter().any(|v| v.mode == SkinningMode::Dm);
         ctx.scoped("dqview::Renderer::render_views", || {
             let mut encoder = ctx
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                     label: Some("dqview::Renderer::views_encoder"),
                 });
+            if dm {
+                let run = SkinRun::new(SkinningMode::Dm, 1.0);
+                scene.encode_skinning(ctx, &mut encoder, self, run, None)?;
+            }
             {
                 let mut pass = target.begin_pass(&mut encoder, background);
                 for (view, frame) in views.iter().zip(&frames) {
@@ -128,7 +134,8 @@ impl Renderer {
                 }
             }
             ctx.queue.submit([encoder.finish()]);
-        })?;
+            Ok::<(), RenderError>(())
+        })??;
         target.read_rgba(ctx)
     }
 }

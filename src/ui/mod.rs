@@ -174,10 +174,6 @@ pub fn parse_view(name: &str) -> Option<(ViewMode, [bool; MAX_PANES])> {
         let mut panes = [false; MAX_PANES];
         for mode in name.split(',') {
             let mode = SkinningMode::from_name(mode.trim())?;
-            // The viewer draws on the GPU: a mode it cannot draw is no pane.
-            if !crate::render::drawn_on_gpu(mode) {
-                return None;
-            }
             panes[mode.index()] = true;
         }
         return (panes.iter().filter(|&&p| p).count() >= 2).then_some((ViewMode::Split, panes));
@@ -503,9 +499,7 @@ pub fn skinning_ui(ui: &mut egui::Ui, s: &mut SkinningSettings, d: &mut DisplayS
         ui.horizontal(|ui| {
             ui.label("panes");
             for (mode, on) in SkinningMode::ALL.into_iter().zip(&mut s.panes) {
-                if crate::render::drawn_on_gpu(mode) {
-                    ui.checkbox(on, mode.short_label());
-                }
+                ui.checkbox(on, mode.short_label());
             }
             ui.checkbox(&mut s.panes[TWIST_PANE], "LBS+helpers")
                 .on_hover_text("LBS of the model with the Helper joints section's helpers");

@@ -38,7 +38,7 @@ pub fn view_rects(viewport: Rect, skinning: &SkinningSettings) -> Vec<ViewRect> 
             let mut panes: Vec<(SkinningMode, bool)> = SkinningMode::ALL
                 .into_iter()
                 .zip(skinning.panes)
-                .filter_map(|(m, on)| (on && crate::render::drawn_on_gpu(m)).then_some((m, false)))
+                .filter_map(|(m, on)| on.then_some((m, false)))
                 .collect();
             if skinning.panes[super::TWIST_PANE] {
                 panes.push((SkinningMode::Lbs, true));
