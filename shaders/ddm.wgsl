@@ -3,11 +3,26 @@
 //
 // Mirrors src/skin/ddm/apply.rs (`skin_vertex_ddm`, `fit_parts`, `polar_rotation`,
 // `one_sided_jacobi`) and src/skin/ddm/scene.rs (`skin_one`), the specification: keep in sync
-// with them. Needs dq.wgsl, palette.wgsl and skin.wgsl in the same module; geometry.wgsl
-// reads each vertex's pairs and calls `ddm_add_pair` and `ddm_fit`.
+// with them. Needs dq.wgsl, palette.wgsl (or export_palette.wgsl) and skin.wgsl in the same
+// module; geometry.wgsl (and export_ddm.wgsl) read each vertex's pairs and call `ddm_omega`,
+// `ddm_add_pair` and `ddm_fit`.
 
 // Mirrors `GPU_MODE_DDM` in src/render/gpu_data.rs.
 const SKIN_MODE_DDM: u32 = 4u;
+
+// Words of one vertex-joint pair (`DDM_PAIR_WORDS`): the joint, then Omega's 10 entries.
+const DDM_PAIR_WORDS: u32 = 11u;
+
+// Omega, symmetric, from its upper triangle in libigl's order: `a` entries 0 to 3 (column 0),
+// `b` 4 to 7, `c` 8 and 9.
+fn ddm_omega(a: vec4<f32>, b: vec4<f32>, c: vec2<f32>) -> mat4x4<f32> {
+    return mat4x4<f32>(
+        a,
+        vec4<f32>(a.y, b.x, b.y, b.z),
+        vec4<f32>(a.z, b.y, b.w, c.x),
+        vec4<f32>(a.w, b.z, c.x, c.y),
+    );
+}
 
 // One-sided Jacobi sweeps of the polar fit (`SVD_SWEEPS`); f32 converges in fewer.
 const DDM_SVD_SWEEPS: u32 = 8u;

@@ -14,8 +14,6 @@ const GEOMETRY_HAS_BETAS: u32 = 1u;
 const GEOMETRY_HAS_CENTERS: u32 = 2u;
 // `GeometryParams::flags`: per-vertex Direct Delta Mush matrices are bound.
 const GEOMETRY_HAS_DDM: u32 = 4u;
-// Words of one vertex-joint pair in `vertex_ddm`: the joint, then Omega's 10 entries.
-const DDM_PAIR_WORDS: u32 = 11u;
 // Most morph targets a primitive applies (`MAX_GPU_MORPH_TARGETS`).
 const MAX_MORPH_TARGETS: u32 = 256u;
 
@@ -192,24 +190,10 @@ fn vertex_ddm_fit(index: u32, rest: vec3<f32>) -> DdmFit {
     var q = mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     for (var k = vertex_ddm[index]; k < vertex_ddm[index + 1u]; k++) {
         let at = base + DDM_PAIR_WORDS * k;
-        // Omega's upper triangle (libigl's order) as the symmetric matrix, read in place.
-        let o0 = ddm_word_f32(at + 1u);
-        let o1 = ddm_word_f32(at + 2u);
-        let o2 = ddm_word_f32(at + 3u);
-        let o3 = ddm_word_f32(at + 4u);
-        let o4 = ddm_word_f32(at + 5u);
-        let o5 = ddm_word_f32(at + 6u);
-        let o6 = ddm_word_f32(at + 7u);
-        let o7 = ddm_word_f32(at + 8u);
-        let o8 = ddm_word_f32(at + 9u);
-        let o9 = ddm_word_f32(at + 10u);
-        let omega = mat4x4<f32>(
-            vec4<f32>(o0, o1, o2, o3),
-            vec4<f32>(o1, o4, o5, o6),
-            vec4<f32>(o2, o5, o7, o8),
-            vec4<f32>(o3, o6, o8, o9),
-        );
-        q = ddm_add_pair(q, vertex_ddm[at], omega, rest);
+        let a = vec4<f32>(ddm_word_f32(at + 1u), ddm_word_f32(at + 2u), ddm_word_f32(at + 3u), ddm_word_f32(at + 4u));
+        let b = vec4<f32>(ddm_word_f32(at + 5u), ddm_word_f32(at + 6u), ddm_word_f32(at + 7u), ddm_word_f32(at + 8u));
+        let c = vec2<f32>(ddm_word_f32(at + 9u), ddm_word_f32(at + 10u));
+        q = ddm_add_pair(q, vertex_ddm[at], ddm_omega(a, b, c), rest);
     }
     return ddm_fit(q);
 }

@@ -492,7 +492,7 @@ fn a_loss_every_mode_shares_is_drawn_once_and_called_the_pose() {
         return;
     }
     assert!(!figures.is_empty(), "renders of the worst regions");
-    // One picture per region, each one pane wide (1500 / 5), said to be the pose.
+    // One picture per region, each one pane wide (1800 / 6), said to be the pose.
     let mut named: Vec<&str> = figures
         .iter()
         .map(|f| {
@@ -515,7 +515,7 @@ fn a_loss_every_mode_shares_is_drawn_once_and_called_the_pose() {
             "{f}"
         );
         assert!(f.contains("instead of five alike"), "{f}");
-        assert_eq!(png_size(f), (300, 360), "one pane of the 1500x360 picture");
+        assert_eq!(png_size(f), (300, 360), "one pane of the 1800x360 picture");
     }
     // A pose loss is no reason to flag a joint for DQS.
     assert!(

@@ -29,8 +29,9 @@ use dqview::skin::ddm::SceneDdm;
 use dqview::skin::dm::SceneDm;
 use dqview::skin::{CorOptions, CorProgress, SceneCenters, SkinningMode};
 
-/// The report's default render size: four panes of 300 x 360.
-const SIZE: (u32, u32) = (1200, 360);
+/// A render of one pane per mode (six), each 240 x 360: narrower than the report's default
+/// 300, so the view picked must hold in less room.
+const SIZE: (u32, u32) = (1440, 360);
 
 /// Rec. 709 luminance of an 8-bit sRGB pixel, in grey levels (0..255).
 fn luminance(px: &[u8]) -> f32 {

@@ -20,7 +20,12 @@ use dqview::render::shader_export::{
 };
 use dqview::skin::SkinningMode;
 
-const METHODS: [SkinningMode; 3] = [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
+const METHODS: [SkinningMode; 4] = [
+    SkinningMode::Lbs,
+    SkinningMode::Dqs,
+    SkinningMode::Hybrid,
+    SkinningMode::Ddm,
+];
 const STAGES: [ExportStage; 2] = [ExportStage::Vertex, ExportStage::Compute];
 const INFLUENCES: [ExportInfluences; 2] = [ExportInfluences::Four, ExportInfluences::Eight];
 const PALETTES: [ExportPalette; 2] = [

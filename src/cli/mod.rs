@@ -9,6 +9,7 @@ mod blend_review;
 mod check;
 mod cor_args;
 mod ddm_args;
+pub mod ddm_data;
 mod dm_args;
 mod export;
 mod flag_rules;
@@ -69,7 +70,8 @@ pub struct Cli {
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ViewerArgs {
     /// View layout: single, split (LBS | DQS), split3 (LBS | DQS | CoR), split4 (LBS | DQS |
-    /// hybrid | CoR) or overlay (the other mode as a ghost); the panel picks any 2 to 4 panes.
+    /// hybrid | CoR), a comma list of 2 to 6 modes (`lbs,dqs,ddm,dm`) or overlay (the other
+    /// mode as a ghost); the panel picks any 2 to 6 panes.
     /// Given, it wins over the session's view [default: single].
     #[arg(long, value_name = "single|split|split3|split4|overlay")]
     pub view: Option<String>,
@@ -215,9 +217,12 @@ pub enum Command {
     /// Check many rigs in parallel against pipeline rules (weights, joint scale, DQS flips,
     /// LBS collapse, ...): one line per file and a summary; exit status 1 when a file fails.
     Check(CheckArgs),
-    /// Write dqview's LBS, DQS or hybrid skinning as a shader for an engine (WGSL, GLSL,
+    /// Write dqview's LBS, DQS, hybrid or DDM skinning as a shader for an engine (WGSL, GLSL,
     /// GLSL ES, HLSL, MSL, SPIR-V), translated by naga from the renderer's WGSL.
     Shader(ShaderArgs),
+    /// Write Direct Delta Mush's matrices of every skinned primitive for the exported
+    /// `--method ddm` shaders (binary, layout in docs/engines.md).
+    Ddm(ddm_data::DdmDataArgs),
     /// Write a built-in rig (twist, elbow, arm) as a .glb file.
     Builtin {
         /// Rig name: twist, elbow or arm.
@@ -401,6 +406,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Report(args)) => report::run(&args),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Shader(args)) => shader::run(&args),
+        Some(Command::Ddm(args)) => ddm_data::run(&args),
         Some(Command::Builtin { name, out }) => {
             let bytes = crate::builtin::builtin_glb(&name)?;
             std::fs::write(&out, bytes)

@@ -294,7 +294,7 @@ impl<'s> Painter<'s> {
                 },
                 m => m.name().to_string(),
             };
-            // Short enough for five panes of 300: `hybrid flags - CoR`.
+            // Short enough for six panes of 300: `hybrid flags - CoR`.
             match view {
                 DebugView::Shaded => {}
                 DebugView::CorDistance => label = format!("{label} - CoR"),

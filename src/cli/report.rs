@@ -16,8 +16,8 @@ use crate::rig_report::{Change, ReportOptions, gather, write_html};
 const MAX_SAMPLES: usize = 1000;
 /// Worst regions rendered per mode by default.
 const DEFAULT_RENDERS: usize = 2;
-/// Render size by default: five panes (one per mode) of 300x360.
-const DEFAULT_SIZE: &str = "1500x360";
+/// Render size by default: six panes (one per mode) of 300x360.
+const DEFAULT_SIZE: &str = "1800x360";
 
 /// Options of `dqview report`.
 #[derive(Clone, Debug, clap::Args)]

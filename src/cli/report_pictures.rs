@@ -509,7 +509,7 @@ mod tests {
         );
         assert_eq!(
             command,
-            "dqview render builtin:twist --mode lbs,dqs,hybrid,cor,ddm --focus tip --outline --size 1200x360 --twist tip=150 --out tip.png"
+            "dqview render builtin:twist --mode lbs,dqs,hybrid,cor,ddm,dm --focus tip --outline --size 1200x360 --twist tip=150 --out tip.png"
         );
     }
 }

@@ -16,8 +16,8 @@ pub struct ShaderArgs {
     /// Language: wgsl, glsl, glsl-es, hlsl, msl or spirv.
     #[arg(long, value_name = "wgsl|glsl|glsl-es|hlsl|msl|spirv")]
     pub target: String,
-    /// Skinning method: lbs, dqs or hybrid.
-    #[arg(long, value_name = "lbs|dqs|hybrid", default_value = "dqs")]
+    /// Skinning method: lbs, dqs, hybrid or ddm (its matrices from `dqview ddm`).
+    #[arg(long, value_name = "lbs|dqs|hybrid|ddm", default_value = "dqs")]
     pub method: String,
     /// Joints the uniform palette holds (default 256, which fits GLSL ES 3.0's 16 KiB blocks).
     #[arg(long, value_name = "N", conflicts_with = "storage")]
@@ -47,9 +47,18 @@ impl ShaderArgs {
             )
         })?;
         let method = match SkinningMode::from_name(&self.method) {
-            Some(m @ (SkinningMode::Lbs | SkinningMode::Dqs | SkinningMode::Hybrid)) => m,
+            Some(
+                m @ (SkinningMode::Lbs
+                | SkinningMode::Dqs
+                | SkinningMode::Hybrid
+                | SkinningMode::Ddm),
+            ) => m,
+            Some(SkinningMode::Dm) => bail!(
+                "--method dm: Delta Mush smooths the whole mesh each frame (compute passes over \
+                 its edges), which one vertex's shader cannot; export lbs, dqs, hybrid or ddm"
+            ),
             _ => bail!(
-                "unknown --method `{}` (valid: lbs, dqs, hybrid)",
+                "unknown --method `{}` (valid: lbs, dqs, hybrid, ddm)",
                 self.method
             ),
         };

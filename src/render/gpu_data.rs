@@ -36,7 +36,7 @@ pub const GEOMETRY_HAS_BETAS: u32 = 1;
 pub const GEOMETRY_HAS_CENTERS: u32 = 2;
 /// WGSL `GEOMETRY_HAS_DDM`: per-vertex Direct Delta Mush matrices are bound.
 pub const GEOMETRY_HAS_DDM: u32 = 4;
-/// WGSL `DDM_PAIR_WORDS` in `shaders/geometry.wgsl`: a joint and Omega's 10 entries.
+/// WGSL `DDM_PAIR_WORDS` in `shaders/ddm.wgsl`: a joint and Omega's 10 entries.
 pub const DDM_PAIR_WORDS: usize = 11;
 
 /// The shader's mode constant for `mode`. Delta Mush's is LBS: its smoothing is a pass over

@@ -15,6 +15,7 @@ pub mod hierarchy;
 mod nearest;
 mod posing;
 mod scenes;
+pub mod spirv_run;
 pub mod three;
 mod usd_pxr;
 pub mod usd_stages;

@@ -74,6 +74,9 @@ fn meaning(name: &str, influences: ExportInfluences) -> String {
         }
         "dqview_vertex_weights" => return format!("weights, {n} per vertex, summing to 1"),
         "dqview_vertex_blends" => "per-vertex blend (_DQS_BLEND), 1 float per vertex",
+        "dqview_ddm" => {
+            "DDM: word 0 the vertex count n; words 1 + v to 2 + v bound vertex v's pairs; from word n + 2, 11 words a pair: joint (u32), Omega's upper triangle (10 f32, libigl's order); `dqview ddm` writes it"
+        }
         "dqview_skinned" => {
             "output: skinned position (3 floats) then unit normal (3 floats) per vertex"
         }
@@ -104,6 +107,9 @@ fn method_line(method: SkinningMode) -> &'static str {
         SkinningMode::Hybrid => {
             "Hybrid: lerp(LBS, DQS, beta) per vertex, beta = clamp(blend * beta_scale, 0, 1); normals lerped, renormalised."
         }
+        SkinningMode::Ddm => {
+            "DDM (Le and Lewis 2019, variant 0): Q = sum over the vertex's pairs of M_j (origin at the bind position) Omega_vj; the rotation nearest Q's 3x3 part and its translation move the vertex; LBS where Q has rank under 2. dqview ddm MODEL --out FILE writes dqview_ddm."
+        }
         _ => {
             "DQS: sum w_i q_i, q_i negated where dot(real_i, real_0) < 0 (influence 0 the pivot), normalised; with non_rigid, p = (sum w_i S_i) p first."
         }
@@ -118,7 +124,7 @@ pub(super) fn header_lines(
 ) -> Vec<String> {
     let mut lines = vec![
         format!(
-            "dqview {}: {} skinning, {} stage, {} influences, {}; naga {} from dqview's shaders/dq.wgsl, skin.wgsl, export_palette.wgsl, export_{}.wgsl.",
+            "dqview {}: {} skinning, {} stage, {} influences, {}; naga {} from dqview's shaders/dq.wgsl, skin.wgsl, export_palette.wgsl, export_{}.wgsl{}.",
             env!("CARGO_PKG_VERSION"),
             request.method.short_label(),
             request.stage.name(),
@@ -126,6 +132,15 @@ pub(super) fn header_lines(
             naming.language,
             NAGA_VERSION,
             request.stage.name(),
+            match (request.method, request.stage) {
+                (SkinningMode::Ddm, ExportStage::Vertex) => {
+                    ", ddm.wgsl, export_ddm.wgsl, export_ddm_vertex.wgsl"
+                }
+                (SkinningMode::Ddm, ExportStage::Compute) => {
+                    ", ddm.wgsl, export_ddm.wgsl, export_ddm_compute.wgsl"
+                }
+                _ => "",
+            },
         ),
         format!("Written by: {}", request.command_line()),
         method_line(request.method).to_string(),

@@ -3,15 +3,16 @@
 //! The exported module is `dq.wgsl` and `skin.wgsl` as the renderer runs them, with the
 //! engine-facing palette of `export_palette.wgsl` in place of dqview's palette slots and the
 //! entry point of `export_vertex.wgsl` or `export_compute.wgsl`. One line per method picks
-//! `skin_lbs`, `skin_dqs` or `skin_hybrid`; naga then drops every function and binding that
-//! method does not reach, validates the module and writes the target language.
+//! `skin_lbs`, `skin_dqs` or `skin_hybrid`; DDM has its own entry points, which read each
+//! vertex's matrices (`ddm.wgsl`, `export_ddm.wgsl`). naga then drops every function and
+//! binding that method does not reach, validates the module and writes the target language.
 
 mod header;
 mod translate;
 
 use crate::skin::SkinningMode;
 
-use super::shaders::{DQ_WGSL, SKIN_WGSL, shader_text};
+use super::shaders::{DDM_WGSL, DQ_WGSL, SKIN_WGSL, shader_text};
 
 pub use translate::ShaderCode;
 
@@ -21,6 +22,12 @@ pub const EXPORT_PALETTE_WGSL: &str = include_str!("../../../shaders/export_pale
 pub const EXPORT_VERTEX_WGSL: &str = include_str!("../../../shaders/export_vertex.wgsl");
 /// The exported compute entry points (`cs_skin`, `cs_skin_blend`, `cs_skin8`, `cs_skin8_blend`).
 pub const EXPORT_COMPUTE_WGSL: &str = include_str!("../../../shaders/export_compute.wgsl");
+/// Direct Delta Mush's matrices in the exported shaders (`ddm_words`, `export_ddm`).
+pub const EXPORT_DDM_WGSL: &str = include_str!("../../../shaders/export_ddm.wgsl");
+/// Direct Delta Mush's exported vertex entry points (`vs_skin_ddm`, `vs_skin8_ddm`).
+pub const EXPORT_DDM_VERTEX_WGSL: &str = include_str!("../../../shaders/export_ddm_vertex.wgsl");
+/// Direct Delta Mush's exported compute entry points (`cs_skin_ddm`, `cs_skin8_ddm`).
+pub const EXPORT_DDM_COMPUTE_WGSL: &str = include_str!("../../../shaders/export_ddm_compute.wgsl");
 
 /// Joints the uniform palette holds by default: 256 skinning matrices are 16 KiB, the
 /// smallest uniform block GLSL ES 3.0 guarantees (`GL_MAX_UNIFORM_BLOCK_SIZE`).
@@ -35,7 +42,7 @@ pub const EXPORT_WORKGROUP_SIZE: u32 = 64;
 /// (docs/engines.md, "Names"). The bound globals are renamed in naga's module, so every writer
 /// declares them under these names; GLSL's blocks and MSL's buffer-size struct get them in
 /// `translate`. skin.wgsl reads the parameters as `skin`, so the sources keep their own names.
-pub const RESOURCE_NAMES: [(&str, &str); 10] = [
+pub const RESOURCE_NAMES: [(&str, &str); 11] = [
     ("skin", "dqview_params"),
     ("joint_dual_quats", "dqview_joint_dual_quats"),
     ("joint_matrices", "dqview_joint_matrices"),
@@ -46,6 +53,7 @@ pub const RESOURCE_NAMES: [(&str, &str); 10] = [
     ("vertex_weights", "dqview_vertex_weights"),
     ("vertex_blends", "dqview_vertex_blends"),
     ("skinned", "dqview_skinned"),
+    ("ddm_words", "dqview_ddm"),
 ];
 
 /// The joint count line of `export_palette.wgsl`, rewritten for `--joints N`.
@@ -178,7 +186,7 @@ pub struct ShaderRequest {
 #[derive(Debug, thiserror::Error)]
 pub enum ShaderExportError {
     /// The method has no exported shader.
-    #[error("`dqview shader` exports lbs, dqs and hybrid, not {0}")]
+    #[error("`dqview shader` exports lbs, dqs, hybrid and ddm, not {0}")]
     Method(&'static str),
     /// The uniform palette size is out of range.
     #[error(
@@ -216,10 +224,13 @@ impl ShaderRequest {
         )
     }
 
-    /// Whether the palette is storage arrays.
+    /// Whether the shader reads storage buffers: a storage palette, the compute stage, or
+    /// Direct Delta Mush's matrices.
     #[must_use]
     pub fn uses_storage(&self) -> bool {
-        self.palette == ExportPalette::Storage || self.stage == ExportStage::Compute
+        self.palette == ExportPalette::Storage
+            || self.stage == ExportStage::Compute
+            || self.method == SkinningMode::Ddm
     }
 
     /// The exported entry point's name in the WGSL module.
@@ -243,8 +254,12 @@ impl ShaderRequest {
             SkinningMode::Hybrid => {
                 "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_hybrid(v, blend * skin.beta_scale); }"
             }
+            // DDM's entry points call `export_ddm` with the vertex's index; this line only
+            // completes the shared entry file, and naga drops it.
+            SkinningMode::Ddm => {
+                "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_lbs(v); }"
+            }
             SkinningMode::Cor => return Err(ShaderExportError::Method("cor")),
-            SkinningMode::Ddm => return Err(ShaderExportError::Method("ddm")),
             SkinningMode::Dm => return Err(ShaderExportError::Method("dm")),
         })
     }
@@ -270,20 +285,32 @@ fn palette_source(palette: ExportPalette) -> Result<String, ShaderExportError> {
     })
 }
 
-/// The assembled WGSL of `request`, before naga: dq, palette, skin, entry points, method line.
+/// The assembled WGSL of `request`, before naga: dq, palette, skin, DDM, entry points, method line.
 pub fn export_wgsl_source(request: &ShaderRequest) -> Result<String, ShaderExportError> {
     let entry = match request.stage {
         ExportStage::Vertex => shader_text("export_vertex.wgsl", EXPORT_VERTEX_WGSL),
         ExportStage::Compute => shader_text("export_compute.wgsl", EXPORT_COMPUTE_WGSL),
     };
     let palette = palette_source(request.palette)?;
-    let parts = [
+    let mut parts = vec![
         shader_text("dq.wgsl", DQ_WGSL).into_owned(),
         palette,
         shader_text("skin.wgsl", SKIN_WGSL).into_owned(),
         entry.into_owned(),
         request.method_line()?.to_string(),
     ];
+    // Only DDM's exports carry its files: naga keeps a module's named constants.
+    if request.method == SkinningMode::Ddm {
+        let ddm_entry = match request.stage {
+            ExportStage::Vertex => shader_text("export_ddm_vertex.wgsl", EXPORT_DDM_VERTEX_WGSL),
+            ExportStage::Compute => shader_text("export_ddm_compute.wgsl", EXPORT_DDM_COMPUTE_WGSL),
+        };
+        parts.extend([
+            shader_text("ddm.wgsl", DDM_WGSL).into_owned(),
+            shader_text("export_ddm.wgsl", EXPORT_DDM_WGSL).into_owned(),
+            ddm_entry.into_owned(),
+        ]);
+    }
     Ok(parts.join("\n"))
 }
 
@@ -310,10 +337,10 @@ fn module_from_source(
             ExportInfluences::Four => "",
             ExportInfluences::Eight => "8",
         },
-        if request.method == SkinningMode::Hybrid {
-            "_blend"
-        } else {
-            ""
+        match request.method {
+            SkinningMode::Hybrid => "_blend",
+            SkinningMode::Ddm => "_ddm",
+            _ => "",
         }
     );
     module.entry_points.retain(|e| e.name == keep);

@@ -2,7 +2,12 @@ use std::collections::HashMap;
 
 use super::*;
 
-const METHODS: [SkinningMode; 3] = [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
+const METHODS: [SkinningMode; 4] = [
+    SkinningMode::Lbs,
+    SkinningMode::Dqs,
+    SkinningMode::Hybrid,
+    SkinningMode::Ddm,
+];
 const STAGES: [ExportStage; 2] = [ExportStage::Vertex, ExportStage::Compute];
 const INFLUENCES: [ExportInfluences; 2] = [ExportInfluences::Four, ExportInfluences::Eight];
 const PALETTES: [ExportPalette; 2] = [
@@ -96,6 +101,11 @@ fn each_method_binds_only_what_it_reads() {
             "dqview_joint_matrices",
             "dqview_joint_scale_shears"
         ]
+    );
+    // DDM reads the matrices (its fit and its LBS fallback) and its words, from storage.
+    assert_eq!(
+        names(SkinningMode::Ddm),
+        ["dqview_params", "dqview_joint_matrices", "dqview_ddm"]
     );
     let (module, _) = export_module(&request(
         ShaderTarget::Wgsl,
@@ -249,7 +259,7 @@ fn bad_requests_are_errors() {
 
 /// The documented name of each binding (docs/engines.md, "Names"), by WGSL (group, binding):
 /// written out here, not taken from the code, so a rename is a failing test.
-const DOCUMENTED_NAMES: [((u32, u32), &str); 10] = [
+const DOCUMENTED_NAMES: [((u32, u32), &str); 11] = [
     ((0, 0), "dqview_params"),
     ((0, 1), "dqview_joint_dual_quats"),
     ((0, 2), "dqview_joint_matrices"),
@@ -260,6 +270,7 @@ const DOCUMENTED_NAMES: [((u32, u32), &str); 10] = [
     ((1, 3), "dqview_vertex_weights"),
     ((1, 4), "dqview_vertex_blends"),
     ((1, 5), "dqview_skinned"),
+    ((1, 6), "dqview_ddm"),
 ];
 
 /// The names of the SPIR-V variables in `storage_classes` (`OpName` of each `OpVariable`).
