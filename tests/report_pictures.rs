@@ -3,8 +3,9 @@
 //! The regions are those `report` pictures for a few clips of both shared characters (its own
 //! `clip_report`, `worst_regions` and `pictured_regions` at its 30 samples and 2 renders per
 //! mode), a finger of the Adventurer (Ring1.L in Roll) among them. For each picture:
-//! - the view picked sees at least a third of the region's pixels in every pane, counted in
-//!   full-size region masks of the picture against masks of the region drawn alone;
+//! - the view picked sees at least a third of the region's pixels in every pane (DM's a quarter:
+//!   it mushes fingertips), counted in full-size region masks of the picture against masks of
+//!   the region drawn alone;
 //! - every pane is more than a flat colour: a luminance standard deviation of at least 8;
 //! - where the report's ratios have LBS and CoR 0.1 or more apart, the LBS and CoR panes of the
 //!   CoR distance row differ by at least 5 grey levels on average over the region's pixels.
@@ -161,15 +162,22 @@ fn measure(
         .paint_rows(&pose, &images.view.camera, &[DebugView::Region])
         .expect("mask")
         .remove(0);
-    let n = if images.single_pane.is_some() { 1 } else { 4 };
-    let cor_pane = if n == 1 { 0 } else { 3 };
+    // A pane per mode in SkinningMode::ALL's order (the painter's), or CoR's alone.
+    let modes = SkinningMode::ALL.len() as u32;
+    let cor = SkinningMode::Cor.index();
+    let n = if images.single_pane.is_some() {
+        1
+    } else {
+        modes
+    };
+    let cor_pane = if n == 1 { 0 } else { cor };
     let shown = panes(images.masks.width, n);
-    let all = panes(alone.width, 4);
+    let all = panes(alone.width, modes);
     let seen = shown
         .iter()
         .enumerate()
         .map(|(i, &pane)| {
-            let whole = if n == 1 { all[3] } else { all[i] };
+            let whole = if n == 1 { all[cor] } else { all[i] };
             region_count(&images.masks, pane) as f32 / region_count(&alone, whole).max(1) as f32
         })
         .collect();
@@ -218,8 +226,17 @@ fn measure_character(dir: &Path, file: &str, clips: &[&str]) -> Vec<Measured> {
 /// The three conditions on one picture.
 fn check(file: &str, m: &Measured) {
     for (i, &s) in m.seen.iter().enumerate() {
+        // Delta Mush's default smoothing mushes the Adventurer's fingertips (as Blender's
+        // Corrective Smooth does: dqview equals it within 4.2e-5 of the diagonal), folding part
+        // of a fingertip region behind itself; the view is picked on DQS's, so DM's pane is held
+        // to a quarter (0.319 seen of Middle4.L in Roll at 0.34 s).
+        let least = if m.seen.len() > 1 && i == SkinningMode::Dm.index() {
+            0.25
+        } else {
+            1.0 / 3.0
+        };
         assert!(
-            s >= 1.0 / 3.0,
+            s >= least,
             "{file} {}: pane {i} sees {s:.3} of the region",
             m.name
         );
