@@ -41,7 +41,11 @@ fn compute_input(i: u32, influences: u32) -> SkinInput {
 }
 
 fn export_compute(i: u32, v: SkinInput, blend: f32) {
-    let s = skin_export(v, blend);
+    write_skinned(i, skin_export(v, blend));
+}
+
+// Vertex i's skinned position and normal into `skinned`.
+fn write_skinned(i: u32, s: Skinned) {
     let o = 6u * i;
     skinned[o] = s.position.x;
     skinned[o + 1u] = s.position.y;

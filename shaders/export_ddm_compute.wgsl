@@ -1,27 +1,17 @@
 // Direct Delta Mush's exported compute stage (`--method ddm --stage compute`), after
 // export_compute.wgsl and export_ddm.wgsl: `cs_skin_ddm` (or `cs_skin8_ddm`, eight influences)
-// skins vertex i by its matrices in `ddm_words` into `skinned`, as `cs_skin` does.
-
-fn ddm_write_skinned(i: u32, s: Skinned) {
-    let o = 6u * i;
-    skinned[o] = s.position.x;
-    skinned[o + 1u] = s.position.y;
-    skinned[o + 2u] = s.position.z;
-    skinned[o + 3u] = s.normal.x;
-    skinned[o + 4u] = s.normal.y;
-    skinned[o + 5u] = s.normal.z;
-}
+// skins vertex i by its matrices in `ddm_words` into `skinned` (`write_skinned`), as `cs_skin` does.
 
 @compute @workgroup_size(64)
 fn cs_skin_ddm(@builtin(global_invocation_id) id: vec3<u32>) {
     if id.x < skin.vertex_count {
-        ddm_write_skinned(id.x, export_ddm(id.x, compute_input(id.x, 4u)));
+        write_skinned(id.x, export_ddm(id.x, compute_input(id.x, 4u)));
     }
 }
 
 @compute @workgroup_size(64)
 fn cs_skin8_ddm(@builtin(global_invocation_id) id: vec3<u32>) {
     if id.x < skin.vertex_count {
-        ddm_write_skinned(id.x, export_ddm(id.x, compute_input(id.x, 8u)));
+        write_skinned(id.x, export_ddm(id.x, compute_input(id.x, 8u)));
     }
 }

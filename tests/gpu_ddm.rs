@@ -64,17 +64,7 @@ fn gpu_ddm_matches_cpu_on_sample_models_and_characters() {
         return;
     };
     let test = "gpu_ddm_matches_cpu_on_sample_models_and_characters";
-    let mut files = Vec::new();
-    if let Some(dir) = support::data_dir("DQVIEW_SAMPLES", test) {
-        for f in ["RiggedSimple.glb", "RiggedFigure.glb", "CesiumMan.glb"] {
-            files.push(dir.join(f));
-        }
-    }
-    if let Some(dir) = support::characters_dir(test) {
-        files.push(dir.join("Adventurer.gltf"));
-        files.push(dir.join("RobotExpressive.glb"));
-    }
-    for file in files {
+    for file in support::samples_and_characters(test) {
         let scene = load_model(file.to_str().expect("utf-8")).expect("model loads");
         let name = file.file_name().map(|f| f.to_string_lossy().into_owned());
         check(gpu, &name.unwrap_or_default(), &scene);

@@ -23,9 +23,9 @@ use dqview::render::{
     GpuSkinning, RgbaImage, SceneGpu, SceneOptions, SkinPath, SkinRun, View, ViewParams,
     instance_time_s, skin_scene_gpu,
 };
-use dqview::scene::{Mesh, Node, Primitive, Scene};
+use dqview::scene::Scene;
 use dqview::skin::dm::{DmParams, SceneDm, skin_scene_dm};
-use dqview::skin::{PosedPrimitive, SkinnedVertices, SkinningMode, bounds};
+use dqview::skin::{PosedPrimitive, SkinningMode, bounds};
 use glam::Vec3;
 
 /// Every vertex's GPU position lies within this fraction of the diagonal of the CPU's.
@@ -127,17 +127,7 @@ fn gpu_dm_matches_cpu_on_sample_models_and_characters() {
         return;
     };
     let test = "gpu_dm_matches_cpu_on_sample_models_and_characters";
-    let mut files = Vec::new();
-    if let Some(dir) = support::data_dir("DQVIEW_SAMPLES", test) {
-        for f in ["RiggedSimple.glb", "RiggedFigure.glb", "CesiumMan.glb"] {
-            files.push(dir.join(f));
-        }
-    }
-    if let Some(dir) = support::characters_dir(test) {
-        files.push(dir.join("Adventurer.gltf"));
-        files.push(dir.join("RobotExpressive.glb"));
-    }
-    for file in files {
+    for file in support::samples_and_characters(test) {
         let scene = load_model(file.to_str().expect("utf-8")).expect("model loads");
         let name = file.file_name().map(|f| f.to_string_lossy().into_owned());
         check(gpu, &name.unwrap_or_default(), &scene);
@@ -210,31 +200,6 @@ fn gpu_dm_matches_cpu_in_a_crowd_at_each_instances_time() {
     }
 }
 
-/// A scene of `posed` (one primitive's vertices) as an unskinned mesh with `source`'s triangles.
-fn static_scene(source: &Primitive, posed: &SkinnedVertices) -> Scene {
-    let mut scene = load_model("builtin:twist").expect("builtin");
-    scene.meshes = vec![Mesh {
-        name: "posed".into(),
-        primitives: vec![Primitive {
-            positions: posed.positions.clone(),
-            normals: posed.normals.clone(),
-            indices: source.indices.clone(),
-            material: source.material,
-            ..Primitive::default()
-        }],
-        morph_weights: Vec::new(),
-    }];
-    scene.skins.clear();
-    scene.animations.clear();
-    scene.nodes = vec![Node {
-        name: "posed".into(),
-        mesh: Some(0),
-        ..Node::default()
-    }];
-    scene.roots = vec![0];
-    scene
-}
-
 /// Pixels whose colour differs by more than `tolerance` in some channel.
 fn differing(a: &RgbaImage, b: &RgbaImage, tolerance: u8) -> usize {
     a.pixels
@@ -278,7 +243,7 @@ fn the_drawn_dm_pane_is_the_cpu_reference_drawn_as_a_mesh_on_both_paths() {
             Vec3::new(0.3, 0.2, 1.0),
         )[0]
     };
-    let exported = static_scene(&scene.meshes[0].primitives[0], &cpu[0].vertices);
+    let exported = support::static_scene(&scene.meshes[0].primitives[0], &cpu[0].vertices);
     let reference = SceneGpu::new(ctx, renderer, &exported, &Pose::rest(&exported)).expect("up");
     let expected = renderer
         .render_views(ctx, &reference, &[view(SkinningMode::Lbs)])

@@ -15,7 +15,7 @@ use dqview::render::{
     Camera, DebugView, FrameBinding, GpuSkinning, OffscreenTarget, RgbaImage, SceneGpu,
     SceneOptions, SkinPath, SkinRun, ViewParams, skin_scene_gpu,
 };
-use dqview::scene::{Mesh, MorphTarget, Node, Primitive, Scene};
+use dqview::scene::{MorphTarget, Scene};
 use dqview::skin::{
     CorOptions, CorProgress, JointPalette, MorphedVertices, SceneBetas, SceneCenters, SkinMesh,
     SkinnedVertices, SkinningMode, morph_vertices, rest_bounds, skin_scene_cor, skin_vertices_cor,
@@ -278,7 +278,7 @@ fn cor_follows_morph_targets_in_export_gpu_export_and_the_viewer() {
         bounds,
         Draw::Mesh,
     );
-    let exported = static_scene(prim, &cpu[0].vertices);
+    let exported = support::static_scene(prim, &cpu[0].vertices);
     let export_gpu = upload(gpu, &exported, &Pose::rest(&exported), SkinPath::Vertex);
     let export = render(
         gpu,
@@ -294,31 +294,6 @@ fn cor_follows_morph_targets_in_export_gpu_export_and_the_viewer() {
         differ * 200 < total,
         "viewer and export CoR meshes differ in {differ} of {total} pixels"
     );
-}
-
-/// A scene of `posed` as an unskinned mesh with `source`'s triangles and material.
-fn static_scene(source: &Primitive, posed: &SkinnedVertices) -> Scene {
-    let mut scene = load_model("builtin:twist").expect("builtin");
-    scene.meshes = vec![Mesh {
-        name: "posed".into(),
-        primitives: vec![Primitive {
-            positions: posed.positions.clone(),
-            normals: posed.normals.clone(),
-            indices: source.indices.clone(),
-            material: source.material,
-            ..Primitive::default()
-        }],
-        morph_weights: Vec::new(),
-    }];
-    scene.skins.clear();
-    scene.animations.clear();
-    scene.nodes = vec![Node {
-        name: "posed".into(),
-        mesh: Some(0),
-        ..Node::default()
-    }];
-    scene.roots = vec![0];
-    scene
 }
 
 #[test]

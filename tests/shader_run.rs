@@ -11,8 +11,8 @@
 mod support;
 
 use support::spirv_run::{
-    Device, bind_group, buffer_entry, bytes_of, device, palette_buffers, palette_layout, read_back,
-    spirv,
+    Device, bind_group, buffer_entry, bytes_of, compute_pipeline, device, palette_buffers,
+    palette_layout, read_back, run_and_read, skinned_buffer, spirv,
 };
 
 use dqview::anim::{JointOverrides, Pose, find_clip};
@@ -171,7 +171,6 @@ fn run_compute(
     storage: bool,
     influences: usize,
 ) -> Vec<(Vec3, Vec3)> {
-    let module = dqview_spirv_passthrough::spirv_module(&d.device, "cs_skin", words, "cs_skin");
     let stage = wgpu::ShaderStages::COMPUTE;
     let read = wgpu::BufferBindingType::Storage { read_only: true };
     let inputs_layout = d
@@ -192,23 +191,7 @@ fn run_compute(
             ],
         });
     let palette_layout = palette_layout(d, stage, storage);
-    let layout = d
-        .device
-        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[Some(&palette_layout), Some(&inputs_layout)],
-            immediate_size: 0,
-        });
-    let pipeline = d
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("cs_skin"),
-            layout: Some(&layout),
-            module: &module,
-            entry_point: Some("cs_skin"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+    let pipeline = compute_pipeline(d, words, &[&palette_layout, &inputs_layout]);
     let n = case.positions.len();
     let palette = palette_buffers(
         d,
@@ -248,37 +231,12 @@ fn run_compute(
         ),
         storage_init("blends", bytes_of(&case.blends)),
     ];
-    let size = (n * 6 * 4) as u64;
-    let output = d.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("skinned"),
-        size,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let readback = d.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let output = skinned_buffer(d, n);
     let g0 = bind_group(d, &palette_layout, &palette.iter().collect::<Vec<_>>());
     let mut g1_buffers: Vec<&wgpu::Buffer> = inputs.iter().collect();
     g1_buffers.push(&output);
     let g1 = bind_group(d, &inputs_layout, &g1_buffers);
-    let mut encoder = d.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &g0, &[]);
-        pass.set_bind_group(1, &g1, &[]);
-        pass.dispatch_workgroups((n as u32).div_ceil(64), 1, 1);
-    }
-    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, size);
-    let floats = read_back(d, encoder, &readback);
-    floats
-        .chunks_exact(6)
-        .map(|c| (Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5])))
-        .collect()
+    run_and_read(d, &pipeline, [&g0, &g1], (n, &output))
 }
 
 /// The fragment stage of the vertex test: writes the exported stage's outputs to two targets.

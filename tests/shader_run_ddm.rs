@@ -10,8 +10,8 @@
 mod support;
 
 use support::spirv_run::{
-    Device, bind_group, buffer_entry, bytes_of, device, palette_buffers, palette_layout, read_back,
-    spirv,
+    Device, bind_group, buffer_entry, bytes_of, compute_pipeline, device, palette_buffers,
+    palette_layout, run_and_read, skinned_buffer, spirv,
 };
 
 use dqview::anim::{JointOverrides, Pose, find_clip};
@@ -41,7 +41,6 @@ struct Inputs<'a> {
 
 /// Skinned (position, normal) per vertex from the exported DDM compute stage `words`.
 fn run_compute(d: &Device, words: &[u32], inputs: &Inputs<'_>) -> Vec<(Vec3, Vec3)> {
-    let module = dqview_spirv_passthrough::spirv_module(&d.device, "cs_skin", words, "cs_skin");
     let stage = wgpu::ShaderStages::COMPUTE;
     let read = wgpu::BufferBindingType::Storage { read_only: true };
     let write = wgpu::BufferBindingType::Storage { read_only: false };
@@ -55,23 +54,7 @@ fn run_compute(d: &Device, words: &[u32], inputs: &Inputs<'_>) -> Vec<(Vec3, Vec
             entries: &entries,
         });
     let palette_layout = palette_layout(d, stage, true);
-    let layout = d
-        .device
-        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: None,
-            bind_group_layouts: &[Some(&palette_layout), Some(&inputs_layout)],
-            immediate_size: 0,
-        });
-    let pipeline = d
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("cs_skin"),
-            layout: Some(&layout),
-            module: &module,
-            entry_point: Some("cs_skin"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+    let pipeline = compute_pipeline(d, words, &[&palette_layout, &inputs_layout]);
     let n = inputs.positions.len();
     let palette = palette_buffers(d, (inputs.palette, n), 1.0, 0, Mat4::IDENTITY);
     let storage = |label: &str, bytes: Vec<u8>| {
@@ -84,19 +67,7 @@ fn run_compute(d: &Device, words: &[u32], inputs: &Inputs<'_>) -> Vec<(Vec3, Vec
     };
     let flat3 = |v: &[Vec3]| bytes_of(&v.iter().flat_map(|p| p.to_array()).collect::<Vec<_>>());
     let words_of = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let size = (n * 6 * 4) as u64;
-    let output = d.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("skinned"),
-        size,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let readback = d.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let output = skinned_buffer(d, n);
     let group1 = [
         storage("positions", flat3(inputs.positions)),
         storage("normals", flat3(&inputs.normals)),
@@ -109,19 +80,7 @@ fn run_compute(d: &Device, words: &[u32], inputs: &Inputs<'_>) -> Vec<(Vec3, Vec
     ];
     let g0 = bind_group(d, &palette_layout, &palette.iter().collect::<Vec<_>>());
     let g1 = bind_group(d, &inputs_layout, &group1.iter().collect::<Vec<_>>());
-    let mut encoder = d.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &g0, &[]);
-        pass.set_bind_group(1, &g1, &[]);
-        pass.dispatch_workgroups((n as u32).div_ceil(64), 1, 1);
-    }
-    encoder.copy_buffer_to_buffer(&group1[5], 0, &readback, 0, size);
-    read_back(d, encoder, &readback)
-        .chunks_exact(6)
-        .map(|c| (Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5])))
-        .collect()
+    run_and_read(d, &pipeline, [&g0, &g1], (n, &group1[5]))
 }
 
 #[test]

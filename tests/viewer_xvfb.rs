@@ -368,28 +368,9 @@ fn a_ddm_pane_waits_for_its_precompute_and_draws_apart_from_lbs() {
     // The precompute was cached for the next open.
     let cached = std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0);
     assert_eq!(cached, 1, "{log}");
-    let img = image::open(&png).expect("decode the screenshot").to_rgba8();
-    let (w, h) = img.dimensions();
-    let corner = img.get_pixel(w - 3, 40).0;
-    let left = viewport_left(&img, [corner[0], corner[1], corner[2]]);
-    let pane = (w - left) / 3;
-    let (y0, y1) = (h / 8, h * 3 / 4);
-    let panes: Vec<Vec<[u8; 3]>> = (0..3)
-        .map(|i| {
-            let x0 = left + i * pane;
-            region(&img, x0 + 5, x0 + pane - 5, y0, y1)
-        })
-        .collect();
-    for (i, p) in panes.iter().enumerate() {
-        let n = model_pixels(p);
-        assert!(n > 2000, "pane {i} has only {n} model pixels");
-    }
+    let panes = three_model_panes(&png);
     // Panes in mode order, LBS | DQS | DDM: DDM is not LBS drawn again, its pixels differ.
-    let differ = panes[0]
-        .iter()
-        .zip(&panes[2])
-        .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 24))
-        .count();
+    let differ = pixels_apart(&panes[0], &panes[2]);
     assert!(
         differ > 500,
         "DDM pane differs from LBS at only {differ} pixels"
@@ -431,7 +412,21 @@ fn a_dm_pane_is_smoothed_on_the_gpu_and_draws_apart_from_lbs() {
         log.contains("Delta Mush ready: 2403 welded vertices, 20 x 0.5"),
         "{log}"
     );
-    let img = image::open(&png).expect("decode the screenshot").to_rgba8();
+    let panes = three_model_panes(&png);
+    // Panes in mode order, LBS | DQS | DM: the smoothing moved DM's pixels off LBS's.
+    let differ = pixels_apart(&panes[0], &panes[2]);
+    assert!(
+        differ > 500,
+        "DM pane differs from LBS at only {differ} pixels"
+    );
+    let _ = std::fs::copy(&png, std::env::temp_dir().join("dqview_dm_viewer_last.png"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The three panes of a split screenshot at `png` (the viewport's rows from an eighth to three
+/// quarters down), each checked to show the model.
+fn three_model_panes(png: &std::path::Path) -> Vec<Vec<[u8; 3]>> {
+    let img = image::open(png).expect("decode the screenshot").to_rgba8();
     let (w, h) = img.dimensions();
     let corner = img.get_pixel(w - 3, 40).0;
     let left = viewport_left(&img, [corner[0], corner[1], corner[2]]);
@@ -447,16 +442,13 @@ fn a_dm_pane_is_smoothed_on_the_gpu_and_draws_apart_from_lbs() {
         let n = model_pixels(p);
         assert!(n > 2000, "pane {i} has only {n} model pixels");
     }
-    // Panes in mode order, LBS | DQS | DM: the smoothing moved DM's pixels off LBS's.
-    let differ = panes[0]
-        .iter()
-        .zip(&panes[2])
-        .filter(|(a, b)| a.iter().zip(b.iter()).any(|(x, y)| x.abs_diff(*y) > 24))
-        .count();
-    assert!(
-        differ > 500,
-        "DM pane differs from LBS at only {differ} pixels"
-    );
-    let _ = std::fs::copy(&png, std::env::temp_dir().join("dqview_dm_viewer_last.png"));
-    let _ = std::fs::remove_dir_all(&dir);
+    panes
+}
+
+/// Pixels of `a` and `b` (the same region of two panes) differing by more than 24 in a channel.
+fn pixels_apart(a: &[[u8; 3]], b: &[[u8; 3]]) -> usize {
+    a.iter()
+        .zip(b)
+        .filter(|(p, q)| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > 24))
+        .count()
 }

@@ -142,3 +142,19 @@ pub fn golden_cases(index: &str) -> Vec<GoldenCase> {
         })
         .collect()
 }
+
+/// RiggedSimple, RiggedFigure and CesiumMan from the samples, then both shared characters:
+/// the models a GPU method is held to its CPU reference on (those whose folder is set).
+pub fn samples_and_characters(test: &str) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    if let Some(dir) = data_dir("DQVIEW_SAMPLES", test) {
+        for f in ["RiggedSimple.glb", "RiggedFigure.glb", "CesiumMan.glb"] {
+            files.push(dir.join(f));
+        }
+    }
+    if let Some(dir) = characters_dir(test) {
+        files.push(dir.join("Adventurer.gltf"));
+        files.push(dir.join("RobotExpressive.glb"));
+    }
+    files
+}

@@ -3,7 +3,8 @@
 //! Each test crate uses a different subset, hence the blanket `dead_code` allowance.
 
 use dqview::influences::Influences;
-use dqview::scene::{Node, NodeTransform, Primitive, Scene, Trs};
+use dqview::scene::{Mesh, Node, NodeTransform, Primitive, Scene, Trs};
+use dqview::skin::SkinnedVertices;
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 /// Asserts two float slices have equal length and agree within `tol`, naming the first difference.
@@ -282,4 +283,29 @@ pub fn check_glb_container(glb: &[u8]) -> (String, Option<Vec<u8>>) {
     assert_eq!(&rest[4..8], b"BIN\0", "second chunk is BIN");
     assert_eq!(rest.len(), 8 + bin_len, "nothing after the BIN chunk");
     (json, Some(rest[8..].to_vec()))
+}
+
+/// A scene of `posed` as an unskinned mesh with `source`'s triangles and material.
+pub fn static_scene(source: &Primitive, posed: &SkinnedVertices) -> Scene {
+    let mut scene = dqview::model::load_model("builtin:twist").expect("builtin");
+    scene.meshes = vec![Mesh {
+        name: "posed".into(),
+        primitives: vec![Primitive {
+            positions: posed.positions.clone(),
+            normals: posed.normals.clone(),
+            indices: source.indices.clone(),
+            material: source.material,
+            ..Primitive::default()
+        }],
+        morph_weights: Vec::new(),
+    }];
+    scene.skins.clear();
+    scene.animations.clear();
+    scene.nodes = vec![Node {
+        name: "posed".into(),
+        mesh: Some(0),
+        ..Node::default()
+    }];
+    scene.roots = vec![0];
+    scene
 }

@@ -203,3 +203,74 @@ pub fn spirv(code: &ShaderCode) -> &[u32] {
         ShaderCode::Text(_) => panic!("not SPIR-V"),
     }
 }
+
+/// The compute pipeline of SPIR-V `words`' `cs_skin`, its groups laid out as `groups`.
+pub fn compute_pipeline(
+    d: &Device,
+    words: &[u32],
+    groups: &[&wgpu::BindGroupLayout],
+) -> wgpu::ComputePipeline {
+    let module = dqview_spirv_passthrough::spirv_module(&d.device, "cs_skin", words, "cs_skin");
+    let groups: Vec<Option<&wgpu::BindGroupLayout>> = groups.iter().copied().map(Some).collect();
+    let layout = d
+        .device
+        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: None,
+            bind_group_layouts: &groups,
+            immediate_size: 0,
+        });
+    d.device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("cs_skin"),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some("cs_skin"),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+}
+
+/// The compute stage's output buffer for `n` vertices (position and normal, 6 floats each).
+pub fn skinned_buffer(d: &Device, n: usize) -> wgpu::Buffer {
+    d.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("skinned"),
+        size: (n * 6 * 4) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+/// Runs `pipeline` over `n` vertices with `groups` bound and reads `output` back as
+/// (position, normal) per vertex.
+pub fn run_and_read(
+    d: &Device,
+    pipeline: &wgpu::ComputePipeline,
+    groups: [&wgpu::BindGroup; 2],
+    (n, output): (usize, &wgpu::Buffer),
+) -> Vec<(glam::Vec3, glam::Vec3)> {
+    let readback = d.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: output.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = d.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(pipeline);
+        for (i, group) in groups.iter().enumerate() {
+            pass.set_bind_group(i as u32, *group, &[]);
+        }
+        pass.dispatch_workgroups((n as u32).div_ceil(64), 1, 1);
+    }
+    encoder.copy_buffer_to_buffer(output, 0, &readback, 0, output.size());
+    read_back(d, encoder, &readback)
+        .chunks_exact(6)
+        .map(|c| {
+            (
+                glam::Vec3::new(c[0], c[1], c[2]),
+                glam::Vec3::new(c[3], c[4], c[5]),
+            )
+        })
+        .collect()
+}
