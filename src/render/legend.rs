@@ -100,12 +100,16 @@ pub fn draw_heat_legend(
             [240, 240, 240, 255],
         );
     }
+    let gap = 2 * s;
+    // A pane too narrow for both end numbers (six panes of a small render) keeps the bar alone.
+    if widths[0] + widths[2] + gap > bw {
+        return;
+    }
     let lo_x = bx;
     let hi_x = bx + bw - widths[2];
-    let mid_x = bx + bw / 2 - widths[1] / 2;
+    let mid_x = (bx + bw / 2).saturating_sub(widths[1] / 2);
     draw_label(image, &texts[0], lo_x, text_y, s);
     draw_label(image, &texts[2], hi_x, text_y, s);
-    let gap = 2 * s;
     if mid_x > lo_x + widths[0] + gap && mid_x + widths[1] + gap < hi_x {
         draw_label(image, &texts[1], mid_x, text_y, s);
     }
@@ -148,6 +152,26 @@ mod tests {
         let c = HeatQuantity::Collapse;
         let r = HeatRange { lo: 0.8, hi: 1.2 };
         assert_eq!(heat_value_text(c, 1.0, heat_decimals(c, r)), "1.00");
+    }
+
+    #[test]
+    fn a_pane_too_narrow_for_the_numbers_keeps_the_bar_alone() {
+        // Six panes of a 160x60 render are 26 pixels wide: the end numbers do not fit.
+        let (w, h) = (160u32, 60u32);
+        let mut image = RgbaImage {
+            width: w,
+            height: h,
+            pixels: vec![0; (w * h * 4) as usize],
+        };
+        let range = HeatRange { lo: 0.0, hi: 0.05 };
+        for pane in 0..6 {
+            let rect = [pane * 26, 0, 26, h];
+            draw_heat_legend(&mut image, rect, HeatQuantity::Displacement, range, 1, None);
+        }
+        // The bar is drawn in the first pane (margin 4, then 2 to the bar, at the bar's row).
+        let bar_y = h - 4 - legend_height(1) + 1;
+        let at = ((bar_y * w + 6) * 4) as usize;
+        assert_ne!(&image.pixels[at..at + 3], &[0, 0, 0], "no bar");
     }
 
     #[test]
