@@ -11,8 +11,9 @@
 mod support;
 
 use support::spirv_run::{
-    Device, bind_group, buffer_entry, bytes_of, compute_pipeline, device, palette_buffers,
-    palette_layout, read_back, run_and_read, skinned_buffer, spirv,
+    Device, bind_group, buffer_entry, bytes_of, compute_pipeline, device, flat3_bytes,
+    palette_buffers, palette_layout, read_back, run_and_read, skinned_buffer, spirv,
+    storage_buffer,
 };
 
 use dqview::anim::{JointOverrides, Pose, find_clip};
@@ -200,15 +201,8 @@ fn run_compute(
         if storage { 0 } else { JOINTS as usize },
         Mat4::IDENTITY,
     );
-    let storage_init = |label: &str, bytes: Vec<u8>| {
-        d.device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: &bytes,
-                usage: wgpu::BufferUsages::STORAGE,
-            })
-    };
-    let flat3 = |v: &[Vec3]| bytes_of(&v.iter().flat_map(|p| p.to_array()).collect::<Vec<_>>());
+    let storage_init = |label: &str, bytes: Vec<u8>| storage_buffer(d, label, &bytes);
+    let flat3 = flat3_bytes;
     let joints: Vec<u8> = case
         .joints
         .iter()

@@ -10,8 +10,8 @@
 mod support;
 
 use support::spirv_run::{
-    Device, bind_group, buffer_entry, bytes_of, compute_pipeline, device, palette_buffers,
-    palette_layout, run_and_read, skinned_buffer, spirv,
+    Device, bind_group, buffer_entry, bytes_of, compute_pipeline, device, flat3_bytes,
+    palette_buffers, palette_layout, run_and_read, skinned_buffer, spirv, storage_buffer,
 };
 
 use dqview::anim::{JointOverrides, Pose, find_clip};
@@ -22,7 +22,6 @@ use dqview::render::shader_export::{
 use dqview::skin::ddm::{DdmParams, SceneDdm, skin_vertices_ddm};
 use dqview::skin::{JointPalette, PosePalettes, SkinMesh, SkinnedVertices};
 use glam::{Mat4, Vec3};
-use wgpu::util::DeviceExt as _;
 
 /// Positions may differ by this fraction of the bounding-box diagonal.
 const POSITION_TOLERANCE: f32 = 1e-5;
@@ -57,15 +56,8 @@ fn run_compute(d: &Device, words: &[u32], inputs: &Inputs<'_>) -> Vec<(Vec3, Vec
     let pipeline = compute_pipeline(d, words, &[&palette_layout, &inputs_layout]);
     let n = inputs.positions.len();
     let palette = palette_buffers(d, (inputs.palette, n), 1.0, 0, Mat4::IDENTITY);
-    let storage = |label: &str, bytes: Vec<u8>| {
-        d.device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: &bytes,
-                usage: wgpu::BufferUsages::STORAGE,
-            })
-    };
-    let flat3 = |v: &[Vec3]| bytes_of(&v.iter().flat_map(|p| p.to_array()).collect::<Vec<_>>());
+    let storage = |label: &str, bytes: Vec<u8>| storage_buffer(d, label, &bytes);
+    let flat3 = flat3_bytes;
     let words_of = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let output = skinned_buffer(d, n);
     let group1 = [

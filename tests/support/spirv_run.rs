@@ -274,3 +274,18 @@ pub fn run_and_read(
         })
         .collect()
 }
+
+/// A read-only storage buffer holding `bytes`.
+pub fn storage_buffer(d: &Device, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+    d.device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytes,
+            usage: wgpu::BufferUsages::STORAGE,
+        })
+}
+
+/// Little-endian bytes of `points`, three floats each.
+pub fn flat3_bytes(points: &[glam::Vec3]) -> Vec<u8> {
+    bytes_of(&points.iter().flat_map(|p| p.to_array()).collect::<Vec<_>>())
+}
