@@ -64,6 +64,7 @@ fn main() {
                 clips: (0..scene.animations.len()).collect(),
                 target: FitTarget::Cor,
                 ddm: dqview::skin::ddm::DdmParams::DEFAULT,
+                dm: dqview::skin::dm::DmParams::DEFAULT,
             };
             let t = Instant::now();
             let rig = add_twist_joints(&scene, &requests, &options, &centers).expect("fit");

@@ -42,6 +42,7 @@ fn fitted(scene: &Scene, joints: &[&str], max_influences: usize) -> (TwistRig, S
         clips: (0..scene.animations.len()).collect(),
         target: FitTarget::Cor,
         ddm: dqview::skin::ddm::DdmParams::DEFAULT,
+        dm: dqview::skin::dm::DmParams::DEFAULT,
     };
     let rig = add_twist_joints(scene, &bone_requests(scene, &chosen), &options, &centers)
         .expect("helpers added");
@@ -235,7 +236,7 @@ fn the_command_fits_to_the_target_it_is_given_and_refuses_an_unknown_one() {
     assert!(out.is_file());
     let (o, out) = run("lbs", "lbs.gltf");
     assert!(!o.status.success());
-    assert!(support::stderr_of(&o).contains("--target lbs: give cor, dqs or ddm"));
+    assert!(support::stderr_of(&o).contains("--target lbs: give cor, dqs, ddm or dm"));
     assert!(!out.exists());
 }
 

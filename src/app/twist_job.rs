@@ -188,6 +188,7 @@ fn start_build(
             clips: (0..scene.animations.len()).collect(),
             target: crate::twist_joints::FitTarget::Cor,
             ddm: crate::skin::ddm::DdmParams::DEFAULT,
+            dm: crate::skin::dm::DmParams::DEFAULT,
         };
         let centers = match centers.map_or_else(|| centers_for_fit(&scene), Ok) {
             Ok(c) => c,

@@ -53,8 +53,8 @@ pub struct HelperJointsArgs {
     /// kept, rebuilt beside the new ones).
     #[arg(long)]
     pub drop_earlier: bool,
-    /// What the helper weights are fitted to, on the input rig: cor, dqs or ddm.
-    #[arg(long, value_name = "cor|dqs|ddm", default_value = "cor")]
+    /// What the helper weights are fitted to, on the input rig: cor, dqs, ddm or dm.
+    #[arg(long, value_name = "cor|dqs|ddm|dm", default_value = "cor")]
     pub target: String,
     /// CoR precompute options (`--bulge-compensation` does not apply).
     #[command(flatten)]
@@ -62,6 +62,9 @@ pub struct HelperJointsArgs {
     /// Direct Delta Mush's parameters (`--target ddm`).
     #[command(flatten)]
     pub ddm: super::DdmArgs,
+    /// Delta Mush's parameters (`--target dm`).
+    #[command(flatten)]
+    pub dm: super::DmArgs,
     /// Load limits and URI policy.
     #[command(flatten)]
     pub load: LoadArgs,
@@ -79,11 +82,18 @@ pub fn run(args: &HelperJointsArgs) -> Result<()> {
         "cor" => FitTarget::Cor,
         "dqs" => FitTarget::Dqs,
         "ddm" => FitTarget::Ddm,
-        other => bail!("--target {other}: give cor, dqs or ddm"),
+        "dm" => FitTarget::Dm,
+        other => bail!("--target {other}: give cor, dqs, ddm or dm"),
     };
     if target != FitTarget::Ddm {
         args.ddm.refuse_unused(&format!(
             "the target is {} (add --target ddm)",
+            target.name()
+        ))?;
+    }
+    if target != FitTarget::Dm {
+        args.dm.refuse_unused(&format!(
+            "the target is {} (add --target dm)",
             target.name()
         ))?;
     }
@@ -114,6 +124,7 @@ pub fn run(args: &HelperJointsArgs) -> Result<()> {
         clips,
         target,
         ddm: args.ddm.params()?,
+        dm: args.dm.params()?,
     };
     let rig = add_twist_joints(&scene, &requests, &options, &centers)?;
     print_rig(&scene, &rig);

@@ -23,7 +23,8 @@ use crate::anim::Pose;
 use crate::influences::Influences;
 use crate::scene::Scene;
 use crate::skin::ddm::SceneDdm;
-use crate::skin::{JointPalette, Neighbours, SceneCenters};
+use crate::skin::dm::{SceneDm, skin_scene_dm};
+use crate::skin::{JointPalette, Neighbours, PosedPrimitive, SceneCenters};
 
 /// What the helper weights are fitted to: the input rig skinned by one of these.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,6 +36,8 @@ pub enum FitTarget {
     Dqs,
     /// Direct Delta Mush (at [`super::TwistOptions::ddm`]'s parameters).
     Ddm,
+    /// Delta Mush (at [`super::TwistOptions::dm`]'s parameters): the whole mesh per pose.
+    Dm,
 }
 
 impl FitTarget {
@@ -45,6 +48,7 @@ impl FitTarget {
             Self::Cor => "cor",
             Self::Dqs => "dqs",
             Self::Ddm => "ddm",
+            Self::Dm => "dm",
         }
     }
 }
@@ -76,6 +80,17 @@ pub(super) struct SkinJunction {
     pub helpers: Vec<u16>,
 }
 
+/// What a target needs precomputed on the input rig: CoR's centres, DDM's matrices, DM's
+/// rest deltas.
+pub(super) struct TargetData<'a> {
+    /// CoR centres (the CoR target; any other reads none of them).
+    pub centers: &'a SceneCenters,
+    /// DDM's matrices (the DDM target).
+    pub ddm: Option<&'a SceneDdm>,
+    /// DM's welded surfaces and rest deltas (the DM target).
+    pub dm: Option<&'a SceneDm>,
+}
+
 /// Solves the weights of every vertex weighted on a junction of `plan` in `out` (the input
 /// `base` with the plan's nodes added, its influences still the input's).
 pub(super) fn fit_weights(
@@ -84,8 +99,9 @@ pub(super) fn fit_weights(
     plan: &Plan,
     max_influences: usize,
     target: FitTarget,
-    (centers, ddm): (&SceneCenters, Option<&SceneDdm>),
+    data: &TargetData<'_>,
 ) -> FitSummary {
+    let (centers, ddm) = (data.centers, data.ddm);
     let diagonal =
         f64::from(crate::skin::rest_bounds(base).map_or(1.0, |(lo, hi)| lo.distance(hi).max(1e-6)));
     let classes = rest_class::with_helpers(base, out, plan, rest_class::rest_classes(base));
@@ -139,7 +155,12 @@ pub(super) fn fit_weights(
     }
     let joints: Vec<usize> = plan.junctions.iter().map(|j| j.joint).collect();
     let poses = super::poses::PoseSets::of(base, &joints).fit;
-    accumulate(base, out, &mut units, &poses, target, diagonal);
+    let aim = Aim {
+        target,
+        dm: data.dm,
+        inv_diagonal: 1.0 / diagonal,
+    };
+    accumulate(base, out, &mut units, &poses, &aim);
     let rms_before = mean_rms(&units, |u| &u.w0);
     solve_all(out, &mut units, max_influences);
     let rms_after = mean_rms(&units, |u| &u.w);
@@ -195,15 +216,18 @@ fn skin_junctions(scene: &Scene, plan: &Plan, skin: usize) -> Vec<SkinJunction> 
         .collect()
 }
 
-/// Adds every fit pose's normal equations to every unit.
-fn accumulate(
-    base: &Scene,
-    out: &Scene,
-    units: &mut [Unit],
-    poses: &[MeasurePose],
+/// What every unit is fitted to, and the scale its distances are measured in.
+struct Aim<'a> {
+    /// The target method.
     target: FitTarget,
-    diagonal: f64,
-) {
+    /// DM's data (the DM target): the input posed by DM once per pose, every unit reads it.
+    dm: Option<&'a SceneDm>,
+    /// One over the rest diagonal.
+    inv_diagonal: f64,
+}
+
+/// Adds every fit pose's normal equations to every unit.
+fn accumulate(base: &Scene, out: &Scene, units: &mut [Unit], poses: &[MeasurePose], aim: &Aim) {
     let mut used: Vec<usize> = units.iter().map(|u| u.skin).collect();
     used.sort_unstable();
     used.dedup();
@@ -220,14 +244,58 @@ fn accumulate(
             pose_out.skinning_matrices(out, s, &mut scratch);
             matrices[s] = scratch.iter().map(|m| m.as_dmat4()).collect();
         }
+        // Delta Mush moves a vertex with its whole mesh: pose every mesh once, then look up.
+        let mushed = aim
+            .dm
+            .map(|dm| MeshLookup::of(skin_scene_dm(base, &pose_base, dm)));
         units.par_iter_mut().for_each(|u| {
-            if let Some(palette) = palettes.get(u.skin).and_then(Option::as_ref) {
-                u.add_pose(palette, &matrices[u.skin], target, 1.0 / diagonal);
+            let Some(palette) = palettes.get(u.skin).and_then(Option::as_ref) else {
+                return;
+            };
+            let given = mushed.as_ref().and_then(|m| m.position(u.at));
+            if aim.target == FitTarget::Dm && given.is_none() {
+                return;
             }
+            u.add_pose(
+                palette,
+                &matrices[u.skin],
+                (aim.target, given),
+                aim.inv_diagonal,
+            );
         });
     }
     let per_pose = 1.0 / poses.len().max(1) as f64;
     units.par_iter_mut().for_each(|u| u.scale(per_pose));
+}
+
+/// A posed scene's primitives by mesh and primitive (the first node drawing each, as
+/// [`skinned_meshes`] picks it).
+struct MeshLookup {
+    /// The posed primitives.
+    posed: Vec<PosedPrimitive>,
+    /// `(mesh, primitive)` to an index into `posed`.
+    index: HashMap<(usize, usize), usize>,
+}
+
+impl MeshLookup {
+    /// Indexes `posed`.
+    fn of(posed: Vec<PosedPrimitive>) -> Self {
+        let mut index = HashMap::new();
+        for (i, p) in posed.iter().enumerate() {
+            index.entry((p.mesh, p.primitive)).or_insert(i);
+        }
+        Self { posed, index }
+    }
+
+    /// Where vertex `(mesh, primitive, vertex)` was posed.
+    fn position(&self, (mesh, primitive, vertex): (usize, usize, u32)) -> Option<Vec3> {
+        let i = *self.index.get(&(mesh, primitive))?;
+        self.posed[i]
+            .vertices
+            .positions
+            .get(vertex as usize)
+            .copied()
+    }
 }
 
 /// A mesh neighbour of a unit: another unit, or a vertex that keeps its input weights.

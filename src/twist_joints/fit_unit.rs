@@ -165,19 +165,27 @@ impl Unit {
     }
 
     /// Adds one pose: each candidate's LBS column (relative to its class reference, so the
-    /// motion all candidates share drops out of the normal equations) against the target.
+    /// motion all candidates share drops out of the normal equations) against the target
+    /// (`given`: the vertex's target position where it was computed for the whole mesh, DM's).
     pub fn add_pose(
         &mut self,
         palette: &JointPalette,
         matrices: &[DMat4],
-        target: FitTarget,
+        (target, given): (FitTarget, Option<Vec3>),
         inv_diagonal: f64,
     ) {
         let (p, n, t) = self.bind;
-        let aim = match target {
-            FitTarget::Cor => skin_vertex_cor(palette, p, n, t, &self.row, self.center).0,
-            FitTarget::Dqs => skin_vertex(palette, SkinningMode::Dqs, 1.0, p, n, t, &self.row).0,
-            FitTarget::Ddm => self.ddm_aim(palette),
+        let aim = match (target, given) {
+            (_, Some(at)) => at,
+            (FitTarget::Cor, None) => skin_vertex_cor(palette, p, n, t, &self.row, self.center).0,
+            (FitTarget::Dqs, None) => {
+                skin_vertex(palette, SkinningMode::Dqs, 1.0, p, n, t, &self.row).0
+            }
+            (FitTarget::Ddm, None) => self.ddm_aim(palette),
+            // The caller gives DM's positions; without one the vertex stays where LBS puts it.
+            (FitTarget::Dm, None) => {
+                skin_vertex(palette, SkinningMode::Lbs, 0.0, p, n, t, &self.row).0
+            }
         };
         let pd = p.as_dvec3();
         let cols: Vec<DVec3> = self

@@ -76,6 +76,8 @@ pub struct TwistOptions {
     pub target: FitTarget,
     /// Direct Delta Mush's parameters, for the DDM target.
     pub ddm: crate::skin::ddm::DdmParams,
+    /// Delta Mush's parameters, for the DM target.
+    pub dm: crate::skin::dm::DmParams,
 }
 
 /// Why roll joints could not be added.
@@ -177,7 +179,14 @@ pub fn add_twist_joints(
             crate::skin::ddm::SceneDdm::compute(&base, options.ddm)
                 .map_err(|e| TwistError::Option(format!("the DDM target: {e}")))?,
         ),
-        FitTarget::Cor | FitTarget::Dqs => None,
+        FitTarget::Cor | FitTarget::Dqs | FitTarget::Dm => None,
+    };
+    let dm = (options.target == FitTarget::Dm)
+        .then(|| crate::skin::dm::SceneDm::compute(&base, options.dm));
+    let data = fit::TargetData {
+        centers,
+        ddm: ddm.as_ref(),
+        dm: dm.as_ref(),
     };
     let fit = fit::fit_weights(
         &base,
@@ -185,7 +194,7 @@ pub fn add_twist_joints(
         &plan,
         options.max_influences,
         options.target,
-        (centers, ddm.as_ref()),
+        &data,
     );
     let baked = bake::bake_clips(&mut out, &plan, &options.clips, first_new_node);
     let changed_skins: Vec<usize> = (0..out.skins.len())

@@ -47,6 +47,7 @@ fn a_pure_twist_is_shared_out_as_the_rule_says() {
         clips: Vec::new(),
         target: FitTarget::Dqs,
         ddm: crate::skin::ddm::DdmParams::DEFAULT,
+        dm: crate::skin::dm::DmParams::DEFAULT,
     };
     let request = [TwistRequest { joint: k, count: 2 }];
     let rig = add_twist_joints(&scene, &request, &options, &SceneCenters::default()).unwrap();
