@@ -32,18 +32,61 @@ const DDM_MIN_SECOND_SINGULAR: f32 = 1e-3;
 // Columns whose overlap is below this share of their lengths' product count as orthogonal.
 const DDM_SVD_ORTHOGONAL: f32 = 1e-7;
 
-// A fitted rigid transform: the vertex moves to rotation (v - rest) + translation.
+// A fitted rigid transform: the vertex moves to rotation (v - rest) + translation;
+// `smoothed_offset` is where its smoothed rest neighbourhood's centre lies from rest.
 struct DdmFit {
     found: bool,
     rotation: mat3x3<f32>,
     translation: vec3<f32>,
+    smoothed_offset: vec3<f32>,
 }
 
-// Q plus joint `j`'s matrix with the origin moved to `rest` times `omega` (stored about `rest`).
-fn ddm_add_pair(q: mat4x4<f32>, j: u32, omega: mat4x4<f32>, rest: vec3<f32>) -> mat4x4<f32> {
+// What a vertex's fit sums: `q` of the joints' full matrices and, where joints scale, `q_turn`
+// of each joint's rotation after the vertex's blended `scale_shear`, moving `rest` where the
+// full matrix does (`skin_vertex_ddm_scaled`). `q_turn` takes its translations from `anchor`
+// (the first pair's, set when `anchored` is 1): the fit is the same from any origin, and a near
+// one keeps f32 from cancelling.
+struct DdmSums {
+    q: mat4x4<f32>,
+    q_turn: mat4x4<f32>,
+    scale_shear: mat3x3<f32>,
+    anchor: vec3<f32>,
+    anchored: u32,
+}
+
+// No pairs yet, for vertex `v` (its influences give its scale/shear where joints scale).
+fn ddm_sums_start(v: SkinInput) -> DdmSums {
+    let zero = mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    var s = MAT3_IDENTITY;
+    if skin.non_rigid != 0u {
+        s = blended_scale_shear(v);
+    }
+    return DdmSums(zero, zero, s, vec3<f32>(0.0), 0u);
+}
+
+// The sums plus joint `j`'s matrix with the origin moved to `rest` times `omega` (stored about
+// `rest`); where joints scale, its rotation after the vertex's scale/shear too.
+fn ddm_add_pair(sums: DdmSums, j: u32, omega: mat4x4<f32>, rest: vec3<f32>) -> DdmSums {
     var m = joint_matrix(j);
     m[3] = m * vec4<f32>(rest, 1.0);
-    return q + m * omega;
+    var out = sums;
+    out.q += m * omega;
+    if skin.non_rigid != 0u {
+        if out.anchored == 0u {
+            out.anchor = m[3].xyz;
+            out.anchored = 1u;
+        }
+        let r = joint_dual_quat(j)[0];
+        let s = sums.scale_shear;
+        let turn = mat4x4<f32>(
+            vec4<f32>(rotate_vector(r, s[0]), 0.0),
+            vec4<f32>(rotate_vector(r, s[1]), 0.0),
+            vec4<f32>(rotate_vector(r, s[2]), 0.0),
+            vec4<f32>(m[3].xyz - out.anchor, 1.0),
+        );
+        out.q_turn += turn * omega;
+    }
+    return out;
 }
 
 // Two columns of `w` and the same two of `v`, after a plane rotation.
@@ -78,7 +121,7 @@ fn ddm_jacobi_rotate(wp: vec3<f32>, wq: vec3<f32>, vp: vec3<f32>, vq: vec3<f32>)
 // singular directions; the identity with `found` false when `a` has rank below 2 (its second
 // singular value under DDM_MIN_SECOND_SINGULAR of its first) or is not finite.
 fn ddm_polar_rotation(a: mat3x3<f32>) -> DdmFit {
-    var fit = DdmFit(false, MAT3_IDENTITY, vec3<f32>(0.0));
+    var fit = DdmFit(false, MAT3_IDENTITY, vec3<f32>(0.0), vec3<f32>(0.0));
     if !(is_finite_vec3(a[0]) && is_finite_vec3(a[1]) && is_finite_vec3(a[2])) {
         return fit;
     }
@@ -156,34 +199,53 @@ fn outer3(a: vec3<f32>, b: vec3<f32>) -> mat3x3<f32> {
     return mat3x3<f32>(a * b.x, a * b.y, a * b.z);
 }
 
-// The rigid transform fitted from `q` (the sum of `M_j Omega_ij`); `found` false without
-// weight or rotation, and the caller falls back to LBS.
-fn ddm_fit(q_sum: mat4x4<f32>) -> DdmFit {
-    var fit = DdmFit(false, MAT3_IDENTITY, vec3<f32>(0.0));
-    let corner = q_sum[3][3];
+// The rigid transform fitted from `sums` (of `M_j Omega_ij`); `found` false without weight or
+// rotation, and the caller falls back to LBS. Where joints scale the rotation comes from
+// `q_turn` (both share the weight corner and the bottom row).
+fn ddm_fit(sums: DdmSums) -> DdmFit {
+    var fit = DdmFit(false, MAT3_IDENTITY, vec3<f32>(0.0), vec3<f32>(0.0));
+    let corner = sums.q[3][3];
     if !(is_finite_f32(corner) && abs(corner) > 1.1920929e-7) {
         return fit;
     }
-    let q = q_sum * (1.0 / corner);
+    let q = sums.q * (1.0 / corner);
     let t_col = q[3].xyz;
     let p_row = vec3<f32>(q[0].w, q[1].w, q[2].w);
-    let a = mat3x3<f32>(q[0].xyz, q[1].xyz, q[2].xyz) - outer3(t_col, p_row);
+    var a = mat3x3<f32>(q[0].xyz, q[1].xyz, q[2].xyz) - outer3(t_col, p_row);
+    if skin.non_rigid != 0u {
+        // Against the rest neighbourhood scaled as the vertex is: a lone joint's fit is its
+        // rotation exactly.
+        let r = sums.q_turn * (1.0 / corner);
+        a = (mat3x3<f32>(r[0].xyz, r[1].xyz, r[2].xyz) - outer3(r[3].xyz, p_row)) * transpose(sums.scale_shear);
+    }
     fit = ddm_polar_rotation(a);
     fit.translation = t_col - fit.rotation * p_row;
+    fit.smoothed_offset = p_row;
     return fit;
 }
 
 // Vertex `v` (morphed; `rest` its bind position) moved by `fit`, or LBS where there is none.
+// Where joints scale, its offset from the smoothed centre is scaled by its blended scale/shear
+// before it turns (src/skin/ddm/scene.rs `ddm_vertex`).
 fn skin_ddm(v: SkinInput, rest: vec3<f32>, fit: DdmFit) -> Skinned {
     if !fit.found {
         return skin_lbs(v);
     }
     let r = fit.rotation;
-    let p = r * (v.position - rest) + fit.translation;
+    var offset = v.position - rest;
+    var n1 = v.normal;
+    var t1 = v.tangent;
+    if skin.non_rigid != 0u {
+        let s = blended_scale_shear(v);
+        offset = s * (offset - fit.smoothed_offset) + fit.smoothed_offset;
+        n1 = transform_normal(s, v.normal);
+        t1 = transform_tangent(s, v.tangent);
+    }
+    let p = r * offset + fit.translation;
     if !is_finite_vec3(p) {
         return skin_lbs(v);
     }
-    let n = normalize_or(r * v.normal, v.normal);
-    let t = normalize_or(r * v.tangent.xyz, v.tangent.xyz);
-    return finite_or_bind(Skinned(p, n, vec4<f32>(t, v.tangent.w)), v);
+    let n = normalize_or(r * n1, v.normal);
+    let t = normalize_or(r * t1.xyz, t1.xyz);
+    return finite_or_bind(Skinned(p, n, vec4<f32>(t, t1.w)), v);
 }

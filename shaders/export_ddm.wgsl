@@ -20,9 +20,9 @@ fn export_ddm_f32(i: u32) -> f32 {
 }
 
 // Vertex `index`'s fitted transform at bind position `rest`; none without pairs.
-fn export_ddm_fit(index: u32, rest: vec3<f32>) -> DdmFit {
+fn export_ddm_fit(index: u32, v: SkinInput, rest: vec3<f32>) -> DdmFit {
     let base = ddm_words[0] + 2u;
-    var q = mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    var q = ddm_sums_start(v);
     for (var k = ddm_words[1u + index]; k < ddm_words[2u + index]; k++) {
         let at = base + DDM_PAIR_WORDS * k;
         let a = vec4<f32>(export_ddm_f32(at + 1u), export_ddm_f32(at + 2u), export_ddm_f32(at + 3u), export_ddm_f32(at + 4u));
@@ -36,5 +36,5 @@ fn export_ddm_fit(index: u32, rest: vec3<f32>) -> DdmFit {
 // Vertex `index` (bind pose `v`, unmorphed: its position is the rest the matrices were made at)
 // skinned by Direct Delta Mush; LBS where it has no fit.
 fn export_ddm(index: u32, v: SkinInput) -> Skinned {
-    return skin_ddm(v, v.position, export_ddm_fit(index, v.position));
+    return skin_ddm(v, v.position, export_ddm_fit(index, v, v.position));
 }

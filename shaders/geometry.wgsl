@@ -181,13 +181,14 @@ fn ddm_word_f32(i: u32) -> f32 {
     return bitcast<f32>(vertex_ddm[i]);
 }
 
-// Direct Delta Mush's fit for vertex `index` at bind position `rest`; none without matrices.
-fn vertex_ddm_fit(index: u32, rest: vec3<f32>) -> DdmFit {
+// Direct Delta Mush's fit for vertex `index` (`v`) at bind position `rest`; none without
+// matrices.
+fn vertex_ddm_fit(index: u32, v: SkinInput, rest: vec3<f32>) -> DdmFit {
     if (geometry.flags & GEOMETRY_HAS_DDM) == 0u {
-        return DdmFit(false, MAT3_IDENTITY, vec3<f32>(0.0));
+        return DdmFit(false, MAT3_IDENTITY, vec3<f32>(0.0), vec3<f32>(0.0));
     }
     let base = geometry.vertex_count + 1u;
-    var q = mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+    var q = ddm_sums_start(v);
     for (var k = vertex_ddm[index]; k < vertex_ddm[index + 1u]; k++) {
         let at = base + DDM_PAIR_WORDS * k;
         let a = vec4<f32>(ddm_word_f32(at + 1u), ddm_word_f32(at + 2u), ddm_word_f32(at + 3u), ddm_word_f32(at + 4u));
@@ -221,7 +222,7 @@ fn skin_geometry_vertex(v: SkinInput, index: u32, beta_scale: f32, bulge: f32) -
     switch SKIN_MODE {
         case SKIN_MODE_DDM: {
             let rest = record_vec3(index * geometry.record_words);
-            return skin_ddm(v, rest, vertex_ddm_fit(index, rest));
+            return skin_ddm(v, rest, vertex_ddm_fit(index, v, rest));
         }
         case SKIN_MODE_COR: {
             return skin_cor(v, vertex_center(index, v.position));

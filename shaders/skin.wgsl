@@ -73,22 +73,28 @@ fn lbs(v: SkinInput) -> Skinned {
     return Skinned(p, transform_normal(a, v.normal), transform_tangent(a, v.tangent));
 }
 
+// The joints' scale/shear parts blended by the vertex's weights (DQS's phase 1).
+fn blended_scale_shear(v: SkinInput) -> mat3x3<f32> {
+    var joints = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
+    var weights = array<f32, 8>(v.weights0.x, v.weights0.y, v.weights0.z, v.weights0.w, v.weights1.x, v.weights1.y, v.weights1.z, v.weights1.w);
+    var s = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var k = 0u; k < MAX_INFLUENCES; k++) {
+        let w = weights[k];
+        if w == 0.0 {
+            continue;
+        }
+        s += joint_scale_shear(joints[k]) * w;
+    }
+    return s;
+}
+
 // Dual quaternion skinning; phase 1 (blended scale/shear in bind space) only for non-rigid skins.
 fn dqs(v: SkinInput) -> Skinned {
     var p1 = v.position;
     var n1 = v.normal;
     var t1 = v.tangent;
     if skin.non_rigid != 0u {
-        var joints = array<u32, 8>(v.joints0.x, v.joints0.y, v.joints0.z, v.joints0.w, v.joints1.x, v.joints1.y, v.joints1.z, v.joints1.w);
-        var weights = array<f32, 8>(v.weights0.x, v.weights0.y, v.weights0.z, v.weights0.w, v.weights1.x, v.weights1.y, v.weights1.z, v.weights1.w);
-        var s = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-        for (var k = 0u; k < MAX_INFLUENCES; k++) {
-            let w = weights[k];
-            if w == 0.0 {
-                continue;
-            }
-            s += joint_scale_shear(joints[k]) * w;
-        }
+        let s = blended_scale_shear(v);
         p1 = s * v.position;
         n1 = transform_normal(s, v.normal);
         t1 = transform_tangent(s, v.tangent);

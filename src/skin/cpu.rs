@@ -219,6 +219,43 @@ fn lbs(
     (p, n, t)
 }
 
+/// The two-phase split's first phase: the vertex's scale/shear blended linearly and applied in
+/// bind space; the vertex as it is when every joint is rigid.
+pub(crate) fn scale_phase(
+    palette: &JointPalette,
+    position: Vec3,
+    normal: Vec3,
+    tangent: Vec4,
+    influences: &[Influence],
+) -> (Vec3, Vec3, Vec4) {
+    let Some(s) = blended_scale_shear(palette, influences) else {
+        return (position, normal, tangent);
+    };
+    (
+        s * position,
+        transform_normal(s, normal),
+        transform_tangent(s, tangent),
+    )
+}
+
+/// The joints' scale/shear parts blended by `influences`' weights; `None` when every joint of
+/// the palette is rigid.
+pub(crate) fn blended_scale_shear(
+    palette: &JointPalette,
+    influences: &[Influence],
+) -> Option<Mat3> {
+    let scales = palette.scale_shear.as_ref()?;
+    let mut s = Mat3::ZERO;
+    for i in influences {
+        s += scales
+            .get(i.joint as usize)
+            .copied()
+            .unwrap_or(Mat3::IDENTITY)
+            * i.weight;
+    }
+    Some(s)
+}
+
 /// Dual quaternion skinning of one vertex, with the scale/shear phase when the palette has one.
 fn dqs(
     palette: &JointPalette,
@@ -227,25 +264,7 @@ fn dqs(
     tangent: Vec4,
     influences: &[Influence],
 ) -> (Vec3, Vec3, Vec4) {
-    // Phase 1: blend scale/shear linearly and apply it in bind space.
-    let (p1, n1, t1) = match &palette.scale_shear {
-        None => (position, normal, tangent),
-        Some(scales) => {
-            let mut s = Mat3::ZERO;
-            for i in influences {
-                s += scales
-                    .get(i.joint as usize)
-                    .copied()
-                    .unwrap_or(Mat3::IDENTITY)
-                    * i.weight;
-            }
-            (
-                s * position,
-                transform_normal(s, normal),
-                transform_tangent(s, tangent),
-            )
-        }
-    };
+    let (p1, n1, t1) = scale_phase(palette, position, normal, tangent, influences);
     // Phase 2: rigid blend. Influence 0 is the heaviest and serves as the pivot.
     let dq = blend(influences.iter().map(|i| {
         let q = palette

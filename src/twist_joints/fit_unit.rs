@@ -5,7 +5,7 @@ use glam::{DMat4, DVec3, Vec3, Vec4};
 use super::fit::{FitTarget, SkinJunction};
 use super::solve::Problem;
 use crate::influences::Influence;
-use crate::skin::ddm::{Sym4, skin_vertex_ddm};
+use crate::skin::ddm::{DdmPairsRef, Sym4, ddm_vertex};
 use crate::skin::{JointPalette, SkinningMode, skin_vertex, skin_vertex_cor};
 
 /// The smoothness term's strength relative to a vertex's own data term (its mean curvature).
@@ -155,13 +155,12 @@ impl Unit {
         let Some(d) = &self.ddm else {
             return lbs();
         };
-        match skin_vertex_ddm(&palette.matrices, d.rest, &d.joints, &d.omega) {
-            Some(fit) => {
-                let at = (fit.rotation * (p.as_dvec3() - d.rest) + fit.translation).as_vec3();
-                if at.is_finite() { at } else { lbs() }
-            }
-            None => lbs(),
-        }
+        let pairs = DdmPairsRef {
+            rest: d.rest,
+            joints: &d.joints,
+            omega: &d.omega,
+        };
+        ddm_vertex(palette, &pairs, self.bind, &self.row).map_or_else(lbs, |(at, _, _)| at)
     }
 
     /// Adds one pose: each candidate's LBS column (relative to its class reference, so the

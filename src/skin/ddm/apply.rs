@@ -1,9 +1,10 @@
 //! Direct Delta Mush at run time: `Q_i = sum_j M_j Omega_ij`, the rigid transform fitted from
 //! `Q_i`, applied to the rest vertex.
 
-use glam::{DMat3, DMat4, DVec3, DVec4, Mat4};
+use glam::{DMat3, DMat4, DQuat, DVec3, DVec4, Mat3, Mat4};
 
 use super::precompute::Sym4;
+use crate::skin::JointPalette;
 
 /// Jacobi sweeps the eigen decomposition may take; each squares the off-diagonal's size.
 const JACOBI_SWEEPS: usize = 16;
@@ -184,6 +185,9 @@ pub struct DdmFit {
     pub rotation: DMat3,
     /// Where the rest position goes.
     pub translation: DVec3,
+    /// Where the centre of the vertex's smoothed rest neighbourhood lies from its rest
+    /// position, in bind space (`p` of the fit, `Q`'s bottom row).
+    pub smoothed_offset: DVec3,
     /// Whether the fit was corrected to a proper rotation (libigl would have mirrored).
     pub corrected: bool,
 }
@@ -198,22 +202,81 @@ pub fn skin_vertex_ddm(
     joints: &[u16],
     omega: &[Sym4],
 ) -> Option<DdmFit> {
-    let mut q = DMat4::ZERO;
-    for (&j, o) in joints.iter().zip(omega) {
-        let m = matrices
+    let matrix = |j: u16| {
+        matrices
             .get(usize::from(j))
             .copied()
-            .unwrap_or(Mat4::IDENTITY);
-        // The joint's matrix with the origin at `rest`: M C^-1, C the translation by -rest.
-        let mut m = m.as_dmat4();
-        m.w_axis = m * rest.extend(1.0);
-        q += m * symmetric(&o.map(f64::from));
+            .unwrap_or(Mat4::IDENTITY)
+    };
+    fit_pairs(rest, joints.iter().map(|&j| matrix(j)).zip(omega))
+}
+
+/// Like [`skin_vertex_ddm`] at `palette`, where some joint scales and the vertex's joints'
+/// scale/shear parts blend to `scale_shear` (Enhanced DDM's case). A scale in `Q` tips the fitted
+/// rotation, so the rotation is fitted between the rest neighbourhood scaled by `scale_shear`
+/// and each joint's rotation of it, moved to where the joint's full matrix puts `rest`; the
+/// smoothed centre still moves with the full matrices. A lone joint's fit is its rotation
+/// exactly; with every joint's scale the same uniform one it is the plain fit.
+#[must_use]
+pub fn skin_vertex_ddm_scaled(
+    palette: &JointPalette,
+    scale_shear: Mat3,
+    rest: DVec3,
+    joints: &[u16],
+    omega: &[Sym4],
+) -> Option<DdmFit> {
+    let s = scale_shear.as_dmat3();
+    let (mut q, mut q_turn) = (DMat4::ZERO, DMat4::ZERO);
+    // The rotation's sum takes its translations from the first pair's: the fit is the same
+    // from any origin, and a near one keeps the GPU's f32 from cancelling.
+    let mut anchor = None;
+    for (&j, o) in joints.iter().zip(omega) {
+        let j = usize::from(j);
+        let m = palette.matrices.get(j).copied().unwrap_or(Mat4::IDENTITY);
+        let o = symmetric(&o.map(f64::from));
+        let (m, at_rest) = at_origin(m, rest);
+        q += m * o;
+        let anchor = *anchor.get_or_insert(at_rest.truncate());
+        let turn = palette
+            .dual_quats
+            .get(j)
+            .map_or(DQuat::IDENTITY, |d| d.real.as_dquat());
+        let mut n = DMat4::from_mat3(DMat3::from_quat(turn) * s);
+        n.w_axis = (at_rest.truncate() - anchor).extend(1.0);
+        q_turn += n * o;
+    }
+    let (_, t_col, p_row) = fit_parts(q)?;
+    let (a, _, _) = fit_parts(q_turn)?;
+    let a = a * s.transpose();
+    let rotation = polar_rotation(a)?;
+    Some(DdmFit {
+        rotation,
+        translation: t_col - rotation * p_row,
+        smoothed_offset: p_row,
+        corrected: a.determinant() <= 0.0,
+    })
+}
+
+/// `m` with the origin moved to `rest` (`M C^-1`, `C` the translation by `-rest`), and where it
+/// puts `rest` (its last column).
+fn at_origin(m: Mat4, rest: DVec3) -> (DMat4, DVec4) {
+    let mut m = m.as_dmat4();
+    m.w_axis = m * rest.extend(1.0);
+    (m, m.w_axis)
+}
+
+/// The fit from each pair's joint matrix and `Omega`.
+fn fit_pairs<'a>(rest: DVec3, pairs: impl Iterator<Item = (Mat4, &'a Sym4)>) -> Option<DdmFit> {
+    let mut q = DMat4::ZERO;
+    for (m, o) in pairs {
+        q += at_origin(m, rest).0 * symmetric(&o.map(f64::from));
     }
     let (a, t_col, p_row) = fit_parts(q)?;
     let rotation = polar_rotation(a)?;
     Some(DdmFit {
         rotation,
         translation: t_col - rotation * p_row,
+        smoothed_offset: p_row,
         corrected: a.determinant() <= 0.0,
     })
 }

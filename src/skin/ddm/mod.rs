@@ -18,13 +18,15 @@ mod scene;
 mod smoothing;
 mod weld;
 
-pub use apply::{DdmFit, MIN_SECOND_SINGULAR, polar_rotation, skin_vertex_ddm};
+pub use apply::{
+    DdmFit, MIN_SECOND_SINGULAR, polar_rotation, skin_vertex_ddm, skin_vertex_ddm_scaled,
+};
 pub use cache::ddm_cache_key;
 pub use condition::MIN_CONDITION;
 pub use precompute::{
     DdmProgress, DdmWeights, MAX_DRIFT, Sym4, ddm_precompute, ddm_precompute_with,
 };
-pub use scene::{MeshDdm, SceneDdm, skin_scene_ddm, skin_vertices_ddm};
+pub use scene::{DdmPairsRef, MeshDdm, SceneDdm, ddm_vertex, skin_scene_ddm, skin_vertices_ddm};
 pub use smoothing::SmoothingError;
 pub use weld::WeldedSurface;
 

@@ -4,8 +4,8 @@
 use glam::{DVec3, Mat3, Vec3, Vec4};
 
 use super::{
-    DdmParams, DdmProgress, DdmWeights, SmoothingError, WeldedSurface, ddm_precompute_with,
-    skin_vertex_ddm,
+    DdmParams, DdmProgress, DdmWeights, SmoothingError, Sym4, WeldedSurface, ddm_precompute_with,
+    skin_vertex_ddm, skin_vertex_ddm_scaled,
 };
 use crate::anim::Pose;
 use crate::scene::Scene;
@@ -142,29 +142,75 @@ fn skin_one(
     vertex_of: &[u32],
     v: usize,
 ) -> (Vec3, Vec3, Vec4) {
-    let (p, n, t) = (mesh.positions[v], mesh.normal(v), mesh.tangent(v));
+    let bind = (mesh.positions[v], mesh.normal(v), mesh.tangent(v));
+    let influences = mesh.influences.of(v);
     let lbs = || {
-        let influences = mesh.influences.of(v);
+        let (p, n, t) = bind;
         crate::skin::skin_vertex(palette, SkinningMode::Lbs, 0.0, p, n, t, influences)
     };
     let Some(&w) = vertex_of.get(v) else {
         return lbs();
     };
     let w = w as usize;
-    let rest: DVec3 = ddm.surface.positions[w];
     let (joints, omega) = ddm.weights.of(w);
-    let Some(fit) = skin_vertex_ddm(&palette.matrices, rest, joints, omega) else {
-        return lbs();
+    let pairs = DdmPairsRef {
+        rest: ddm.surface.positions[w],
+        joints,
+        omega,
     };
-    let position = (fit.rotation * (p.as_dvec3() - rest) + fit.translation).as_vec3();
+    ddm_vertex(palette, &pairs, bind, influences).unwrap_or_else(lbs)
+}
+
+/// One vertex's Direct Delta Mush data: its welded vertex's rest position and pairs.
+#[derive(Clone, Copy, Debug)]
+pub struct DdmPairsRef<'a> {
+    /// The welded vertex's rest (bind-space) position.
+    pub rest: DVec3,
+    /// The joints of its pairs.
+    pub joints: &'a [u16],
+    /// Their `Omega` matrices, about `rest`.
+    pub omega: &'a [Sym4],
+}
+
+/// The vertex `bind` (position, normal, tangent; `influences` its weights) moved by Direct Delta
+/// Mush at `palette`; `None` where the fit finds no rotation or the result is not finite (the
+/// caller takes LBS).
+///
+/// The fit keeps only a rotation, so where some joint scales (Enhanced DDM's case) the
+/// vertex's offset from its smoothed rest neighbourhood's centre is scaled by its joints'
+/// scale/shear parts blended by its weights (DQS's first phase, on an offset) before it is
+/// turned, and the rotation is fitted without the scale ([`skin_vertex_ddm_scaled`]); the
+/// centre itself moves with the joints' full matrices. With every joint rigid it is the plain
+/// fit; a lone joint's vertices move exactly as that joint does.
+#[must_use]
+pub fn ddm_vertex(
+    palette: &JointPalette,
+    pairs: &DdmPairsRef<'_>,
+    bind: (Vec3, Vec3, Vec4),
+    influences: &[crate::influences::Influence],
+) -> Option<(Vec3, Vec3, Vec4)> {
+    let (p, n, t) = bind;
+    let Some(s) = crate::skin::cpu::blended_scale_shear(palette, influences) else {
+        let fit = skin_vertex_ddm(&palette.matrices, pairs.rest, pairs.joints, pairs.omega)?;
+        let position = (fit.rotation * (p.as_dvec3() - pairs.rest) + fit.translation).as_vec3();
+        let r = fit.rotation.as_mat3();
+        let normal = (r * n).try_normalize().unwrap_or(n);
+        return position
+            .is_finite()
+            .then(|| (position, normal, rotate_tangent(r, t)));
+    };
+    let fit = skin_vertex_ddm_scaled(palette, s, pairs.rest, pairs.joints, pairs.omega)?;
+    let offset = p.as_dvec3() - pairs.rest - fit.smoothed_offset;
+    let position =
+        (fit.rotation * (s.as_dmat3() * offset + fit.smoothed_offset) + fit.translation).as_vec3();
     let r = fit.rotation.as_mat3();
-    let normal = (r * n).try_normalize().unwrap_or(n);
-    let tangent = rotate_tangent(r, t);
-    if position.is_finite() {
-        (position, normal, tangent)
-    } else {
-        lbs()
-    }
+    let (normal, tangent) = (
+        crate::skin::cpu::transform_normal(s, n),
+        crate::skin::cpu::transform_tangent(s, t),
+    );
+    let normal = (r * normal).try_normalize().unwrap_or(n);
+    let tangent = rotate_tangent(r, tangent);
+    position.is_finite().then_some((position, normal, tangent))
 }
 
 /// A tangent (handedness in w) turned by `r`.
