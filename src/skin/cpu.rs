@@ -221,7 +221,7 @@ fn lbs(
 
 /// The two-phase split's first phase: the vertex's scale/shear blended linearly and applied in
 /// bind space; the vertex as it is when every joint is rigid.
-pub(crate) fn scale_phase(
+fn scale_phase(
     palette: &JointPalette,
     position: Vec3,
     normal: Vec3,

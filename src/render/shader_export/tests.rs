@@ -102,10 +102,17 @@ fn each_method_binds_only_what_it_reads() {
             "dqview_joint_scale_shears"
         ]
     );
-    // DDM reads the matrices (its fit and its LBS fallback) and its words, from storage.
+    // DDM reads the matrices (its fit and its LBS fallback), for scaled joints the rotations
+    // and scale/shears too, and its words, from storage.
     assert_eq!(
         names(SkinningMode::Ddm),
-        ["dqview_params", "dqview_joint_matrices", "dqview_ddm"]
+        [
+            "dqview_params",
+            "dqview_joint_dual_quats",
+            "dqview_joint_matrices",
+            "dqview_joint_scale_shears",
+            "dqview_ddm"
+        ]
     );
     let (module, _) = export_module(&request(
         ShaderTarget::Wgsl,

@@ -247,14 +247,7 @@ pub fn skin_vertex_ddm_scaled(
     }
     let (_, t_col, p_row) = fit_parts(q)?;
     let (a, _, _) = fit_parts(q_turn)?;
-    let a = a * s.transpose();
-    let rotation = polar_rotation(a)?;
-    Some(DdmFit {
-        rotation,
-        translation: t_col - rotation * p_row,
-        smoothed_offset: p_row,
-        corrected: a.determinant() <= 0.0,
-    })
+    fit_of(a * s.transpose(), t_col, p_row)
 }
 
 /// `m` with the origin moved to `rest` (`M C^-1`, `C` the translation by `-rest`), and where it
@@ -272,6 +265,11 @@ fn fit_pairs<'a>(rest: DVec3, pairs: impl Iterator<Item = (Mat4, &'a Sym4)>) -> 
         q += at_origin(m, rest).0 * symmetric(&o.map(f64::from));
     }
     let (a, t_col, p_row) = fit_parts(q)?;
+    fit_of(a, t_col, p_row)
+}
+
+/// The fit whose rotation is `a`'s nearest, moving the smoothed centre `p_row` to `t_col`.
+fn fit_of(a: DMat3, t_col: DVec3, p_row: DVec3) -> Option<DdmFit> {
     let rotation = polar_rotation(a)?;
     Some(DdmFit {
         rotation,
