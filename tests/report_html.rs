@@ -514,7 +514,7 @@ fn a_loss_every_mode_shares_is_drawn_once_and_called_the_pose() {
             f.contains("the pose takes the volume, not the skinning method"),
             "{f}"
         );
-        assert!(f.contains("instead of five alike"), "{f}");
+        assert!(f.contains("instead of six alike"), "{f}");
         assert_eq!(png_size(f), (300, 360), "one pane of the 1800x360 picture");
     }
     // A pose loss is no reason to flag a joint for DQS.

@@ -1,7 +1,7 @@
 //! `report`'s GPU pictures: the rest pose, each worst region at its worst moment, a twist
 //! sweep across the flip. A region is seen from the view that shows the most of it (the rule
 //! `render --focus` and the viewer's Frame use, [`Painter::pick_view`]), outlined in every
-//! pane: LBS | DQS | hybrid | CoR shaded, and below, each pane's distance from CoR on one
+//! pane: every mode shaded (LBS | DQS | Hybrid | CoR | DDM | DM), and below, each pane's distance from CoR on one
 //! colour scale, where the methods differ.
 
 use anyhow::Result;
@@ -416,8 +416,11 @@ fn sweep_picture(
             continue;
         };
         let caption = format!(
-            "Twist of {} on the rest pose at {:.0} degrees (top) and {:.0} degrees (bottom), either side of the DQS flip at {at:.1} degrees; panes LBS | DQS | hybrid | CoR.",
-            flip.name, angles[0], angles[1]
+            "Twist of {} on the rest pose at {:.0} degrees (top) and {:.0} degrees (bottom), either side of the DQS flip at {at:.1} degrees; panes {}.",
+            flip.name,
+            angles[0],
+            angles[1],
+            crate::rig_report::pane_labels()
         );
         return Ok(Some((png_bytes(&stack(&images))?, caption)));
     }

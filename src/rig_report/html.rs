@@ -11,7 +11,7 @@ use super::clips::WorstRegion;
 use super::html_sections as sections;
 use crate::skin::SkinningMode;
 
-/// A picture of a region at its worst moment: LBS | DQS | hybrid | CoR panes, or one pane
+/// A picture of a region at its worst moment: a pane per mode ([`pane_labels`]), or one pane
 /// where every mode loses the same ([`WorstRegion::is_the_pose`]).
 #[derive(Clone, Debug)]
 pub struct RegionPicture {
@@ -177,8 +177,8 @@ fn summary(report: &RigReport, pictures: &Pictures) -> Markup {
         }
         @if let Some(png) = &pictures.overview {
             figure {
-                img src=(png_uri(png)) alt="rest pose in LBS, DQS, hybrid and CoR";
-                figcaption { "Rest pose: LBS | DQS | hybrid | CoR." @if let Some(c) = &rest_caption { (c) } }
+                img src=(png_uri(png)) alt=(format!("rest pose: {}", pane_labels()));
+                figcaption { "Rest pose: " (pane_labels()) "." @if let Some(c) = &rest_caption { (c) } }
             }
         }
         @if let Some(note) = &pictures.note {
@@ -437,4 +437,22 @@ mod tests {
         );
         assert_eq!(crate::rig_report::non_finite_text(&page), None);
     }
+}
+
+/// The report pictures' panes, left to right: every mode's label (`LBS | DQS | ...`).
+#[must_use]
+pub fn pane_labels() -> String {
+    let labels: Vec<&str> = SkinningMode::ALL.iter().map(|m| m.short_label()).collect();
+    labels.join(" | ")
+}
+
+/// `n` as an English word where it is small (`six`), else in digits.
+#[must_use]
+pub fn count_word(n: usize) -> String {
+    const WORDS: [&str; 11] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| (*w).to_string())
 }

@@ -4,7 +4,9 @@
 use maud::{Markup, html};
 
 use super::clips::{Change, ClipReport, UNCHANGED};
-use super::html::{Pictures, RegionPicture, fixed, png_uri, ratio_cell, row};
+use super::html::{
+    Pictures, RegionPicture, count_word, fixed, pane_labels, png_uri, ratio_cell, row,
+};
 use super::svg::{Line, Plot, bar_chart, mode_color};
 use super::{FitReport, RigReport};
 use crate::analysis::{Measure, RestBind, SAME_RATIO_SPREAD};
@@ -219,20 +221,23 @@ fn region_figure(p: &RegionPicture, rest_bind: &RestBind) -> Markup {
                 @match p.single_pane {
                     Some(mode) => {
                         "Region " b { (w.name) } " in " (w.clip_name) " at " (fixed(w.time_s, 2))
-                        " s: every mode keeps the same share of it (LBS " (ratio_cell(w.ratios[0], 3))
-                        ", DQS " (ratio_cell(w.ratios[1], 3)) ", hybrid " (ratio_cell(w.ratios[2], 3))
-                        ", CoR " (ratio_cell(w.ratios[3], 3))
+                        " s: every mode keeps the same share of it ("
+                        @for (k, m) in SkinningMode::ALL.iter().enumerate() {
+                            @if k > 0 { ", " }
+                            (m.short_label()) " " (ratio_cell(w.ratios[k], 3))
+                        }
                         "), so the pose takes the volume, not the skinning method; drawn once ("
-                        (mode.short_label()) " pane) instead of five alike."
+                        (mode.short_label()) " pane) instead of " (count_word(SkinningMode::ALL.len())) " alike."
                     }
                     None => {
                         (w.name) " " (w.change.verb()) " most under " (w.mode.short_label()) ": region "
                         b { (w.name) } " in " (w.clip_name) " at " (fixed(w.time_s, 2)) " s (ratio "
                         (fixed(w.ratio(), 3))
                         @match w.change { Change::Loss => ", below 1", Change::Growth => ", above 1" }
-                        "); panes LBS | DQS | hybrid | CoR."
+                        "); panes " (pane_labels()) "."
                         @if let Some(top) = &p.heat_top {
-                            " Below, each pane's distance from where CoR puts the same vertex, on one scale for all four: 0 blue to "
+                            " Below, each pane's distance from where CoR puts the same vertex, on one scale for all "
+                            (count_word(SkinningMode::ALL.len())) ": 0 blue to "
                             (top) " red (CoR's own pane is 0)."
                         }
                     }

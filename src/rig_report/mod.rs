@@ -23,7 +23,7 @@ pub use clips::{
     worst_regions,
 };
 pub use finite::non_finite_text;
-pub use html::{Pictures, RegionPicture, write_html};
+pub use html::{Pictures, RegionPicture, count_word, pane_labels, write_html};
 pub use influence_stats::InfluenceStats;
 pub use scales::{JointScale, joint_scales};
 

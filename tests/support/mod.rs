@@ -19,6 +19,7 @@ pub mod spirv_run;
 pub mod three;
 mod usd_pxr;
 pub mod usd_stages;
+pub mod vertex_run;
 mod x_server;
 mod xvfb;
 

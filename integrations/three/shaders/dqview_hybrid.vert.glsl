@@ -336,105 +336,108 @@ Skinned lbs(SkinInput v_3) {
     return Skinned(p, _e102, _e104);
 }
 
-Skinned dqs(SkinInput v_4) {
-    vec3 p1_ = vec3(0.0);
-    vec3 n1_ = vec3(0.0);
-    vec4 t1_ = vec4(0.0);
+mat3x3 blended_scale_shear(SkinInput v_4) {
     uint joints_2[8] = uint[8](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     float weights_2[8] = float[8](0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     mat3x3 s = mat3x3(vec3(0.0), vec3(0.0), vec3(0.0));
     uint k_2 = 0u;
-    p1_ = v_4.position;
-    n1_ = v_4.normal;
-    t1_ = v_4.tangent;
-    uint _e9 = dqview_params_data.non_rigid;
-    if ((_e9 != 0u)) {
-        joints_2 = uint[8](v_4.joints0_.x, v_4.joints0_.y, v_4.joints0_.z, v_4.joints0_.w, v_4.joints1_.x, v_4.joints1_.y, v_4.joints1_.z, v_4.joints1_.w);
-        weights_2 = float[8](v_4.weights0_.x, v_4.weights0_.y, v_4.weights0_.z, v_4.weights0_.w, v_4.weights1_.x, v_4.weights1_.y, v_4.weights1_.z, v_4.weights1_.w);
-        bool loop_init_2 = true;
-        while(true) {
-            if (!loop_init_2) {
-                uint _e74 = k_2;
-                k_2 = (_e74 + 1u);
-            }
-            loop_init_2 = false;
-            uint _e58 = k_2;
-            if ((_e58 < MAX_INFLUENCES)) {
-            } else {
-                break;
-            }
-            {
-                uint _e61 = k_2;
-                float w_2 = weights_2[_e61];
-                if ((w_2 == 0.0)) {
-                    continue;
-                }
-                mat3x3 _e66 = s;
-                uint _e67 = k_2;
-                uint _e69 = joints_2[_e67];
-                mat3x3 _e70 = joint_scale_shear(_e69);
-                s = (_e66 + (_e70 * w_2));
-            }
+    joints_2 = uint[8](v_4.joints0_.x, v_4.joints0_.y, v_4.joints0_.z, v_4.joints0_.w, v_4.joints1_.x, v_4.joints1_.y, v_4.joints1_.z, v_4.joints1_.w);
+    weights_2 = float[8](v_4.weights0_.x, v_4.weights0_.y, v_4.weights0_.z, v_4.weights0_.w, v_4.weights1_.x, v_4.weights1_.y, v_4.weights1_.z, v_4.weights1_.w);
+    bool loop_init_2 = true;
+    while(true) {
+        if (!loop_init_2) {
+            uint _e63 = k_2;
+            k_2 = (_e63 + 1u);
         }
-        mat3x3 _e76 = s;
-        p1_ = (_e76 * v_4.position);
-        mat3x3 _e79 = s;
-        vec3 _e81 = transform_normal(_e79, v_4.normal);
-        n1_ = _e81;
-        mat3x3 _e82 = s;
-        vec4 _e84 = transform_tangent(_e82, v_4.tangent);
-        t1_ = _e84;
+        loop_init_2 = false;
+        uint _e47 = k_2;
+        if ((_e47 < MAX_INFLUENCES)) {
+        } else {
+            break;
+        }
+        {
+            uint _e50 = k_2;
+            float w_2 = weights_2[_e50];
+            if ((w_2 == 0.0)) {
+                continue;
+            }
+            mat3x3 _e55 = s;
+            uint _e56 = k_2;
+            uint _e58 = joints_2[_e56];
+            mat3x3 _e59 = joint_scale_shear(_e58);
+            s = (_e55 + (_e59 * w_2));
+        }
     }
-    mat2x4 _e89 = dq_blend_scaled(v_4.joints0_, v_4.joints1_, v_4.weights0_, v_4.weights1_);
-    Rigid _e90 = rigid_from_dq_scaled(_e89);
-    vec3 _e92 = n1_;
-    vec3 _e94 = n1_;
-    vec3 _e95 = normalize_or((_e90.rotation * _e92), _e94);
-    vec4 _e97 = t1_;
-    vec4 _e100 = t1_;
-    vec3 _e102 = normalize_or((_e90.rotation * _e97.xyz), _e100.xyz);
-    vec3 _e104 = p1_;
-    float _e109 = t1_.w;
-    return Skinned(((_e90.rotation * _e104) + _e90.translation), _e95, vec4(_e102, _e109));
+    mat3x3 _e65 = s;
+    return _e65;
 }
 
-Skinned hybrid(SkinInput v_5, float beta) {
-    Skinned _e2 = lbs(v_5);
-    Skinned _e3 = dqs(v_5);
+Skinned dqs(SkinInput v_5) {
+    vec3 p1_ = vec3(0.0);
+    vec3 n1_ = vec3(0.0);
+    vec4 t1_ = vec4(0.0);
+    p1_ = v_5.position;
+    n1_ = v_5.normal;
+    t1_ = v_5.tangent;
+    uint _e9 = dqview_params_data.non_rigid;
+    if ((_e9 != 0u)) {
+        mat3x3 _e12 = blended_scale_shear(v_5);
+        p1_ = (_e12 * v_5.position);
+        vec3 _e16 = transform_normal(_e12, v_5.normal);
+        n1_ = _e16;
+        vec4 _e18 = transform_tangent(_e12, v_5.tangent);
+        t1_ = _e18;
+    }
+    mat2x4 _e23 = dq_blend_scaled(v_5.joints0_, v_5.joints1_, v_5.weights0_, v_5.weights1_);
+    Rigid _e24 = rigid_from_dq_scaled(_e23);
+    vec3 _e26 = n1_;
+    vec3 _e28 = n1_;
+    vec3 _e29 = normalize_or((_e24.rotation * _e26), _e28);
+    vec4 _e31 = t1_;
+    vec4 _e34 = t1_;
+    vec3 _e36 = normalize_or((_e24.rotation * _e31.xyz), _e34.xyz);
+    vec3 _e38 = p1_;
+    float _e43 = t1_.w;
+    return Skinned(((_e24.rotation * _e38) + _e24.translation), _e29, vec4(_e36, _e43));
+}
+
+Skinned hybrid(SkinInput v_6, float beta) {
+    Skinned _e2 = lbs(v_6);
+    Skinned _e3 = dqs(v_6);
     vec3 _e8 = normalize_or(mix(_e2.normal, _e3.normal, beta), _e3.normal);
     vec3 _e16 = normalize_or(mix(_e2.tangent.xyz, _e3.tangent.xyz, beta), _e3.tangent.xyz);
     return Skinned(mix(_e2.position, _e3.position, beta), _e8, vec4(_e16, _e3.tangent.w));
 }
 
-Skinned finite_or_bind(Skinned s_1, SkinInput v_6) {
+Skinned finite_or_bind(Skinned s_1, SkinInput v_7) {
     Skinned out_ = Skinned(vec3(0.0), vec3(0.0), vec4(0.0));
     out_ = s_1;
     vec3 _e4 = out_.position;
     bool _e5 = is_finite_vec3_(_e4);
     if (!(_e5)) {
-        bool _e12 = is_finite_vec3_(v_6.position);
-        out_.position = (_e12 ? v_6.position : vec3(0.0));
+        bool _e12 = is_finite_vec3_(v_7.position);
+        out_.position = (_e12 ? v_7.position : vec3(0.0));
     }
     vec3 _e15 = out_.normal;
     bool _e16 = is_finite_vec3_(_e15);
     if (!(_e16)) {
-        bool _e25 = is_finite_vec3_(v_6.normal);
-        out_.normal = (_e25 ? v_6.normal : vec3(0.0, 1.0, 0.0));
+        bool _e25 = is_finite_vec3_(v_7.normal);
+        out_.normal = (_e25 ? v_7.normal : vec3(0.0, 1.0, 0.0));
     }
     vec4 _e28 = out_.tangent;
     bool _e29 = is_finite_vec4_(_e28);
     if (!(_e29)) {
-        bool _e39 = is_finite_vec4_(v_6.tangent);
-        out_.tangent = (_e39 ? v_6.tangent : vec4(1.0, 0.0, 0.0, 0.0));
+        bool _e39 = is_finite_vec4_(v_7.tangent);
+        out_.tangent = (_e39 ? v_7.tangent : vec4(1.0, 0.0, 0.0, 0.0));
     }
     Skinned _e41 = out_;
     return _e41;
 }
 
-bool has_no_influences(SkinInput v_7) {
+bool has_no_influences(SkinInput v_8) {
     bool local_5 = false;
-    if (all(equal(v_7.weights0_, vec4(0.0)))) {
-        local_5 = all(equal(v_7.weights1_, vec4(0.0)));
+    if (all(equal(v_8.weights0_, vec4(0.0)))) {
+        local_5 = all(equal(v_8.weights1_, vec4(0.0)));
     } else {
         local_5 = false;
     }
@@ -442,19 +445,19 @@ bool has_no_influences(SkinInput v_7) {
     return _e14;
 }
 
-Skinned bind_pose(SkinInput v_8) {
-    Skinned _e5 = finite_or_bind(Skinned(v_8.position, v_8.normal, v_8.tangent), v_8);
+Skinned bind_pose(SkinInput v_9) {
+    Skinned _e5 = finite_or_bind(Skinned(v_9.position, v_9.normal, v_9.tangent), v_9);
     return _e5;
 }
 
-Skinned skin_hybrid(SkinInput v_9, float beta_1) {
-    bool _e2 = has_no_influences(v_9);
+Skinned skin_hybrid(SkinInput v_10, float beta_1) {
+    bool _e2 = has_no_influences(v_10);
     if (_e2) {
-        Skinned _e3 = bind_pose(v_9);
+        Skinned _e3 = bind_pose(v_10);
         return _e3;
     }
-    Skinned _e7 = hybrid(v_9, clamp(beta_1, 0.0, 1.0));
-    Skinned _e8 = finite_or_bind(_e7, v_9);
+    Skinned _e7 = hybrid(v_10, clamp(beta_1, 0.0, 1.0));
+    Skinned _e8 = finite_or_bind(_e7, v_10);
     return _e8;
 }
 
@@ -462,14 +465,14 @@ SkinInput export_input(vec3 position, vec3 normal, uvec4 joints0_1, uvec4 joints
     return SkinInput(position, normal, EXPORT_TANGENT, joints0_1, joints1_1, weights0_1, weights1_1);
 }
 
-Skinned skin_export(SkinInput v_10, float blend_1) {
+Skinned skin_export(SkinInput v_11, float blend_1) {
     float _e4 = dqview_params_data.beta_scale;
-    Skinned _e6 = skin_hybrid(v_10, (blend_1 * _e4));
+    Skinned _e6 = skin_hybrid(v_11, (blend_1 * _e4));
     return _e6;
 }
 
-ExportVertexOut export_vertex(SkinInput v_11, float blend_2) {
-    Skinned _e2 = skin_export(v_11, blend_2);
+ExportVertexOut export_vertex(SkinInput v_12, float blend_2) {
+    Skinned _e2 = skin_export(v_12, blend_2);
     mat4x4 _e5 = dqview_params_data.clip_from_model;
     return ExportVertexOut((_e5 * vec4(_e2.position, 1.0)), _e2.position, _e2.normal);
 }
