@@ -366,6 +366,24 @@ fn timing(stages: &[(String, f64)]) -> Markup {
     }
 }
 
+/// The report pictures' panes, left to right: every mode's label (`LBS | DQS | ...`).
+#[must_use]
+pub fn pane_labels() -> String {
+    let labels: Vec<&str> = SkinningMode::ALL.iter().map(|m| m.short_label()).collect();
+    labels.join(" | ")
+}
+
+/// `n` as an English word where it is small (`six`), else in digits.
+#[must_use]
+pub fn count_word(n: usize) -> String {
+    const WORDS: [&str; 11] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| (*w).to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::AtomicBool;
@@ -437,22 +455,4 @@ mod tests {
         );
         assert_eq!(crate::rig_report::non_finite_text(&page), None);
     }
-}
-
-/// The report pictures' panes, left to right: every mode's label (`LBS | DQS | ...`).
-#[must_use]
-pub fn pane_labels() -> String {
-    let labels: Vec<&str> = SkinningMode::ALL.iter().map(|m| m.short_label()).collect();
-    labels.join(" | ")
-}
-
-/// `n` as an English word where it is small (`six`), else in digits.
-#[must_use]
-pub fn count_word(n: usize) -> String {
-    const WORDS: [&str; 11] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    ];
-    WORDS
-        .get(n)
-        .map_or_else(|| n.to_string(), |w| (*w).to_string())
 }
