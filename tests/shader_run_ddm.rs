@@ -1,5 +1,5 @@
-//! The exported Direct Delta Mush shader (`dqview shader --method ddm --stage compute`), run:
-//! the SPIR-V as written on lavapipe (passthrough), fed the words `dqview ddm` writes, on both
+//! The exported Direct Delta Mush shader (`dqview shader --method ddm`), both stages run: the
+//! SPIR-V as written on lavapipe (passthrough), fed the words `dqview ddm` writes, on both
 //! shared characters at a clip pose, against the CPU reference (`skin_vertices_ddm`): positions
 //! within 1e-5 of the bounding-box diagonal (the renderer's DDM tolerance: the polar fit runs in
 //! f32), normals within 1e-3. The file `dqview ddm` writes holds exactly those words.
@@ -13,6 +13,7 @@ use support::spirv_run::{
     Device, bind_group, buffer_entry, bytes_of, compute_pipeline, device, flat3_bytes,
     palette_buffers, palette_layout, run_and_read, skinned_buffer, spirv, storage_buffer,
 };
+use support::vertex_run::{VertexInput, VertexRun, run_vertex};
 
 use dqview::anim::{JointOverrides, Pose, find_clip};
 use dqview::cli::ddm_data::{DDM_FILE_MAGIC, export_ddm_words};
@@ -75,21 +76,80 @@ fn run_compute(d: &Device, words: &[u32], inputs: &Inputs<'_>) -> Vec<(Vec3, Vec
     run_and_read(d, &pipeline, [&g0, &g1], (n, &group1[5]))
 }
 
+/// Skinned (position, normal) per vertex from the exported DDM vertex stage `words`
+/// (`vs_skin_ddm`: four influences, the words at group 1, binding 6).
+fn run_vertex_stage(d: &Device, words: &[u32], inputs: &Inputs<'_>) -> Vec<(Vec3, Vec3)> {
+    let read = wgpu::BufferBindingType::Storage { read_only: true };
+    let entries: Vec<_> = (0..7)
+        .map(|b| buffer_entry(b, wgpu::ShaderStages::VERTEX, read))
+        .collect();
+    let layout = d
+        .device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("ddm"),
+            entries: &entries,
+        });
+    let bytes: Vec<u8> = inputs
+        .ddm_words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let buffer = storage_buffer(d, "ddm", &bytes);
+    let pad = storage_buffer(d, "unused", &[0u8; 16]);
+    let group = bind_group(d, &layout, &[&pad, &pad, &pad, &pad, &pad, &pad, &buffer]);
+    let eight = |four: &[f32]| -> Vec<[f32; 8]> {
+        four.chunks(4)
+            .map(|c| [c[0], c[1], c[2], c[3], 0.0, 0.0, 0.0, 0.0])
+            .collect()
+    };
+    let joints: Vec<[u32; 8]> = inputs
+        .joints
+        .chunks(4)
+        .map(|c| [c[0], c[1], c[2], c[3], 0, 0, 0, 0])
+        .collect();
+    let n = inputs.positions.len();
+    let input = VertexInput {
+        positions: inputs.positions,
+        normals: &inputs.normals,
+        joints: &joints,
+        weights: &eight(&inputs.weights),
+        blends: &vec![0.0; n],
+        palette: inputs.palette,
+    };
+    let run = VertexRun {
+        entry: "vs_skin",
+        storage: true,
+        uniform_joints: 0,
+        hybrid: false,
+        eight: false,
+        group1: Some((&layout, &group)),
+    };
+    run_vertex(d, words, &input, &run)
+}
+
+/// The exported SPIR-V of DDM's `stage`.
+fn ddm_spirv(stage: ExportStage) -> Vec<u32> {
+    let request = ShaderRequest {
+        target: ShaderTarget::Spirv,
+        method: dqview::skin::SkinningMode::Ddm,
+        palette: ExportPalette::Storage,
+        stage,
+        influences: ExportInfluences::Four,
+    };
+    let shader = export_shader(&request).expect("export");
+    spirv(&shader.code).to_vec()
+}
+
 #[test]
 fn exported_ddm_spirv_matches_the_cpu_reference_on_both_characters() {
     let test = "exported_ddm_spirv_matches_the_cpu_reference_on_both_characters";
     let (Some(d), Some(dir)) = (device(test), support::characters_dir(test)) else {
         return;
     };
-    let request = ShaderRequest {
-        target: ShaderTarget::Spirv,
-        method: dqview::skin::SkinningMode::Ddm,
-        palette: ExportPalette::Storage,
-        stage: ExportStage::Compute,
-        influences: ExportInfluences::Four,
-    };
-    let shader = export_shader(&request).expect("export");
-    let words = spirv(&shader.code);
+    let (compute, vertex) = (
+        ddm_spirv(ExportStage::Compute),
+        ddm_spirv(ExportStage::Vertex),
+    );
     for (file, clip, time_s) in [
         ("RobotExpressive.glb", "Dance", 1.3333),
         ("Adventurer.gltf", "Run", 0.4),
@@ -138,7 +198,6 @@ fn exported_ddm_spirv_matches_the_cpu_reference_on_both_characters() {
                     ddm_words: export_ddm_words(&ddm, m, p).expect("words"),
                     palette: &palette,
                 };
-                let gpu = run_compute(d, words, &inputs);
                 let mesh = SkinMesh {
                     positions: &prim.positions,
                     normals: &normals,
@@ -149,21 +208,28 @@ fn exported_ddm_spirv_matches_the_cpu_reference_on_both_characters() {
                 let vertex_of = &mesh_ddm.surface.vertex_of[p];
                 skin_vertices_ddm(&palette, &mesh, mesh_ddm, vertex_of, &mut cpu);
                 let diagonal = scene_diagonal(&cpu.positions);
-                for (v, ((gp, gn), (cp, cn))) in gpu
-                    .iter()
-                    .zip(cpu.positions.iter().zip(&cpu.normals))
-                    .enumerate()
-                {
-                    let rel = gp.distance(*cp) / diagonal;
-                    worst = worst.max(rel);
-                    assert!(
-                        rel <= POSITION_TOLERANCE,
-                        "{file} mesh {m} primitive {p} vertex {v}: GPU {gp} CPU {cp} ({rel:e})"
-                    );
-                    assert!(
-                        gn.distance(*cn) <= NORMAL_TOLERANCE,
-                        "{file} mesh {m} primitive {p} vertex {v}: normal GPU {gn} CPU {cn}"
-                    );
+                for (stage, gpu) in [
+                    ("compute", run_compute(d, &compute, &inputs)),
+                    ("vertex", run_vertex_stage(d, &vertex, &inputs)),
+                ] {
+                    assert_eq!(gpu.len(), n, "{file} {stage}");
+                    for (v, ((gp, gn), (cp, cn))) in gpu
+                        .iter()
+                        .zip(cpu.positions.iter().zip(&cpu.normals))
+                        .enumerate()
+                    {
+                        let rel = gp.distance(*cp) / diagonal;
+                        worst = worst.max(rel);
+                        let at = format!("{file} {stage} mesh {m} primitive {p} vertex {v}");
+                        assert!(
+                            rel <= POSITION_TOLERANCE,
+                            "{at}: GPU {gp} CPU {cp} ({rel:e})"
+                        );
+                        assert!(
+                            gn.distance(*cn) <= NORMAL_TOLERANCE,
+                            "{at}: normal GPU {gn} CPU {cn}"
+                        );
+                    }
                 }
                 checked += n;
                 turned += usize::from(inputs.ddm_words.len() > n + 2);
