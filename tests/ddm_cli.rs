@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::{dqview_in, scratch_dir, stderr_of};
+use support::{dqview_in, fit_rms_line, scratch_dir, stderr_of};
 
 use dqview::anim::{JointOverrides, Pose};
 use dqview::model::load_model;
@@ -216,16 +216,7 @@ fn helper_joints_fit_to_ddm_and_refuse_ddm_flags_for_another_target() {
     );
     assert!(run.status.success(), "{}", stderr_of(&run));
     let text = String::from_utf8_lossy(&run.stdout).into_owned() + &stderr_of(&run);
-    // "fitted the weights of N vertices over P poses to ddm: mean RMS distance from it A -> B".
-    let line = text
-        .lines()
-        .find(|l| l.contains("poses to ddm"))
-        .unwrap_or_else(|| panic!("{text}"));
-    let numbers: Vec<f64> = line
-        .split(|c: char| c.is_whitespace() || c == ':')
-        .filter_map(|w| w.parse().ok())
-        .collect();
-    let (before, after) = (numbers[numbers.len() - 2], numbers[numbers.len() - 1]);
+    let (before, after, line) = fit_rms_line(&text, "ddm");
     assert!(after <= before && after.is_finite(), "{line}");
     assert!(std::path::Path::new(out).exists());
     let run = dqview_in(

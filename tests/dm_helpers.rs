@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::{dqview_in, scratch_dir, stderr_of};
+use support::{dqview_in, fit_rms_line, scratch_dir, stderr_of};
 
 use dqview::anim::{JointAngles, JointOverrides, Pose};
 use dqview::model::load_model;
@@ -120,16 +120,7 @@ fn the_command_fits_to_dm_and_refuses_dm_flags_for_another_target() {
     );
     assert!(run.status.success(), "{}", stderr_of(&run));
     let text = String::from_utf8_lossy(&run.stdout).into_owned();
-    // "fitted the weights of N vertices over P poses to dm: mean RMS distance from it A -> B".
-    let line = text
-        .lines()
-        .find(|l| l.contains("poses to dm: mean RMS distance"))
-        .unwrap_or_else(|| panic!("{text}"));
-    let numbers: Vec<f64> = line
-        .split(|c: char| c.is_whitespace() || c == ':')
-        .filter_map(|w| w.parse().ok())
-        .collect();
-    let (before, after) = (numbers[numbers.len() - 2], numbers[numbers.len() - 1]);
+    let (before, after, line) = fit_rms_line(&text, "dm");
     assert!(after < before && after.is_finite(), "{line}");
     assert!(std::path::Path::new(out).exists());
     std::fs::remove_file(out).expect("remove");

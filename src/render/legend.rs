@@ -154,15 +154,20 @@ mod tests {
         assert_eq!(heat_value_text(c, 1.0, heat_decimals(c, r)), "1.00");
     }
 
+    /// A black `w` x `h` image.
+    fn black(w: u32, h: u32) -> RgbaImage {
+        RgbaImage {
+            width: w,
+            height: h,
+            pixels: vec![0; (w * h * 4) as usize],
+        }
+    }
+
     #[test]
     fn a_pane_too_narrow_for_the_numbers_keeps_the_bar_alone() {
         // Six panes of a 160x60 render are 26 pixels wide: the end numbers do not fit.
         let (w, h) = (160u32, 60u32);
-        let mut image = RgbaImage {
-            width: w,
-            height: h,
-            pixels: vec![0; (w * h * 4) as usize],
-        };
+        let mut image = black(w, h);
         let range = HeatRange { lo: 0.0, hi: 0.05 };
         for pane in 0..6 {
             let rect = [pane * 26, 0, 26, h];
@@ -177,11 +182,7 @@ mod tests {
     #[test]
     fn the_bar_is_drawn_at_the_pane_bottom_from_blue_to_red() {
         let (w, h) = (200u32, 100u32);
-        let mut image = RgbaImage {
-            width: w,
-            height: h,
-            pixels: vec![0; (w * h * 4) as usize],
-        };
+        let mut image = black(w, h);
         let range = HeatRange { lo: 0.0, hi: 0.05 };
         draw_heat_legend(
             &mut image,

@@ -24,3 +24,19 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("scratch folder");
     dir
 }
+
+/// The (before, after) of `helper-joints`' line "fitted the weights of N vertices over P poses
+/// to TARGET: mean RMS distance from it A -> B ..." in `text`, and the line.
+pub fn fit_rms_line(text: &str, target: &str) -> (f64, f64, String) {
+    let line = text
+        .lines()
+        .find(|l| l.contains(&format!("poses to {target}: mean RMS distance")))
+        .unwrap_or_else(|| panic!("{text}"));
+    let numbers: Vec<f64> = line
+        .split(|c: char| c.is_whitespace() || c == ':')
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let n = numbers.len();
+    assert!(n >= 2, "{line}");
+    (numbers[n - 2], numbers[n - 1], line.to_string())
+}

@@ -190,27 +190,27 @@ pub fn ddm_vertex(
     influences: &[crate::influences::Influence],
 ) -> Option<(Vec3, Vec3, Vec4)> {
     let (p, n, t) = bind;
-    let Some(s) = crate::skin::cpu::blended_scale_shear(palette, influences) else {
-        let fit = skin_vertex_ddm(&palette.matrices, pairs.rest, pairs.joints, pairs.omega)?;
-        let position = (fit.rotation * (p.as_dvec3() - pairs.rest) + fit.translation).as_vec3();
-        let r = fit.rotation.as_mat3();
-        let normal = (r * n).try_normalize().unwrap_or(n);
-        return position
-            .is_finite()
-            .then(|| (position, normal, rotate_tangent(r, t)));
+    let scale = crate::skin::cpu::blended_scale_shear(palette, influences);
+    let (rest, joints, omega) = (pairs.rest, pairs.joints, pairs.omega);
+    let fit = match scale {
+        None => skin_vertex_ddm(&palette.matrices, rest, joints, omega)?,
+        Some(s) => skin_vertex_ddm_scaled(palette, s, rest, joints, omega)?,
     };
-    let fit = skin_vertex_ddm_scaled(palette, s, pairs.rest, pairs.joints, pairs.omega)?;
-    let offset = p.as_dvec3() - pairs.rest - fit.smoothed_offset;
-    let position =
-        (fit.rotation * (s.as_dmat3() * offset + fit.smoothed_offset) + fit.translation).as_vec3();
+    // The offset the fit turns, and the normal and tangent it turns.
+    let (offset, n1, t1) = match scale {
+        None => (p.as_dvec3() - rest, n, t),
+        Some(s) => (
+            s.as_dmat3() * (p.as_dvec3() - rest - fit.smoothed_offset) + fit.smoothed_offset,
+            crate::skin::cpu::transform_normal(s, n),
+            crate::skin::cpu::transform_tangent(s, t),
+        ),
+    };
+    let position = (fit.rotation * offset + fit.translation).as_vec3();
     let r = fit.rotation.as_mat3();
-    let (normal, tangent) = (
-        crate::skin::cpu::transform_normal(s, n),
-        crate::skin::cpu::transform_tangent(s, t),
-    );
-    let normal = (r * normal).try_normalize().unwrap_or(n);
-    let tangent = rotate_tangent(r, tangent);
-    position.is_finite().then_some((position, normal, tangent))
+    let normal = (r * n1).try_normalize().unwrap_or(n);
+    position
+        .is_finite()
+        .then(|| (position, normal, rotate_tangent(r, t1)))
 }
 
 /// A tangent (handedness in w) turned by `r`.
