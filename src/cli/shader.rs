@@ -6,15 +6,16 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::render::shader_export::{
     DEFAULT_EXPORT_JOINTS, ExportInfluences, ExportPalette, ExportStage, ShaderRequest,
-    ShaderTarget, export_shader,
+    ShaderTarget, THREE_METHODS, export_shader, three_chunk,
 };
 use crate::skin::SkinningMode;
 
 /// Options of `dqview shader`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ShaderArgs {
-    /// Language: wgsl, glsl, glsl-es, hlsl, msl or spirv.
-    #[arg(long, value_name = "wgsl|glsl|glsl-es|hlsl|msl|spirv")]
+    /// Language: wgsl, glsl, glsl-es, hlsl, msl, spirv, or three (a GLSL ES chunk for
+    /// three.js's built-in materials, integrations/three).
+    #[arg(long, value_name = "wgsl|glsl|glsl-es|hlsl|msl|spirv|three")]
     pub target: String,
     /// Skinning method: lbs, dqs, hybrid or ddm (its matrices from `dqview ddm`).
     #[arg(long, value_name = "lbs|dqs|hybrid|ddm", default_value = "dqs")]
@@ -30,8 +31,9 @@ pub struct ShaderArgs {
     pub stage: String,
     /// Influences per vertex: 4, or 8 (influences 4 to 7 at vertex locations 5 and 6, or 8 per
     /// vertex in the compute stage's arrays), as dqview's renderer blends.
-    #[arg(long, value_name = "4|8", default_value_t = 4)]
-    pub influences: u32,
+    /// Default 4 (the three chunk reads 8).
+    #[arg(long, value_name = "4|8")]
+    pub influences: Option<u32>,
     /// Output file.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
@@ -42,7 +44,7 @@ impl ShaderArgs {
     pub fn request(&self) -> Result<ShaderRequest> {
         let target = ShaderTarget::from_name(&self.target).ok_or_else(|| {
             anyhow!(
-                "unknown --target `{}` (valid: wgsl, glsl, glsl-es, hlsl, msl, spirv)",
+                "unknown --target `{}` (valid: wgsl, glsl, glsl-es, hlsl, msl, spirv, three)",
                 self.target
             )
         })?;
@@ -72,8 +74,9 @@ impl ShaderArgs {
         } else {
             ExportPalette::Uniform(self.joints.unwrap_or(DEFAULT_EXPORT_JOINTS))
         };
-        let influences = ExportInfluences::from_count(self.influences)
-            .ok_or_else(|| anyhow!("--influences {}: the shader reads 4 or 8", self.influences))?;
+        let count = self.influences.unwrap_or(4);
+        let influences = ExportInfluences::from_count(count)
+            .ok_or_else(|| anyhow!("--influences {count}: the shader reads 4 or 8"))?;
         Ok(ShaderRequest {
             target,
             method,
@@ -84,8 +87,51 @@ impl ShaderArgs {
     }
 }
 
+/// The method of `--target three`, after refusing the flags the chunk does not take.
+fn three_method(args: &ShaderArgs) -> Result<SkinningMode> {
+    let refused = [
+        (
+            args.joints.is_some(),
+            "--joints (the chunk reads a palette texture of any size)",
+        ),
+        (
+            args.storage,
+            "--storage (the chunk reads a palette texture)",
+        ),
+        (
+            args.stage != "vertex",
+            "--stage (the chunk is part of three's vertex stage)",
+        ),
+        (
+            args.influences.is_some_and(|n| n != 8),
+            "--influences (the chunk reads 8, zero-weight padded)",
+        ),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        bail!("--target three takes no {flag}");
+    }
+    match SkinningMode::from_name(&args.method) {
+        Some(m) if THREE_METHODS.contains(&m) => Ok(m),
+        _ => bail!(
+            "--target three: unknown or unsupported --method `{}` (valid: lbs, dqs, hybrid)",
+            args.method
+        ),
+    }
+}
+
 /// Writes the shader `args` names to `args.out`.
 pub fn run(args: &ShaderArgs) -> Result<()> {
+    if args.target == "three" {
+        let method = three_method(args)?;
+        std::fs::write(&args.out, three_chunk(method)?)
+            .with_context(|| format!("cannot write {}", args.out.display()))?;
+        println!(
+            "wrote {} three.js chunk to {}",
+            method.short_label(),
+            args.out.display()
+        );
+        return Ok(());
+    }
     let request = args.request()?;
     let shader = export_shader(&request)?;
     std::fs::write(&args.out, shader.code.to_bytes())

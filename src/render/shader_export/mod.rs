@@ -8,12 +8,17 @@
 //! binding that method does not reach, validates the module and writes the target language.
 
 mod header;
+mod three;
 mod translate;
 
 use crate::skin::SkinningMode;
 
 use super::shaders::{DDM_WGSL, DQ_WGSL, SKIN_WGSL, shader_text};
 
+pub use three::{
+    EXPORT_PALETTE_TEXTURE_WGSL, EXPORT_THREE_WGSL, THREE_METHODS, THREE_PALETTE_UNIFORM,
+    THREE_PREFIX, THREE_TEXELS_PER_JOINT, three_chunk, three_module, three_wgsl_source,
+};
 pub use translate::ShaderCode;
 
 /// The engine-facing palette (group 0 of the exported shaders).
@@ -243,7 +248,7 @@ impl ShaderRequest {
     }
 
     /// The method's `skin_export` line: the one place the method is chosen.
-    fn method_line(&self) -> Result<&'static str, ShaderExportError> {
+    pub(super) fn method_line(&self) -> Result<&'static str, ShaderExportError> {
         Ok(match self.method {
             SkinningMode::Lbs => {
                 "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_lbs(v); }"

@@ -252,7 +252,7 @@ fn glsl_stable_names(
 
 /// `text` with every identifier that is a key of `renames` replaced by its value; an error when
 /// a new name is already an identifier of `text` (the rename would merge two names).
-fn rename_identifiers(
+pub(super) fn rename_identifiers(
     text: &str,
     renames: &HashMap<String, String>,
 ) -> Result<String, ShaderExportError> {
