@@ -1,5 +1,5 @@
-// dqview's LBS, DQS and hybrid skinning for three.js: every SkinnedMesh under a root gets a
-// RawShaderMaterial (WebGL2) built on the vertex shader `dqview shader --target glsl-es`
+// dqview's comparison path for three.js (the pixel tests; apps use skinning.js): every
+// SkinnedMesh under a root gets a RawShaderMaterial (WebGL2) built on the vertex shader `dqview shader --target glsl-es`
 // writes, with the palette computed as dqview computes it (palette.js) and bound through
 // UniformsGroups (skin-uniforms.js) by the blocks' stable names. Up to eight influences a
 // vertex (JOINTS_0/1, WEIGHTS_0/1) and the mesh's morph targets, applied to the bind pose
@@ -122,7 +122,7 @@ function skinningMaterial(vertexText, groups, view, baseColor) {
  * hybrid's uniform beta for meshes without `_DQS_BLEND` (default 1). Returns
  * { meshes, skins, dispose() }. The palette updates in each mesh's onBeforeRender.
  */
-export function applyDqviewSkinning(root, shader, { view = "shaded", beta = 1 } = {}) {
+export function applyDqviewComparison(root, shader, { view = "shaded", beta = 1 } = {}) {
     const iface = parseShaderInterface(shader);
     const skins = new Map();
     const meshes = [];

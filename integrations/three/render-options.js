@@ -6,7 +6,8 @@ export const RENDER_METHODS = ["lbs", "dqs", "hybrid", "stock"];
 
 export const USAGE =
     "usage: node render.mjs MODEL --method lbs|dqs|hybrid|stock [--clip NAME --time S] [--twist JOINT=DEG]... " +
-    "[--bend JOINT=DEG]... [--constraints] --camera CAMERA.json [--size WxH] [--view mask|shaded] --out FILE.png " +
+    "[--bend JOINT=DEG]... [--bind-pose] [--constraints] [--material KIND] [--shadows] --camera CAMERA.json [--size WxH] " +
+    "[--view mask|shaded|shadow] --out FILE.png " +
     "[--timeout S] [--browser PATH]";
 
 /** A usage error: exit status 2. */
@@ -25,9 +26,15 @@ const TAKES_VALUE = new Set([
     "--out",
     "--timeout",
     "--browser",
+    "--material",
 ]);
 /** Flags that take none. */
-const SWITCHES = new Set(["--constraints"]);
+const SWITCHES = new Set(["--constraints", "--shadows", "--bind-pose"]);
+
+/** `--material`'s kinds: the glTF's own materials or one of three's built-in kinds (harness-scene.js). */
+export const MATERIALS = ["gltf", "basic", "lambert", "phong", "standard", "physical", "toon"];
+/** The views: dqview's mask, the shaded look, and the shadow on the ground as a mask. */
+export const VIEWS = ["mask", "shaded", "shadow"];
 
 /** Whether `file` names a model render.mjs loads: glTF, binary glTF, or VRM (a binary glTF). */
 export function isModelFile(file) {
@@ -44,6 +51,8 @@ export function parseArgs(argv, env = {}) {
         twists: [],
         bends: [],
         constraints: false,
+        shadows: false,
+        "bind-pose": false,
         view: "mask",
         timeout: 60,
         browser: env.DQVIEW_CHROMIUM || "chromium",
@@ -80,8 +89,14 @@ export function parseArgs(argv, env = {}) {
                 : `unknown method \`${options.method}\` (valid: ${RENDER_METHODS.join(", ")})`,
         );
     }
-    if (!["mask", "shaded"].includes(options.view))
-        throw new UsageError(`unknown view \`${options.view}\` (valid: mask, shaded)`);
+    if (!VIEWS.includes(options.view))
+        throw new UsageError(`unknown view \`${options.view}\` (valid: ${VIEWS.join(", ")})`);
+    if (options.material !== undefined && !MATERIALS.includes(options.material))
+        throw new UsageError(`unknown material \`${options.material}\` (valid: ${MATERIALS.join(", ")})`);
+    if (options["bind-pose"] && (options.clip !== undefined || options.twists.length + options.bends.length > 0))
+        throw new UsageError("--bind-pose poses every skeleton at its bind pose: it takes no --clip, --twist or --bend");
+    if (options.view === "shadow" && options.material === undefined)
+        throw new UsageError("--view shadow needs --material (the shadow is cast through three's own materials)");
     if (options.time !== undefined) {
         options.time = Number(options.time);
         if (!Number.isFinite(options.time)) throw new UsageError("--time must be a finite number of seconds");
@@ -98,5 +113,6 @@ export function parseArgs(argv, env = {}) {
 export function wroteLine(options, width, height, constraints) {
     const evaluated =
         constraints === null ? "" : `, ${constraints} node constraint${constraints === 1 ? "" : "s"} evaluated`;
-    return `wrote ${options.out} (${width}x${height}, ${options.method}, view ${options.view}${evaluated})`;
+    const material = options.material === undefined ? "" : `, material ${options.material}`;
+    return `wrote ${options.out} (${width}x${height}, ${options.method}, view ${options.view}${material}${evaluated})`;
 }

@@ -3,7 +3,9 @@
 import { Color, DirectionalLight, DoubleSide, HemisphereLight, MeshBasicMaterial, WebGLRenderer } from "three";
 
 import { cameraFromDqview } from "./camera.js";
-import { applyDqviewSkinning, loadDqviewShader } from "./dqview-skinning.js";
+import { applyDqviewComparison, loadDqviewShader } from "./dqview-skinning.js";
+import { applyDqviewSkinning } from "./skinning.js";
+import { addShadows, forceWhite, materialOfKind } from "./harness-scene.js";
 import { constraintManager, modelLoader } from "./load.js";
 import { poseGltf } from "./pose.js";
 import { renderResolved4x } from "./resolve4x.js";
@@ -29,38 +31,67 @@ function prepareThreeMeshes(root, view, { skinned }) {
 }
 
 /**
- * Renders `job` ({model, method, clip, time, twists, bends, constraints, camera, width,
- * height, view}) as dqview renders (4x multisampled, sRGB-resolved); the PNG as a data URL and the
- * number of node constraints evaluated.
+ * The skinned meshes in three's own materials of `job.material`'s kind, skinned by
+ * `applyDqviewSkinning` (the package's path; "stock" leaves three's own skinning), white in
+ * the mask; the rigid meshes as `prepareThreeMeshes` leaves them.
+ */
+function ownMaterials(root, job) {
+    root.traverse((object) => {
+        if (!object.isSkinnedMesh) return;
+        object.material = materialOfKind(job.material, object.material);
+        if (job.view === "mask") forceWhite(object.material);
+        object.frustumCulled = true;
+    });
+    prepareThreeMeshes(root, job.view, { skinned: false });
+    return applyDqviewSkinning(root, { method: job.method, beta: 1 });
+}
+
+/**
+ * Renders `job` ({model, method, material, shadows, clip, time, twists, bends, constraints,
+ * camera, width, height, view}) as dqview renders (4x multisampled, sRGB-resolved); the PNG as
+ * a data URL and the number of node constraints evaluated.
  */
 async function render(job) {
     const stock = job.method === "stock";
-    const shader = stock ? null : await loadDqviewShader(job.method);
+    const own = job.material !== null;
+    const shader = stock || own ? null : await loadDqviewShader(job.method);
     const loader = await modelLoader({ constraints: job.constraints });
     const gltf = await loader.loadAsync(job.model).catch((e) => {
         throw new Error(`cannot load ${job.modelName}: ${e?.message ?? e}`);
     });
     const constraints = job.constraints ? constraintManager(gltf) : null;
     poseGltf(gltf, { clip: job.clip, time: job.time, twists: job.twists, bends: job.bends, constraints });
-    // Stock: three's SkinnedMesh skinning (its LBS, bone texture and all), as any three.js app.
-    if (!stock) applyDqviewSkinning(gltf.scene, shader, { view: job.view });
-    prepareThreeMeshes(gltf.scene, job.view, { skinned: stock });
-    if (job.view !== "mask") {
-        gltf.scene.add(new HemisphereLight(0xffffff, 0x404040, 1.5));
-        const key = new DirectionalLight(0xffffff, 2.0);
-        key.position.set(0.4, 0.8, 0.6);
-        gltf.scene.add(key);
+    if (job.bindPose) {
+        // Every skinning matrix the identity: LBS, DQS and hybrid all leave the mesh as modelled.
+        gltf.scene.traverse((o) => o.isSkinnedMesh && o.skeleton.pose());
+        gltf.scene.updateMatrixWorld(true);
+    }
+    if (own) {
+        ownMaterials(gltf.scene, job);
+    } else {
+        // Stock: three's SkinnedMesh skinning (its LBS, bone texture and all), as any three.js app.
+        if (!stock) applyDqviewComparison(gltf.scene, shader, { view: job.view === "mask" ? "mask" : "shaded" });
+        prepareThreeMeshes(gltf.scene, job.view, { skinned: stock });
     }
     const canvas = document.createElement("canvas");
     document.body.append(canvas);
     const renderer = new WebGLRenderer({ canvas, antialias: false });
+    if (job.view !== "mask") {
+        const key = new DirectionalLight(0xffffff, 2.0);
+        key.position.set(0.4, 0.8, 0.6);
+        gltf.scene.add(key);
+        if (job.view === "shaded") gltf.scene.add(new HemisphereLight(0xffffff, 0x404040, 1.5));
+        if (job.shadows || job.view === "shadow") {
+            addShadows(gltf.scene, gltf.scene, key, renderer, { camera: job.camera, shadowOnly: job.view === "shadow" });
+        }
+    }
     let shaderError = null;
     renderer.debug.onShaderError = (gl, program, vs, fs) => {
         shaderError = gl.getShaderInfoLog(vs) || gl.getShaderInfoLog(fs) || gl.getProgramInfoLog(program);
     };
     renderer.setPixelRatio(1);
     // dqview's backgrounds: black for the mask, its dark grey otherwise (linear colours).
-    renderer.setClearColor(job.view === "mask" ? new Color(0, 0, 0) : new Color(0.02, 0.02, 0.025), 1);
+    renderer.setClearColor(job.view === "shaded" ? new Color(0.02, 0.02, 0.025) : new Color(0, 0, 0), 1);
     const image = renderResolved4x(renderer, gltf.scene, cameraFromDqview(job.camera), job.width, job.height);
     if (shaderError !== null) throw new Error(`shader error: ${shaderError.trim()}`);
     const glError = renderer.getContext().getError();

@@ -1,0 +1,81 @@
+// The render harness's scenes for three.js's own materials (render.mjs `--material`): the
+// skinned meshes' materials of one kind, the mask made by forcing their fragment white, and
+// the shadow-casting key light over a ground plane (`--shadows`, `--view shadow`).
+import {
+    BasicShadowMap,
+    Box3,
+    DoubleSide,
+    Mesh,
+    MeshBasicMaterial,
+    MeshLambertMaterial,
+    MeshPhongMaterial,
+    MeshPhysicalMaterial,
+    MeshStandardMaterial,
+    MeshToonMaterial,
+    PlaneGeometry,
+    ShadowMaterial,
+    Vector3,
+} from "three";
+
+/** The material kinds `--material` takes: the glTF's own, or one of three's built-in kinds. */
+export const MATERIAL_KINDS = {
+    gltf: null,
+    basic: MeshBasicMaterial,
+    lambert: MeshLambertMaterial,
+    phong: MeshPhongMaterial,
+    standard: MeshStandardMaterial,
+    physical: MeshPhysicalMaterial,
+    toon: MeshToonMaterial,
+};
+
+/** A material of `kind` in place of `source` (its colour and texture kept), or `source` for gltf. */
+export function materialOfKind(kind, source) {
+    const Kind = MATERIAL_KINDS[kind];
+    if (Kind === null) return source;
+    return new Kind({ color: source?.color ?? 0xffffff, map: source?.map ?? null, side: DoubleSide });
+}
+
+/** Makes `material` draw flat white while its vertex stage is left as it is (the mask view). */
+export function forceWhite(material) {
+    material.onBeforeCompile = (shader) => {
+        shader.fragmentShader = shader.fragmentShader.replace(/\}\s*$/, "\tgl_FragColor = vec4( 1.0 );\n}\n");
+    };
+    material.customProgramCacheKey = () => "dqview-mask";
+}
+
+/**
+ * Puts the scene on a ground plane (at its lowest point) under a shadow-casting key light
+ * framed on the dqview camera's target and distance (`camera`, the JSON), so that renders
+ * sharing a camera share the shadow map's texels whatever the pose: every mesh casts, the
+ * ground receives. In the shadow view the meshes draw nothing and the ground draws the shadow
+ * white on black, a mask of the shadow.
+ */
+export function addShadows(root, scene, key, renderer, { camera, shadowOnly }) {
+    const box = new Box3().setFromObject(root, true);
+    const centre = new Vector3().fromArray(camera.target);
+    const extent = centre.distanceTo(new Vector3().fromArray(camera.eye));
+    renderer.shadowMap.enabled = true;
+    renderer.shadowMap.type = BasicShadowMap;
+    key.castShadow = true;
+    key.position.copy(centre).add(new Vector3(0.3, 1, 0.2).normalize().multiplyScalar(extent));
+    key.target.position.copy(centre);
+    scene.add(key.target);
+    Object.assign(key.shadow.camera, { left: -extent, right: extent, top: extent, bottom: -extent, near: 0, far: 3 * extent });
+    key.shadow.camera.updateProjectionMatrix();
+    key.shadow.mapSize.set(4096, 4096);
+    key.shadow.bias = -1e-4 * extent;
+    root.traverse((object) => {
+        if (!object.isMesh) return;
+        object.castShadow = true;
+        object.receiveShadow = !shadowOnly;
+        if (shadowOnly) {
+            for (const m of [object.material].flat()) Object.assign(m, { colorWrite: false, depthWrite: false });
+        }
+    });
+    const material = shadowOnly ? new ShadowMaterial({ color: 0xffffff, opacity: 1 }) : new MeshStandardMaterial({ color: 0x808080 });
+    const ground = new Mesh(new PlaneGeometry(10 * extent, 10 * extent), material);
+    ground.rotation.x = -Math.PI / 2;
+    ground.position.set(centre.x, box.min.y, centre.z);
+    ground.receiveShadow = true;
+    scene.add(ground);
+}
