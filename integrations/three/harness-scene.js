@@ -17,9 +17,13 @@ import {
     Vector3,
 } from "three";
 
-/** The material kinds `--material` takes: the glTF's own, or one of three's built-in kinds. */
+/**
+ * The material kinds `--material` takes: the glTF's own, three-vrm's MToon (the glTF's own,
+ * loaded with the MToon plugin), or one of three's built-in kinds.
+ */
 export const MATERIAL_KINDS = {
     gltf: null,
+    mtoon: null,
     basic: MeshBasicMaterial,
     lambert: MeshLambertMaterial,
     phong: MeshPhongMaterial,
@@ -37,10 +41,14 @@ export function materialOfKind(kind, source) {
 
 /** Makes `material` draw flat white while its vertex stage is left as it is (the mask view). */
 export function forceWhite(material) {
-    material.onBeforeCompile = (shader) => {
+    const { onBeforeCompile, customProgramCacheKey } = material;
+    material.onBeforeCompile = function (shader, renderer) {
+        onBeforeCompile.call(this, shader, renderer);
         shader.fragmentShader = shader.fragmentShader.replace(/\}\s*$/, "\tgl_FragColor = vec4( 1.0 );\n}\n");
     };
-    material.customProgramCacheKey = () => "dqview-mask";
+    material.customProgramCacheKey = function () {
+        return `${customProgramCacheKey.call(this)}|dqview-mask`;
+    };
 }
 
 /**

@@ -6,7 +6,7 @@ export const RENDER_METHODS = ["lbs", "dqs", "hybrid", "stock"];
 
 export const USAGE =
     "usage: node render.mjs MODEL --method lbs|dqs|hybrid|stock [--clip NAME --time S] [--twist JOINT=DEG]... " +
-    "[--bend JOINT=DEG]... [--bind-pose] [--constraints] [--material KIND] [--shadows] --camera CAMERA.json [--size WxH] " +
+    "[--bend JOINT=DEG]... [--bind-pose] [--constraints] [--material KIND [--first-method M]] [--shadows] --camera CAMERA.json [--size WxH] " +
     "[--view mask|shaded|shadow] --out FILE.png " +
     "[--timeout S] [--browser PATH]";
 
@@ -27,12 +27,13 @@ const TAKES_VALUE = new Set([
     "--timeout",
     "--browser",
     "--material",
+    "--first-method",
 ]);
 /** Flags that take none. */
 const SWITCHES = new Set(["--constraints", "--shadows", "--bind-pose"]);
 
 /** `--material`'s kinds: the glTF's own materials or one of three's built-in kinds (harness-scene.js). */
-export const MATERIALS = ["gltf", "basic", "lambert", "phong", "standard", "physical", "toon"];
+export const MATERIALS = ["gltf", "mtoon", "basic", "lambert", "phong", "standard", "physical", "toon"];
 /** The views: dqview's mask, the shaded look, and the shadow on the ground as a mask. */
 export const VIEWS = ["mask", "shaded", "shadow"];
 
@@ -93,6 +94,12 @@ export function parseArgs(argv, env = {}) {
         throw new UsageError(`unknown view \`${options.view}\` (valid: ${VIEWS.join(", ")})`);
     if (options.material !== undefined && !MATERIALS.includes(options.material))
         throw new UsageError(`unknown material \`${options.material}\` (valid: ${MATERIALS.join(", ")})`);
+    if (options["first-method"] !== undefined) {
+        if (options.material === undefined)
+            throw new UsageError("--first-method switches the package's method at run time: it needs --material");
+        if (!RENDER_METHODS.includes(options["first-method"]))
+            throw new UsageError(`unknown --first-method \`${options["first-method"]}\` (valid: ${RENDER_METHODS.join(", ")})`);
+    }
     if (options["bind-pose"] && (options.clip !== undefined || options.twists.length + options.bends.length > 0))
         throw new UsageError("--bind-pose poses every skeleton at its bind pose: it takes no --clip, --twist or --bend");
     if (options.view === "shadow" && options.material === undefined)
@@ -110,9 +117,9 @@ export function parseArgs(argv, env = {}) {
 }
 
 /** What render.mjs prints when it wrote the image; `constraints`: how many it evaluated, null without --constraints. */
-export function wroteLine(options, width, height, constraints) {
+export function wroteLine(options, width, height, constraints, materials = []) {
     const evaluated =
         constraints === null ? "" : `, ${constraints} node constraint${constraints === 1 ? "" : "s"} evaluated`;
-    const material = options.material === undefined ? "" : `, material ${options.material}`;
+    const material = options.material === undefined ? "" : `, material ${options.material} (${materials.join(", ")})`;
     return `wrote ${options.out} (${width}x${height}, ${options.method}, view ${options.view}${material}${evaluated})`;
 }

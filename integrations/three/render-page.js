@@ -39,11 +39,18 @@ function ownMaterials(root, job) {
     root.traverse((object) => {
         if (!object.isSkinnedMesh) return;
         object.material = materialOfKind(job.material, object.material);
-        if (job.view === "mask") forceWhite(object.material);
+        if (job.view === "mask") [object.material].flat().forEach(forceWhite);
         object.frustumCulled = true;
     });
     prepareThreeMeshes(root, job.view, { skinned: false });
-    return applyDqviewSkinning(root, { method: job.method, beta: 1 });
+    return applyDqviewSkinning(root, { method: job.firstMethod ?? job.method, beta: 1 });
+}
+
+/** The distinct material types of the skinned meshes under `root`, sorted. */
+function skinnedMaterialTypes(root) {
+    const types = new Set();
+    root.traverse((o) => o.isSkinnedMesh && [o.material].flat().forEach((m) => types.add(m.isMToonMaterial ? "MToonMaterial" : m.type)));
+    return [...types].sort();
 }
 
 /**
@@ -55,7 +62,7 @@ async function render(job) {
     const stock = job.method === "stock";
     const own = job.material !== null;
     const shader = stock || own ? null : await loadDqviewShader(job.method);
-    const loader = await modelLoader({ constraints: job.constraints });
+    const loader = await modelLoader({ constraints: job.constraints, mtoon: job.material === "mtoon" });
     const gltf = await loader.loadAsync(job.model).catch((e) => {
         throw new Error(`cannot load ${job.modelName}: ${e?.message ?? e}`);
     });
@@ -66,9 +73,8 @@ async function render(job) {
         gltf.scene.traverse((o) => o.isSkinnedMesh && o.skeleton.pose());
         gltf.scene.updateMatrixWorld(true);
     }
-    if (own) {
-        ownMaterials(gltf.scene, job);
-    } else {
+    const skinning = own ? ownMaterials(gltf.scene, job) : null;
+    if (!own) {
         // Stock: three's SkinnedMesh skinning (its LBS, bone texture and all), as any three.js app.
         if (!stock) applyDqviewComparison(gltf.scene, shader, { view: job.view === "mask" ? "mask" : "shaded" });
         prepareThreeMeshes(gltf.scene, job.view, { skinned: stock });
@@ -92,14 +98,24 @@ async function render(job) {
     renderer.setPixelRatio(1);
     // dqview's backgrounds: black for the mask, its dark grey otherwise (linear colours).
     renderer.setClearColor(job.view === "shaded" ? new Color(0.02, 0.02, 0.025) : new Color(0, 0, 0), 1);
-    const image = renderResolved4x(renderer, gltf.scene, cameraFromDqview(job.camera), job.width, job.height);
+    const camera = cameraFromDqview(job.camera);
+    if (job.firstMethod !== null) {
+        // A frame in the first method (its programs compiled and drawn), then the switch.
+        renderer.render(gltf.scene, camera);
+        skinning.setMethod(job.method);
+    }
+    const image = renderResolved4x(renderer, gltf.scene, camera, job.width, job.height);
     if (shaderError !== null) throw new Error(`shader error: ${shaderError.trim()}`);
     const glError = renderer.getContext().getError();
     if (glError !== 0) throw new Error(`WebGL error 0x${glError.toString(16)} while drawing`);
     const out = document.createElement("canvas");
     [out.width, out.height] = [job.width, job.height];
     out.getContext("2d").putImageData(image, 0, 0);
-    return { png: out.toDataURL("image/png"), constraints: constraints?.constraints.size ?? 0 };
+    return {
+        png: out.toDataURL("image/png"),
+        constraints: constraints?.constraints.size ?? 0,
+        materials: skinnedMaterialTypes(gltf.scene),
+    };
 }
 
 const job = JSON.parse(new URLSearchParams(location.search).get("job"));

@@ -38,6 +38,8 @@ const CHROMIUM_FLAGS = [
 
 /** three-vrm's VRMC_node_constraint loader plugin, for --constraints. */
 const CONSTRAINT_PACKAGE = "@pixiv/three-vrm-node-constraint";
+/** three-vrm's MToon material loader plugin, for --material mtoon. */
+const MTOON_PACKAGE = "@pixiv/three-vrm-materials-mtoon";
 
 const MATRICES = ["view_from_world", "world_from_view", "clip_from_view_gl"];
 
@@ -139,7 +141,7 @@ async function renderInBrowser(options, job, origin) {
         for (const m of messages) console.error(`render.mjs: page: ${m}`);
         if (result.error) throw new Error(result.error);
         const png = Buffer.from(result.png.replace(/^data:image\/png;base64,/, ""), "base64");
-        return { png, constraints: result.constraints };
+        return { png, constraints: result.constraints, materials: result.materials ?? [] };
     } finally {
         limit?.cancel();
         if (cdp) await cdp.close();
@@ -163,6 +165,9 @@ async function main(argv) {
     if (options.constraints && !existsSync(path.join(HERE, "node_modules", CONSTRAINT_PACKAGE, "package.json"))) {
         throw new Error(`--constraints: ${CONSTRAINT_PACKAGE} is not installed: run \`npm ci\` in ${HERE}`);
     }
+    if (options.material === "mtoon" && !existsSync(path.join(HERE, "node_modules", MTOON_PACKAGE, "package.json"))) {
+        throw new Error(`--material mtoon: ${MTOON_PACKAGE} is not installed: run \`npm ci\` in ${HERE}`);
+    }
     const { camera, width, height } = readCamera(options.camera, options.size);
     const outDir = path.dirname(path.resolve(options.out));
     if (!existsSync(outDir) || !statSync(outDir).isDirectory())
@@ -180,15 +185,16 @@ async function main(argv) {
             constraints: options.constraints,
             material: options.material ?? null,
             bindPose: options["bind-pose"],
+            firstMethod: options["first-method"] ?? null,
             shadows: options.shadows,
             camera,
             width,
             height,
             view: options.view,
         };
-        const { png, constraints } = await renderInBrowser(options, job, server.origin);
+        const { png, constraints, materials } = await renderInBrowser(options, job, server.origin);
         writeFileSync(options.out, png);
-        console.log(wroteLine(options, width, height, options.constraints ? constraints : null));
+        console.log(wroteLine(options, width, height, options.constraints ? constraints : null, materials));
     } finally {
         await server.close();
     }

@@ -1,0 +1,413 @@
+//! The three.js package's own path, `applyDqviewSkinning` in the app's materials
+//! (`integrations/three/skinning.js`, `render.mjs --material KIND`), on the shared characters in
+//! headless Chromium (WebGL2 on SwiftShader):
+//!
+//! - every material kind it patches (three's basic, Lambert, Phong, standard, physical and toon,
+//!   the glTF's own, and three-vrm's MToon on a VRM made from `dqview twist-joints` output, its
+//!   twist joints driven by three-vrm's node constraints) draws the DQS mask of `dqview render
+//!   --view mask` (IoU >= 0.999), and `stock` and a method switched at run time draw theirs;
+//! - the shadow a DQS-skinned character casts on the ground is the shadow of dqview's own DQS
+//!   mesh (`dqview export --mode dqs`, a static mesh), not of LBS's;
+//! - at the bind pose the shaded image (the glTF's materials, lights, no shadow map) is three's
+//!   stock image within 1 grey level; with the shadow map, all but a few pixels are.
+//!
+//! Masks are compared at 50% coverage (`tests/support/three.rs`). The cases skip, or fail with
+//! `DQVIEW_REQUIRE_BROWSER=1`, without Chromium, node or `npm ci`.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::json;
+use support::three::{Pose, compare, dqview_mask, edit_gltf_json, integration_dir};
+
+/// The Adventurer's left forearm twisted 170 degrees: LBS collapses it, DQS keeps it.
+const TWIST: Pose = Pose {
+    name: "twist LowerArm.L=170",
+    flags: &["--twist", "LowerArm.L=170"],
+    focus: "LowerArm.L",
+};
+/// Smallest IoU of a three.js mask and dqview's (issue 48's target).
+const MIN_IOU: f64 = 0.999;
+/// The built-in kinds and the glTF's own materials.
+const KINDS: [&str; 7] = [
+    "basic", "lambert", "phong", "standard", "physical", "toon", "gltf",
+];
+
+/// `node render.mjs MODEL --method METHOD --view VIEW ARGS... --camera CAMERA --out OUT`;
+/// its stdout.
+fn render_three(
+    chromium: &Path,
+    model: &Path,
+    method: &str,
+    view: &str,
+    args: &[&str],
+    camera: &Path,
+    out: &Path,
+) -> String {
+    let o = Command::new("node")
+        .arg(integration_dir().join("render.mjs"))
+        .arg(model)
+        .args([
+            "--method",
+            method,
+            "--view",
+            view,
+            "--size",
+            support::three::SIZE,
+        ])
+        .args(args)
+        .arg("--camera")
+        .arg(camera)
+        .arg("--browser")
+        .arg(chromium)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "render.mjs {} {method} {view} {args:?}: {stdout}{}",
+        model.display(),
+        support::stderr_of(&o)
+    );
+    stdout
+}
+
+/// Checks one three.js mask against dqview's: IoU at least [`MIN_IOU`] and at most a fifth of
+/// the pixels where dqview's LBS and DQS differ; a failure line otherwise.
+fn check_mask(what: &str, dqview: &Path, three: &Path, lbs_dqs: usize) -> Option<String> {
+    let (differ, iou) = compare(dqview, three);
+    println!("{what}: IoU {iou:.5}, {differ} pixels differ (LBS vs DQS {lbs_dqs})");
+    (iou < MIN_IOU || differ * 5 > lbs_dqs).then(|| {
+        format!(
+            "{what}: IoU {iou:.5}, {differ} pixels differ (LBS vs DQS {lbs_dqs}); see {}",
+            three.display()
+        )
+    })
+}
+
+#[test]
+fn every_material_kind_and_a_method_switch_skin_as_dqview() {
+    let test = "every_material_kind_and_a_method_switch_skin_as_dqview";
+    let Some((chromium, characters)) = support::three::browser_case(test) else {
+        return;
+    };
+    let dir = support::scratch_dir("three_materials_kinds");
+    let model = characters.join("Adventurer.gltf");
+    let (dqs, camera) = dqview_mask(&model, &TWIST, "dqs", &dir);
+    let (lbs, _) = dqview_mask(&model, &TWIST, "lbs", &dir);
+    let (lbs_dqs, _) = compare(&lbs, &dqs);
+    assert!(
+        lbs_dqs >= 300,
+        "LBS and DQS differ in only {lbs_dqs} pixels"
+    );
+    let mut failures = Vec::new();
+    let mut cases: Vec<(String, &str, Vec<&str>, &Path)> = KINDS
+        .iter()
+        .map(|k| {
+            (
+                format!("dqs {k}"),
+                "dqs",
+                vec!["--material", k],
+                dqs.as_path(),
+            )
+        })
+        .collect();
+    cases.extend([
+        (
+            "stock standard".to_string(),
+            "stock",
+            vec!["--material", "standard"],
+            lbs.as_path(),
+        ),
+        (
+            "lbs standard".to_string(),
+            "lbs",
+            vec!["--material", "standard"],
+            lbs.as_path(),
+        ),
+        (
+            "lbs -> dqs".to_string(),
+            "dqs",
+            vec!["--material", "standard", "--first-method", "lbs"],
+            dqs.as_path(),
+        ),
+        (
+            "stock -> dqs".to_string(),
+            "dqs",
+            vec!["--material", "standard", "--first-method", "stock"],
+            dqs.as_path(),
+        ),
+        (
+            "dqs -> stock".to_string(),
+            "stock",
+            vec!["--material", "standard", "--first-method", "dqs"],
+            lbs.as_path(),
+        ),
+    ]);
+    for (name, method, mut args, expected) in cases {
+        args.extend(TWIST.flags);
+        let out = dir.join(format!("three_{}.png", name.replace([' ', '>'], "_")));
+        let stdout = render_three(&chromium, &model, method, "mask", &args, &camera, &out);
+        if name.ends_with("gltf") {
+            assert!(stdout.contains("MeshStandardMaterial"), "{stdout}");
+        }
+        failures.extend(check_mask(&name, expected, &out, lbs_dqs));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The robot's left palm twisted 170 degrees, seen from its side (from the default direction
+/// `--focus` cuts away the body in front of the palm, which three.js does not).
+const PALM_TWIST: Pose = Pose {
+    name: "twist Palm3.L=170",
+    flags: &["--twist", "Palm3.L=170", "--yaw", "90", "--pitch", "20"],
+    focus: "Palm3.L",
+};
+
+/// `dqview twist-joints` of the robot's left palm (a GLB), then written as a VRM whose materials
+/// are MToon (`VRMC_materials_mtoon`, their base colour the glTF's).
+fn mtoon_vrm(characters: &Path, dir: &Path) -> PathBuf {
+    let input = characters.join("RobotExpressive.glb");
+    let glb = dir.join("robot_twist.glb");
+    let args = [
+        "twist-joints",
+        input.to_str().expect("utf-8 path"),
+        "--joint",
+        "Palm3.L",
+        "--out",
+        glb.to_str().expect("utf-8 path"),
+    ];
+    let o = support::dqview_in(&args, &dir.join("cache"));
+    assert!(
+        o.status.success(),
+        "dqview {args:?}: {}",
+        support::stderr_of(&o)
+    );
+    let vrm = dir.join("robot_twist_mtoon.vrm");
+    edit_gltf_json(&glb, &vrm, |json| {
+        for material in json["materials"].as_array_mut().expect("materials") {
+            material["extensions"]["VRMC_materials_mtoon"] = json!({"specVersion": "1.0"});
+        }
+        let used = json["extensionsUsed"].take();
+        let mut used = used.as_array().cloned().unwrap_or_default();
+        used.push(json!("VRMC_materials_mtoon"));
+        json["extensionsUsed"] = json!(used);
+    });
+    vrm
+}
+
+#[test]
+fn mtoon_on_a_twist_joints_vrm_skins_as_dqview() {
+    let test = "mtoon_on_a_twist_joints_vrm_skins_as_dqview";
+    let Some((chromium, characters)) = support::three::browser_case(test) else {
+        return;
+    };
+    let dir = support::scratch_dir("three_materials_mtoon");
+    let model = mtoon_vrm(&characters, &dir);
+    let (dqs, camera) = dqview_mask(&model, &PALM_TWIST, "dqs", &dir);
+    let (lbs, _) = dqview_mask(&model, &PALM_TWIST, "lbs", &dir);
+    let (lbs_dqs, _) = compare(&lbs, &dqs);
+    assert!(
+        lbs_dqs >= 300,
+        "LBS and DQS differ in only {lbs_dqs} pixels"
+    );
+    let mut failures = Vec::new();
+    for (method, expected) in [("dqs", &dqs), ("lbs", &lbs)] {
+        let out = dir.join(format!("three_mtoon_{method}.png"));
+        // The twist joints follow the palm through the file's node constraints, as in dqview.
+        let args = [
+            "--material",
+            "mtoon",
+            "--constraints",
+            "--twist",
+            "Palm3.L=170",
+        ];
+        let stdout = render_three(&chromium, &model, method, "mask", &args, &camera, &out);
+        assert!(
+            stdout.contains("MToonMaterial"),
+            "the VRM's materials were not MToon: {stdout}"
+        );
+        failures.extend(check_mask(
+            &format!("MToon {method}"),
+            expected,
+            &out,
+            lbs_dqs,
+        ));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The camera over the twisted arm from above, where its shadow falls on the ground.
+const FROM_ABOVE: Pose = Pose {
+    name: "twist LowerArm.L=170, from above",
+    flags: &["--twist", "LowerArm.L=170", "--yaw", "10", "--pitch", "75"],
+    focus: "LowerArm.L",
+};
+
+/// `dqview export MODEL --mode MODE --twist LowerArm.L=170`: the posed mesh, static, as a GLB.
+fn baked(model: &Path, mode: &str, dir: &Path) -> PathBuf {
+    let out = dir.join(format!("baked_{mode}.glb"));
+    let mut args = vec![
+        "export",
+        model.to_str().expect("utf-8 path"),
+        "--mode",
+        mode,
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ];
+    args.extend(TWIST.flags);
+    let o = support::dqview_in(&args, &dir.join("cache"));
+    assert!(
+        o.status.success(),
+        "dqview {args:?}: {}",
+        support::stderr_of(&o)
+    );
+    out
+}
+
+#[test]
+fn the_shadow_follows_the_dqs_pose() {
+    let test = "the_shadow_follows_the_dqs_pose";
+    let Some((chromium, characters)) = support::three::browser_case(test) else {
+        return;
+    };
+    let dir = support::scratch_dir("three_materials_shadow");
+    let model = characters.join("Adventurer.gltf");
+    let (_, camera) = dqview_mask(&model, &FROM_ABOVE, "dqs", &dir);
+    let shadow = |model: &Path, method: &str, name: &str| {
+        let out = dir.join(format!("shadow_{name}.png"));
+        let mut args = vec!["--material", "gltf"];
+        if model.extension().is_some_and(|e| e == "gltf") {
+            args.extend(TWIST.flags);
+        }
+        render_three(&chromium, model, method, "shadow", &args, &camera, &out);
+        out
+    };
+    let skinned_dqs = shadow(&model, "dqs", "skinned_dqs");
+    let skinned_stock = shadow(&model, "stock", "skinned_stock");
+    let baked_dqs = shadow(&baked(&model, "dqs", &dir), "stock", "baked_dqs");
+    let baked_lbs = shadow(&baked(&model, "lbs", &dir), "stock", "baked_lbs");
+    let (lbs_dqs, _) = compare(&baked_lbs, &baked_dqs);
+    println!("the shadows of dqview's LBS and DQS meshes differ in {lbs_dqs} pixels");
+    assert!(lbs_dqs >= 50, "the shadows differ in only {lbs_dqs} pixels");
+    let failures: Vec<String> = [
+        check_mask(
+            "DQS shadow vs dqview's DQS mesh's",
+            &baked_dqs,
+            &skinned_dqs,
+            lbs_dqs,
+        ),
+        check_mask(
+            "stock shadow vs dqview's LBS mesh's",
+            &baked_lbs,
+            &skinned_stock,
+            lbs_dqs,
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let (apart, _) = compare(&skinned_stock, &skinned_dqs);
+    assert!(
+        apart * 2 > lbs_dqs,
+        "DQS's shadow is stock's: {apart} pixels apart"
+    );
+}
+
+/// The largest difference of two RGB images in any channel, and how many pixels differ by more than 1.
+fn grey_levels(a: &Path, b: &Path) -> (u8, usize) {
+    let read = |p: &Path| {
+        image::open(p)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+            .to_rgb8()
+    };
+    let (a, b) = (read(a), read(b));
+    assert_eq!(a.dimensions(), b.dimensions());
+    let diffs: Vec<u8> = a
+        .pixels()
+        .zip(b.pixels())
+        .map(|(p, q)| (0..3).map(|c| p.0[c].abs_diff(q.0[c])).max().unwrap_or(0))
+        .collect();
+    (
+        diffs.iter().copied().max().unwrap_or(0),
+        diffs.iter().filter(|d| **d > 1).count(),
+    )
+}
+
+/// `dqview render MODEL` framing the whole model (no `--focus`, whose near plane would cut the
+/// body where the two skinnings round apart): its camera file.
+fn whole_model_camera(model: &Path, dir: &Path) -> PathBuf {
+    let camera = dir.join("camera_whole.json");
+    let png = dir.join("dqview_whole.png");
+    let args = [
+        "render",
+        model.to_str().expect("utf-8 path"),
+        "--view",
+        "mask",
+        "--size",
+        support::three::SIZE,
+        "--camera-out",
+        camera.to_str().expect("utf-8 path"),
+        "--out",
+        png.to_str().expect("utf-8 path"),
+    ];
+    let o = support::dqview_in(&args, &dir.join("cache"));
+    assert!(
+        o.status.success(),
+        "dqview {args:?}: {}",
+        support::stderr_of(&o)
+    );
+    camera
+}
+
+#[test]
+fn at_the_bind_pose_the_shaded_image_is_stock() {
+    let test = "at_the_bind_pose_the_shaded_image_is_stock";
+    let Some((chromium, characters)) = support::three::browser_case(test) else {
+        return;
+    };
+    let dir = support::scratch_dir("three_materials_bind");
+    let model = characters.join("Adventurer.gltf");
+    let camera = whole_model_camera(&model, &dir);
+    let mut failures = Vec::new();
+    for shadows in [false, true] {
+        let shaded = |method: &str| {
+            let out = dir.join(format!("bind_{method}_{shadows}.png"));
+            let mut args = vec!["--material", "gltf", "--bind-pose"];
+            if shadows {
+                args.push("--shadows");
+            }
+            render_three(&chromium, &model, method, "shaded", &args, &camera, &out);
+            out
+        };
+        let stock = shaded("stock");
+        let lit = image::open(&stock)
+            .expect("png")
+            .to_luma8()
+            .pixels()
+            .filter(|p| p.0[0] > 30)
+            .count();
+        assert!(
+            lit > 5000,
+            "the stock image is nearly empty ({lit} lit pixels)"
+        );
+        for method in ["lbs", "dqs", "hybrid"] {
+            let (max, over_one) = grey_levels(&stock, &shaded(method));
+            println!(
+                "bind pose, shadows {shadows}, {method} vs stock: max {max} grey levels, {over_one} pixels over 1"
+            );
+            // The shadow map compares depths the two skinnings round differently: a sample on a
+            // shadow's edge may flip (each is a quarter of a pixel).
+            let allowed = if shadows { 384 * 384 / 2000 } else { 0 };
+            if over_one > allowed {
+                failures.push(format!("shadows {shadows}, {method}: {over_one} pixels differ from stock by more than 1 (max {max})"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
