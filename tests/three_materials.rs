@@ -411,3 +411,12 @@ fn at_the_bind_pose_the_shaded_image_is_stock() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn the_material_patch_and_bounds_pass_their_unit_tests() {
+    support::three::node_unit_tests(
+        "the_material_patch_and_bounds_pass_their_unit_tests",
+        "test/material-patch.test.mjs",
+        true,
+    );
+}

@@ -13,28 +13,15 @@
 //
 // CAMERA.json is what `dqview render --camera-out` writes. Exit status 2 for bad flags, 1 for
 // any other failure, each with one line on stderr.
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { launchBrowser } from "./cdp.mjs";
+import { runPage } from "./browser-job.mjs";
 import { isModelFile, parseArgs, USAGE, UsageError, wroteLine } from "./render-options.js";
 import { serveFolders } from "./serve.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-
-/** The Chromium flags: headless, WebGL2 through ANGLE on SwiftShader (no GPU needed). */
-const CHROMIUM_FLAGS = [
-    "--headless=new",
-    "--use-angle=swiftshader",
-    "--enable-unsafe-swiftshader",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-extensions",
-    "--disable-background-networking",
-    "--mute-audio",
-];
 
 /** three-vrm's VRMC_node_constraint loader plugin, for --constraints. */
 const CONSTRAINT_PACKAGE = "@pixiv/three-vrm-node-constraint";
@@ -84,69 +71,12 @@ function readCamera(file, size) {
     return { camera, width, height };
 }
 
-/** The page's errors and warnings as they come (`messages`), and `done`: what it reports through `dqviewDone`. */
-function watchPage(cdp) {
-    const messages = [];
-    const done = new Promise((resolve, reject) => {
-        cdp.onEvent(({ method, params }) => {
-            if (method === "Runtime.bindingCalled" && params.name === "dqviewDone") resolve(JSON.parse(params.payload));
-            if (method === "Runtime.exceptionThrown") {
-                messages.push(params.exceptionDetails.exception?.description ?? params.exceptionDetails.text);
-            }
-            if (method === "Runtime.consoleAPICalled" && ["error", "warning"].includes(params.type)) {
-                messages.push(params.args.map((a) => a.value ?? a.description ?? "").join(" "));
-            }
-            if (method === "Log.entryAdded" && params.entry.level === "error") {
-                messages.push(params.entry.text + (params.entry.url ? ` (${params.entry.url})` : ""));
-            }
-        });
-        cdp.child.once("exit", () => reject(new Error(`the browser quit (${cdp.exited}): ${cdp.lastStderrLine()}`)));
-    });
-    // Settled after the race is won elsewhere (the browser closed at the end): unheard.
-    done.catch(() => {});
-    return { done, messages };
-}
-
-/** A promise rejected after `seconds`, naming the page's last message; `cancel()` stops it. */
-function deadline(seconds, messages) {
-    let timer;
-    const promise = new Promise((_, reject) => {
-        timer = setTimeout(() => {
-            const last = messages.length > 0 ? messages[messages.length - 1] : "none";
-            reject(new Error(`timed out after ${seconds} s waiting for the page (last page message: ${last})`));
-        }, seconds * 1000);
-    });
-    promise.catch(() => {});
-    return { promise, cancel: () => clearTimeout(timer) };
-}
-
-/** Runs the page for `job` in a fresh browser; resolves to {png: the PNG bytes, constraints: how many it evaluated}. */
+/** Runs the page for `job` in a fresh browser; resolves to {png: the PNG bytes, constraints, materials}. */
 async function renderInBrowser(options, job, origin) {
-    const profile = mkdtempSync(path.join(tmpdir(), "dqview-three-"));
-    const flags = [...CHROMIUM_FLAGS, `--user-data-dir=${profile}`];
-    if (process.getuid?.() === 0) flags.push("--no-sandbox");
-    let cdp = null;
-    let limit = null;
-    try {
-        cdp = await launchBrowser(options.browser, [...flags, "about:blank"]);
-        const { done, messages } = watchPage(cdp);
-        limit = deadline(options.timeout, messages);
-        const session = await Promise.race([cdp.attachToPage(), limit.promise]);
-        await cdp.send("Runtime.enable", {}, session);
-        await cdp.send("Log.enable", {}, session);
-        await cdp.send("Runtime.addBinding", { name: "dqviewDone" }, session);
-        const url = `${origin}/app/render-page.html?job=${encodeURIComponent(JSON.stringify(job))}`;
-        await cdp.send("Page.navigate", { url }, session);
-        const result = await Promise.race([done, limit.promise]);
-        for (const m of messages) console.error(`render.mjs: page: ${m}`);
-        if (result.error) throw new Error(result.error);
-        const png = Buffer.from(result.png.replace(/^data:image\/png;base64,/, ""), "base64");
-        return { png, constraints: result.constraints, materials: result.materials ?? [] };
-    } finally {
-        limit?.cancel();
-        if (cdp) await cdp.close();
-        rmSync(profile, { recursive: true, force: true });
-    }
+    const url = `${origin}/app/render-page.html?job=${encodeURIComponent(JSON.stringify(job))}`;
+    const result = await runPage(options, url, (m) => console.error(`render.mjs: page: ${m}`));
+    const png = Buffer.from(result.png.replace(/^data:image\/png;base64,/, ""), "base64");
+    return { png, constraints: result.constraints, materials: result.materials ?? [] };
 }
 
 /** Checks the files, serves them, renders and writes the PNG. */

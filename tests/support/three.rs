@@ -16,8 +16,13 @@ use serde_json::{Value, json};
 pub const SIZE: &str = "384x384";
 
 /// The npm packages `npm ci` installs in the integration (its lock file): three.js and
-/// three-vrm's `VRMC_node_constraint` loader plugin (render.mjs `--constraints`).
-const PACKAGES: [&str; 2] = ["three", "@pixiv/three-vrm-node-constraint"];
+/// three-vrm's `VRMC_node_constraint` loader plugin (render.mjs `--constraints`) and MToon
+/// plugin (`--material mtoon`).
+const PACKAGES: [&str; 3] = [
+    "three",
+    "@pixiv/three-vrm-node-constraint",
+    "@pixiv/three-vrm-materials-mtoon",
+];
 
 /// One pose of a model: the pose flags dqview takes and the joint its camera frames.
 #[derive(Clone, Copy, Debug)]

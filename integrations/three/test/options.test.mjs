@@ -74,7 +74,7 @@ test("the other flags are checked as before", () => {
     );
     assert.equal(
         usageError(["m.glb", "--method", "stock", "--view", "depth", ...REQUIRED]),
-        "unknown view `depth` (valid: mask, shaded)",
+        "unknown view `depth` (valid: mask, shaded, shadow)",
     );
     assert.match(usageError(["m.glb", "--method", "stock", "--out", "o.png"]), /^--camera CAMERA.json is required/);
     assert.equal(usageError(["m.glb", "--method", "stock", "--camera", "c.json"]), "--out FILE.png is required");
@@ -84,6 +84,33 @@ test("the other flags are checked as before", () => {
     );
     assert.equal(usageError(["m.glb", "--method"]), "--method needs a value");
     assert.deepEqual(parseArgs(["m.glb", "--help"]), { help: true });
+});
+
+test("the package path's flags: --material, --first-method, --shadows, --view shadow, --bind-pose", () => {
+    const own = parseArgs(["m.glb", "--method", "dqs", "--material", "toon", "--first-method", "stock", "--shadows", ...REQUIRED]);
+    assert.equal(own.material, "toon");
+    assert.equal(own["first-method"], "stock");
+    assert.equal(own.shadows, true);
+    assert.equal(
+        usageError(["m.glb", "--method", "dqs", "--material", "wood", ...REQUIRED]),
+        "unknown material `wood` (valid: gltf, mtoon, basic, lambert, phong, standard, physical, toon)",
+    );
+    assert.equal(
+        usageError(["m.glb", "--method", "dqs", "--first-method", "lbs", ...REQUIRED]),
+        "--first-method switches the package's method at run time: it needs --material",
+    );
+    assert.equal(
+        usageError(["m.glb", "--method", "dqs", "--material", "gltf", "--first-method", "cor", ...REQUIRED]),
+        "unknown --first-method `cor` (valid: lbs, dqs, hybrid, stock)",
+    );
+    assert.equal(
+        usageError(["m.glb", "--method", "dqs", "--view", "shadow", ...REQUIRED]),
+        "--view shadow needs --material (the shadow is cast through three's own materials)",
+    );
+    assert.equal(
+        usageError(["m.glb", "--method", "dqs", "--bind-pose", "--twist", "A=1", ...REQUIRED]),
+        "--bind-pose poses every skeleton at its bind pose: it takes no --clip, --twist or --bend",
+    );
 });
 
 test("the browser defaults to DQVIEW_CHROMIUM, else chromium", () => {
