@@ -22,7 +22,7 @@ export const ATTRIBUTES = {
 const INCLUDE = (name) => `#include <${name}>`;
 
 /** The declarations: three's bind matrices, the influences, the blend and the method's chunk. */
-function parsChunk(method) {
+function parsChunk(method, influences) {
     return `#ifdef USE_SKINNING
 uniform mat4 bindMatrix;
 uniform mat4 bindMatrixInverse;
@@ -31,7 +31,7 @@ in uvec4 ${ATTRIBUTES.joints1};
 in vec4 ${ATTRIBUTES.weights0};
 in vec4 ${ATTRIBUTES.weights1};
 in float ${ATTRIBUTES.blend};
-${DQVIEW_CHUNKS[method]}
+${DQVIEW_CHUNKS[method][influences]}
 #endif
 `;
 }
@@ -83,14 +83,16 @@ ${INCLUDE("morphtarget_vertex")}
 `;
 
 /**
- * `vertexShader` (a material's, before three resolves its includes) skinned by `method`;
- * `morphChunk` is three's `ShaderChunk.morphtarget_vertex`. Throws when the shader does not
- * include three's skinning chunks (a material that skins itself, or a three.js that renamed them).
+ * `vertexShader` (a material's, before three resolves its includes) skinned by `method`,
+ * reading `influences` (4 or 8) a vertex; `morphChunk` is three's `ShaderChunk.morphtarget_vertex`.
+ * Throws when the shader does not include three's skinning chunks (a material that skins
+ * itself, or a three.js that renamed them).
  */
-export function patchVertexShader(vertexShader, method, morphChunk) {
+export function patchVertexShader(vertexShader, method, morphChunk, influences = 8) {
     if (!PATCH_METHODS.includes(method)) {
         throw new Error(`dqview skinning: unknown method \`${method}\` (valid: ${PATCH_METHODS.join(", ")}, stock)`);
     }
+    if (influences !== 4 && influences !== 8) throw new Error(`dqview skinning: 4 or 8 influences, not ${influences}`);
     const needed = ["skinning_pars_vertex", "skinbase_vertex", "skinning_vertex"];
     const missing = needed.filter((n) => !vertexShader.includes(INCLUDE(n)));
     if (missing.length > 0) {
@@ -99,7 +101,7 @@ export function patchVertexShader(vertexShader, method, morphChunk) {
     const at = (name) => vertexShader.indexOf(INCLUDE(name));
     const normalFirst = at("beginnormal_vertex") >= 0 && at("beginnormal_vertex") < at("skinbase_vertex");
     return vertexShader
-        .replace(INCLUDE("skinning_pars_vertex"), parsChunk(method))
+        .replace(INCLUDE("skinning_pars_vertex"), parsChunk(method, influences))
         .replace(INCLUDE("skinbase_vertex"), skinbaseChunk(morphChunk, normalFirst))
         .replace(INCLUDE("skinnormal_vertex"), SKINNORMAL)
         .replace(INCLUDE("morphtarget_vertex"), MORPHTARGET)

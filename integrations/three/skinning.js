@@ -59,7 +59,10 @@ function bindPositions(mesh) {
     return { positions: out, morphReach: reach * mesh.bindMatrix.getMaxScaleOnAxis() };
 }
 
-/** Adds dqview's influences and hybrid's blend to `geometry`; returns the influences. */
+/**
+ * Adds dqview's influences and hybrid's blend to `geometry`; returns the influences, whether it
+ * has a blend map, and how many a vertex the shader must read (4, or 8 where some vertex has more).
+ */
 function addInfluences(geometry) {
     const influences = dqviewInfluences(geometry, 8);
     if (influences.truncated > 0) {
@@ -78,26 +81,33 @@ function addInfluences(geometry) {
     });
     const blend = blendMapOf(geometry);
     geometry.setAttribute(ATTRIBUTES.blend, new BufferAttribute(blend ?? new Float32Array(geometry.attributes.position.count).fill(1), 1));
-    return { influences, hasMap: blend !== null };
+    const slots = influences.weights[1].some((w) => w !== 0) ? 8 : 4;
+    return { influences, hasMap: blend !== null, slots };
 }
 
 /**
- * Makes `material` skin with `state.method` (read at compile time): the method in its program
- * cache key, the patch after any onBeforeCompile the app had set. Returns the undo.
+ * Makes `material` skin with `state.method` (read at compile time) reading `slots` influences a
+ * vertex: the method in its program cache key, the patch after any onBeforeCompile the app had
+ * set. Returns the undo.
  */
-function patchMaterial(material, state) {
+function patchMaterial(material, state, slots) {
+    if (material.userData.dqviewSkinning) {
+        throw new Error(`dqview skinning: material "${material.name}" is skinned by dqview already (dispose() the first applyDqviewSkinning)`);
+    }
+    material.userData.dqviewSkinning = true;
     const { onBeforeCompile, customProgramCacheKey } = material;
     material.onBeforeCompile = function (shader, renderer) {
         onBeforeCompile.call(this, shader, renderer);
         if (state.method !== "stock") {
-            shader.vertexShader = patchVertexShader(shader.vertexShader, state.method, ShaderChunk.morphtarget_vertex);
+            shader.vertexShader = patchVertexShader(shader.vertexShader, state.method, ShaderChunk.morphtarget_vertex, slots);
         }
     };
     material.customProgramCacheKey = function () {
-        return `${customProgramCacheKey.call(this)}|dqview-${state.method}`;
+        return `${customProgramCacheKey.call(this)}|dqview-${state.method}-${slots}`;
     };
     material.needsUpdate = true;
     return () => {
+        delete material.userData.dqviewSkinning;
         material.onBeforeCompile = onBeforeCompile;
         material.customProgramCacheKey = customProgramCacheKey;
         material.needsUpdate = true;
@@ -145,27 +155,25 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
     const skins = new Map();
     const undo = [];
     const meshes = [];
-    const depth = { depth: new MeshDepthMaterial(), distance: new MeshDistanceMaterial() };
-    const patched = new Set();
-    const patch = (material) => {
-        if (material && !patched.has(material)) {
-            patched.add(material);
-            undo.push(patchMaterial(material, state));
-        }
-    };
+    // Shadow materials skinning as the meshes do, by influences read (three's shared ones would
+    // read the palette as bone matrices).
+    const depth = new Map([4, 8].map((n) => [n, { depth: new MeshDepthMaterial(), distance: new MeshDistanceMaterial() }]));
     root.traverse((object) => {
         if (object.isSkinnedMesh && object.skeleton) meshes.push(object);
     });
     const mapless = [];
+    // Each material reads as many influences as the most any of its meshes needs.
+    const slotsOf = new Map();
     for (const mesh of meshes) {
         if (!skins.has(mesh.skeleton)) skins.set(mesh.skeleton, paletteSkin(mesh.skeleton, state));
-        const { influences, hasMap } = addInfluences(mesh.geometry);
+        const { influences, hasMap, slots } = addInfluences(mesh.geometry);
         if (!hasMap) mapless.push(mesh.geometry.attributes[ATTRIBUTES.blend]);
         const { customDepthMaterial, customDistanceMaterial } = mesh;
-        // three's shared shadow materials would read the palette as bone matrices: these skin as the mesh does.
-        mesh.customDepthMaterial ??= depth.depth;
-        mesh.customDistanceMaterial ??= depth.distance;
-        for (const material of [mesh.material, mesh.customDepthMaterial, mesh.customDistanceMaterial].flat()) patch(material);
+        mesh.customDepthMaterial ??= depth.get(slots).depth;
+        mesh.customDistanceMaterial ??= depth.get(slots).distance;
+        for (const material of [mesh.material, mesh.customDepthMaterial, mesh.customDistanceMaterial].flat()) {
+            slotsOf.set(material, Math.max(slotsOf.get(material) ?? 4, slots));
+        }
         const { positions, morphReach } = bindPositions(mesh);
         const bounds = new JointBounds(mesh.skeleton, positions, influences, morphReach);
         const inverse = mesh.bindMatrixInverse;
@@ -181,6 +189,7 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
             mesh.customDistanceMaterial = customDistanceMaterial;
         });
     }
+    for (const [material, slots] of slotsOf) undo.push(patchMaterial(material, state, slots));
     const setBlend = () => {
         for (const attribute of mapless) {
             attribute.array.fill(state.beta);
@@ -203,7 +212,7 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
             if (next === state.method) return;
             state.method = next;
             for (const skin of skins.values()) skin.bind();
-            for (const material of patched) material.needsUpdate = true;
+            for (const material of slotsOf.keys()) material.needsUpdate = true;
         },
         /** Sets hybrid's blend for meshes without a `_DQS_BLEND` map. */
         setBeta(next) {
@@ -216,8 +225,10 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
             state.method = "stock";
             for (const u of undo.reverse()) u();
             for (const skin of skins.values()) skin.dispose();
-            depth.depth.dispose();
-            depth.distance.dispose();
+            for (const { depth: d, distance } of depth.values()) {
+                d.dispose();
+                distance.dispose();
+            }
         },
     };
 }

@@ -31,7 +31,7 @@ pub struct ShaderArgs {
     pub stage: String,
     /// Influences per vertex: 4, or 8 (influences 4 to 7 at vertex locations 5 and 6, or 8 per
     /// vertex in the compute stage's arrays), as dqview's renderer blends.
-    /// Default 4 (the three chunk reads 8).
+    /// Default 4 (for `--target three`, 8).
     #[arg(long, value_name = "4|8")]
     pub influences: Option<u32>,
     /// Output file.
@@ -87,8 +87,8 @@ impl ShaderArgs {
     }
 }
 
-/// The method of `--target three`, after refusing the flags the chunk does not take.
-fn three_method(args: &ShaderArgs) -> Result<SkinningMode> {
+/// The method and influences of `--target three`, after refusing the flags the chunk does not take.
+fn three_request(args: &ShaderArgs) -> Result<(SkinningMode, ExportInfluences)> {
     let refused = [
         (
             args.joints.is_some(),
@@ -102,16 +102,15 @@ fn three_method(args: &ShaderArgs) -> Result<SkinningMode> {
             args.stage != "vertex",
             "--stage (the chunk is part of three's vertex stage)",
         ),
-        (
-            args.influences.is_some_and(|n| n != 8),
-            "--influences (the chunk reads 8, zero-weight padded)",
-        ),
     ];
     if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
         bail!("--target three takes no {flag}");
     }
+    let count = args.influences.unwrap_or(8);
+    let influences = ExportInfluences::from_count(count)
+        .ok_or_else(|| anyhow!("--influences {count}: the chunk reads 4 or 8"))?;
     match SkinningMode::from_name(&args.method) {
-        Some(m) if THREE_METHODS.contains(&m) => Ok(m),
+        Some(m) if THREE_METHODS.contains(&m) => Ok((m, influences)),
         _ => bail!(
             "--target three: unknown or unsupported --method `{}` (valid: lbs, dqs, hybrid)",
             args.method
@@ -122,8 +121,8 @@ fn three_method(args: &ShaderArgs) -> Result<SkinningMode> {
 /// Writes the shader `args` names to `args.out`.
 pub fn run(args: &ShaderArgs) -> Result<()> {
     if args.target == "three" {
-        let method = three_method(args)?;
-        std::fs::write(&args.out, three_chunk(method)?)
+        let (method, influences) = three_request(args)?;
+        std::fs::write(&args.out, three_chunk(method, influences)?)
             .with_context(|| format!("cannot write {}", args.out.display()))?;
         println!(
             "wrote {} three.js chunk to {}",

@@ -36,7 +36,7 @@ test("every three.js shader that skins is patched, reading the normal it has", (
     }
     for (const [name, { vertexShader }] of skinning) {
         for (const method of PATCH_METHODS) {
-            const patched = patchVertexShader(vertexShader, method, ShaderChunk.morphtarget_vertex);
+            const patched = patchVertexShader(vertexShader, method, ShaderChunk.morphtarget_vertex, 8);
             assert.doesNotMatch(patched, SKINNING, `${name} ${method}: three's skinning left`);
             assert.equal(patched.split("dqview_Skinned dqviewSkinned = dqview_skin_three(").length, 2, `${name} ${method}`);
             assert.match(patched, /uniform highp sampler2D boneTexture;/, name);
@@ -46,6 +46,9 @@ test("every three.js shader that skins is patched, reading the normal it has", (
             // three's morph of the skinned position is skipped: the bind pose was morphed first.
             assert.match(patched, /#ifndef USE_SKINNING\n#include <morphtarget_vertex>\n#endif/, name);
             assert.match(patched, /dqviewBindPosition \*= morphTargetBaseInfluence;/, name);
+            assert.match(patched, /const uint dqview_MAX_INFLUENCES = 8u;/, name);
+            const four = patchVertexShader(vertexShader, method, ShaderChunk.morphtarget_vertex, 4);
+            assert.match(four, /const uint dqview_MAX_INFLUENCES = 4u;/, name);
         }
     }
 });
@@ -144,9 +147,11 @@ test("applyDqviewSkinning checks its options and gives three's skinning back", (
     const skinning = applyDqviewSkinning(mesh, { method: "lbs" });
     assert.equal(mesh.material, material, "the app's material is kept");
     assert.equal(skinning.meshes.length, 1);
-    assert.match(material.customProgramCacheKey(), /dqview-lbs$/);
+    // Two influences a vertex at most: the four-influence chunk.
+    assert.match(material.customProgramCacheKey(), /dqview-lbs-4$/);
     skinning.setMethod("dqs");
-    assert.match(material.customProgramCacheKey(), /dqview-dqs$/);
+    assert.match(material.customProgramCacheKey(), /dqview-dqs-4$/);
+    assert.throws(() => applyDqviewSkinning(mesh), /skinned by dqview already/);
     assert.equal(mesh.skeleton.boneTexture.image.width, 9, "the palette is the bone texture");
     assert.throws(() => skinning.setMethod("ddm"), /unknown method/);
     skinning.dispose();

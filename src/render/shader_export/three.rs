@@ -37,28 +37,41 @@ const THREE_ENTRY: &str = "vs_skin_three";
 pub const THREE_METHODS: [SkinningMode; 3] =
     [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
 
-/// The request `method`'s chunk is written from (GLSL ES, vertex, eight influences).
-fn three_request(method: SkinningMode) -> ShaderRequest {
+/// dq.wgsl's influence count, which the loops of every method run to.
+const INFLUENCES_DECLARATION: &str = "const MAX_INFLUENCES: u32 = 8u;";
+
+/// The request `method`'s chunk is written from (GLSL ES, vertex).
+fn three_request(method: SkinningMode, influences: ExportInfluences) -> ShaderRequest {
     ShaderRequest {
         target: ShaderTarget::GlslEs,
         method,
         palette: ExportPalette::Uniform(1),
         stage: ExportStage::Vertex,
-        influences: ExportInfluences::Eight,
+        influences,
     }
 }
 
 /// The assembled WGSL of `method`'s chunk: dq, texture palette, skin, `skin_three`, method line.
-pub fn three_wgsl_source(method: SkinningMode) -> Result<String, ShaderExportError> {
+/// With four influences the loops stop at four (the call still passes eight, the last four
+/// unread): a vertex stage a quarter shorter for the meshes most files have.
+pub fn three_wgsl_source(
+    method: SkinningMode,
+    influences: ExportInfluences,
+) -> Result<String, ShaderExportError> {
     if !THREE_METHODS.contains(&method) {
         return Err(ShaderExportError::Method(method.name()));
     }
+    let dq = shader_text("dq.wgsl", DQ_WGSL).replacen(
+        INFLUENCES_DECLARATION,
+        &format!("const MAX_INFLUENCES: u32 = {}u;", influences.count()),
+        1,
+    );
     Ok([
-        shader_text("dq.wgsl", DQ_WGSL).into_owned(),
+        dq,
         shader_text("export_palette_texture.wgsl", EXPORT_PALETTE_TEXTURE_WGSL).into_owned(),
         shader_text("skin.wgsl", SKIN_WGSL).into_owned(),
         shader_text("export_three.wgsl", EXPORT_THREE_WGSL).into_owned(),
-        three_request(method).method_line()?.to_string(),
+        three_request(method, influences).method_line()?.to_string(),
     ]
     .join("\n"))
 }
@@ -66,8 +79,9 @@ pub fn three_wgsl_source(method: SkinningMode) -> Result<String, ShaderExportErr
 /// The validated module of `method`'s chunk, every global name prefixed.
 pub fn three_module(
     method: SkinningMode,
+    influences: ExportInfluences,
 ) -> Result<(naga::Module, naga::valid::ModuleInfo), ShaderExportError> {
-    let source = three_wgsl_source(method)?;
+    let source = three_wgsl_source(method, influences)?;
     let mut module = naga::front::wgsl::parse_str(&source)
         .map_err(|e| ShaderExportError::Naga(e.emit_to_string(&source)))?;
     module.entry_points.retain(|e| e.name == THREE_ENTRY);
@@ -85,9 +99,13 @@ pub fn three_module(
     Ok((module, info))
 }
 
-/// The GLSL ES 3.00 chunk of `method`, with its header comment.
-pub fn three_chunk(method: SkinningMode) -> Result<String, ShaderExportError> {
-    let (module, info) = three_module(method)?;
+/// The GLSL ES 3.00 chunk of `method` reading `influences` of the eight it is passed, with its
+/// header comment.
+pub fn three_chunk(
+    method: SkinningMode,
+    influences: ExportInfluences,
+) -> Result<String, ShaderExportError> {
+    let (module, info) = three_module(method, influences)?;
     let options = glsl::Options {
         version: glsl::Version::Embedded {
             version: 300,
@@ -126,7 +144,7 @@ pub fn three_chunk(method: SkinningMode) -> Result<String, ShaderExportError> {
         )])
         .collect();
     let body = rename_identifiers(&body, &renames)?;
-    Ok(format!("{}{body}", three_header(method)))
+    Ok(format!("{}{body}", three_header(method, influences)))
 }
 
 /// naga's vertex shader without its version, precision, inputs and `main`: the declarations
@@ -154,7 +172,7 @@ fn chunk_body(text: &str) -> Result<String, ShaderExportError> {
 }
 
 /// The chunk's header: what wrote it and how three.js calls it.
-fn three_header(method: SkinningMode) -> String {
+fn three_header(method: SkinningMode, influences: ExportInfluences) -> String {
     let lines = [
         format!(
             "dqview {}: {} skinning for three.js's built-in materials (GLSL ES 3.00 chunk, no #version); naga from dqview's shaders/dq.wgsl, skin.wgsl, export_palette_texture.wgsl, export_three.wgsl.",
@@ -162,11 +180,13 @@ fn three_header(method: SkinningMode) -> String {
             method.short_label()
         ),
         format!(
-            "Written by: dqview shader --target three --method {}",
-            method.name()
+            "Written by: dqview shader --target three --method {} --influences {}",
+            method.name(),
+            influences.count()
         ),
         format!(
-            "Call: {THREE_PREFIX}Skinned s = {THREE_PREFIX}skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend); eight influences, heaviest first, weights summing to 1."
+            "Call: {THREE_PREFIX}Skinned s = {THREE_PREFIX}skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend); influences heaviest first, weights summing to 1; the first {} are read.",
+            influences.count()
         ),
         format!(
             "Palette: uniform highp sampler2D {THREE_PALETTE_UNIFORM}, RGBA float, {THREE_TEXELS_PER_JOINT} texels wide: texel (0, 0) = (joint_count, non_rigid, beta_scale, 0); row 1 + j = joint j: dual quaternion (2 texels), matrix columns (4), scale/shear columns xyz (3)."
