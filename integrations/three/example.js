@@ -1,102 +1,150 @@
-// The example page: a glTF model skinned by dqview's exported shader, the method, view and
-// clip picked in the panel, the camera orbiting with the mouse.
+// The example page: a glTF or VRM model in its own materials, skinned by `applyDqviewSkinning`,
+// the method, a joint's twist and the clip time picked in the panel, shadows on a ground plane,
+// the camera orbiting with the mouse. `?test=1` runs the page's self-check (tests/three_example.rs).
 import {
     AnimationMixer,
     Box3,
     DirectionalLight,
-    DoubleSide,
     HemisphereLight,
-    MeshBasicMaterial,
+    Mesh,
+    MeshStandardMaterial,
+    PCFShadowMap,
     PerspectiveCamera,
+    PlaneGeometry,
     Scene,
-    Timer,
     Vector3,
     WebGLRenderer,
 } from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { GLTFLoader } from "three/addons/loaders/GLTFLoader.js";
 
-import { applyDqviewSkinning, loadDqviewShader } from "./dqview-skinning.js";
+import { boneFrame, overrideRotation } from "./pose.js";
+import { applyDqviewSkinning } from "./skinning.js";
 
 const $ = (id) => document.getElementById(id);
-const renderer = new WebGLRenderer({ antialias: true });
+const renderer = new WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
 renderer.setPixelRatio(window.devicePixelRatio);
 renderer.setClearColor(0x0d0d10);
+renderer.shadowMap.enabled = true;
+renderer.shadowMap.type = PCFShadowMap;
 document.body.append(renderer.domElement);
 const camera = new PerspectiveCamera(35, 1, 0.01, 1000);
 const controls = new OrbitControls(camera, renderer.domElement);
 const scene = new Scene();
 scene.add(new HemisphereLight(0xffffff, 0x404040, 1.5));
 const key = new DirectionalLight(0xffffff, 2.0);
-key.position.set(0.4, 0.8, 0.6);
-scene.add(key);
-const timer = new Timer();
-const state = { gltf: null, skinning: null, mixer: null, rigidMaterials: new Map() };
+key.castShadow = true;
+key.shadow.mapSize.set(2048, 2048);
+scene.add(key, key.target);
+const ground = new Mesh(new PlaneGeometry(1, 1), new MeshStandardMaterial({ color: 0x303036 }));
+ground.rotation.x = -Math.PI / 2;
+ground.receiveShadow = true;
+scene.add(ground);
+/** The loaded model, its skinning, clip, mixer, and the twisted joint with its pose before the twist. */
+const state = { gltf: null, skinning: null, clip: null, mixer: null, joint: null, untwisted: null };
 
 /** Shows `text` under the panel. */
 function status(text) {
     $("status").textContent = text;
 }
 
-/** Frames the model's rest bounds. */
+/** Frames the model's rest bounds and fits the ground and the shadow camera to them. */
 function frame(object) {
     const box = new Box3().setFromObject(object, true);
     const centre = box.getCenter(new Vector3());
     const radius = box.getSize(new Vector3()).length() / 2 || 1;
     camera.position.copy(centre).add(new Vector3(0.35, 0.25, 1).normalize().multiplyScalar(radius * 3.2));
-    camera.near = radius / 100;
-    camera.far = radius * 100;
+    Object.assign(camera, { near: radius / 100, far: radius * 100 });
     camera.updateProjectionMatrix();
     controls.target.copy(centre);
     controls.update();
+    ground.scale.setScalar(radius * 12);
+    ground.position.set(centre.x, box.min.y, centre.z);
+    key.position.copy(centre).add(new Vector3(0.4, 1, 0.6).normalize().multiplyScalar(radius * 3));
+    key.target.position.copy(centre);
+    Object.assign(key.shadow.camera, { left: -radius * 1.5, right: radius * 1.5, top: radius * 1.5, bottom: -radius * 1.5, near: 0, far: radius * 8 });
+    key.shadow.camera.updateProjectionMatrix();
 }
 
-/** (Re)applies the method and view the panel shows to the loaded model. */
-async function applyMethod() {
-    if (!state.gltf) return;
-    const method = $("method").value;
-    const view = $("view").value;
-    const shader = await loadDqviewShader(method);
-    state.skinning?.dispose();
-    state.skinning = applyDqviewSkinning(state.gltf.scene, shader, { view, beta: Number($("beta").value) });
-    state.gltf.scene.traverse((o) => {
-        if (!o.isMesh || o.isSkinnedMesh) return;
-        if (!state.rigidMaterials.has(o)) state.rigidMaterials.set(o, o.material);
-        o.material =
-            view === "mask"
-                ? new MeshBasicMaterial({ color: 0xffffff, side: DoubleSide })
-                : state.rigidMaterials.get(o);
-        for (const m of [o.material].flat()) m.side = DoubleSide;
-    });
-    renderer.setClearColor(view === "mask" ? 0x000000 : 0x0d0d10);
-    status(`${state.skinning.meshes.length} skinned meshes, ${state.skinning.skins.length} skins: ${method}`);
+/** The skin joints of the model as [node index, name], the first skin's first. */
+function jointList(gltf) {
+    const json = gltf.parser.json;
+    const seen = new Set();
+    const out = [];
+    for (const skin of json.skins ?? []) {
+        for (const j of skin.joints) if (!seen.has(j) && seen.add(j)) out.push([j, json.nodes[j].name ?? `node ${j}`]);
+    }
+    return out;
 }
 
-/** Plays the clip the panel picks (or the rest pose). */
+/** Applies the panel's method and beta. */
+function applyMethod() {
+    state.skinning?.setMethod($("method").value);
+    state.skinning?.setBeta(Number($("beta").value));
+    $("betaValue").textContent = Number($("beta").value).toFixed(2);
+    status(`${state.skinning?.meshes.length ?? 0} skinned meshes: ${$("method").selectedOptions[0].text}`);
+}
+
+/** Picks the clip the panel names (paused at its start) or the rest pose. */
 function applyClip() {
     state.mixer?.stopAllAction();
+    state.clip = state.gltf?.animations[Number($("clip").value)] ?? null;
     state.mixer = null;
-    const clip = state.gltf?.animations[Number($("clip").value)];
-    if (!clip || $("clip").value === "") return;
-    state.mixer = new AnimationMixer(state.gltf.scene);
-    state.mixer.clipAction(clip).play();
+    if ($("clip").value !== "" && state.clip) {
+        state.mixer = new AnimationMixer(state.gltf.scene);
+        state.mixer.clipAction(state.clip).play();
+    }
+    $("time").max = state.clip?.duration ?? 1;
+    $("time").value = 0;
 }
 
-/** Loads the model at `url` and shows it with the panel's choices. */
+/** Picks the joint the twist slider turns (its pose restored first). */
+function applyJoint() {
+    if (state.joint) state.joint.quaternion.copy(state.untwisted);
+    const node = Number($("joint").value);
+    state.gltf.parser.getDependency("node", node).then((object) => {
+        state.joint = object;
+        state.jointFrame = boneFrame(state.gltf.parser.json, node);
+        state.untwisted = object.quaternion.clone();
+    });
+}
+
+/** Loads the model at `url` in its own materials, skinned by dqview. */
 async function load(url) {
     status(`loading ${url}`);
+    const loader = new GLTFLoader();
     try {
-        const gltf = await new GLTFLoader().loadAsync(url);
-        if (state.gltf) scene.remove(state.gltf.scene);
-        state.skinning?.dispose();
-        Object.assign(state, { gltf, skinning: null, mixer: null, rigidMaterials: new Map() });
-        scene.add(gltf.scene);
-        $("clip").replaceChildren(new Option("rest pose", ""), ...gltf.animations.map((a, i) => new Option(a.name, i)));
-        frame(gltf.scene);
-        await applyMethod();
-        applyClip();
-    } catch (e) {
-        status(`cannot load ${url}: ${e.message ?? e}`);
+        const { MToonMaterialLoaderPlugin } = await import("@pixiv/three-vrm-materials-mtoon");
+        loader.register((parser) => new MToonMaterialLoaderPlugin(parser));
+    } catch {
+        // Without three-vrm a VRM shows its glTF fallback materials.
+    }
+    const gltf = await loader.loadAsync(url);
+    if (state.gltf) scene.remove(state.gltf.scene);
+    state.skinning?.dispose();
+    gltf.scene.traverse((o) => o.isMesh && (o.castShadow = o.receiveShadow = true));
+    Object.assign(state, { gltf, joint: null, skinning: applyDqviewSkinning(gltf.scene, { method: $("method").value }) });
+    scene.add(gltf.scene);
+    $("clip").replaceChildren(new Option("rest pose", ""), ...gltf.animations.map((a, i) => new Option(a.name, i)));
+    $("joint").replaceChildren(...jointList(gltf).map(([j, name]) => new Option(name, j)));
+    frame(gltf.scene);
+    applyClip();
+    applyJoint();
+    applyMethod();
+}
+
+/** One frame's pose: the clip at the slider's time, then the twist on top. */
+function pose(dt) {
+    if (state.joint) state.joint.quaternion.copy(state.untwisted);
+    if (state.mixer) {
+        if ($("play").checked) $("time").value = (Number($("time").value) + dt) % state.clip.duration;
+        state.mixer.setTime(Number($("time").value));
+    }
+    $("timeValue").textContent = `${Number($("time").value).toFixed(2)} s`;
+    $("twistValue").textContent = `${$("twist").value}°`;
+    if (state.joint) {
+        state.untwisted.copy(state.joint.quaternion);
+        state.joint.quaternion.multiply(overrideRotation(state.jointFrame, { twist: Number($("twist").value) }));
     }
 }
 
@@ -106,16 +154,34 @@ function resize() {
     camera.updateProjectionMatrix();
 }
 
-$("load").onclick = () => load($("url").value);
-$("file").onchange = (e) => e.target.files[0] && load(URL.createObjectURL(e.target.files[0]));
-for (const id of ["method", "view", "beta"]) $(id).onchange = () => applyMethod().catch((e) => status(e.message));
+const loadReporting = (url) => load(url).catch((e) => status(`cannot load ${url}: ${e.message ?? e}`));
+$("load").onclick = () => loadReporting($("url").value);
+$("file").onchange = (e) => e.target.files[0] && loadReporting(URL.createObjectURL(e.target.files[0]));
+document.body.ondragover = (e) => (e.preventDefault(), document.body.classList.add("dragging"));
+document.body.ondragleave = () => document.body.classList.remove("dragging");
+document.body.ondrop = (e) => {
+    e.preventDefault();
+    document.body.classList.remove("dragging");
+    const file = e.dataTransfer.files[0];
+    if (!file) return;
+    if (!/\.(glb|vrm)$/i.test(file.name)) return status(`${file.name}: drop a .glb or .vrm (a .gltf needs its files beside it: load it by URL)`);
+    loadReporting(URL.createObjectURL(file));
+};
+for (const id of ["method", "beta"]) $(id).oninput = () => applyMethod();
 $("clip").onchange = applyClip;
+$("joint").onchange = applyJoint;
+$("shadows").onchange = () => (key.castShadow = $("shadows").checked);
 window.addEventListener("resize", resize);
 resize();
-renderer.setAnimationLoop((time) => {
-    timer.update(time);
-    const dt = timer.getDelta();
-    if (state.mixer && $("play").checked) state.mixer.update(dt);
+let last = performance.now();
+renderer.setAnimationLoop((now) => {
+    pose((now - last) / 1000);
+    last = now;
     renderer.render(scene, camera);
 });
-load($("url").value);
+
+if (new URLSearchParams(location.search).has("test")) {
+    import("./example-check.js").then(({ selfCheck }) => selfCheck({ $, load, renderer, scene, camera, state, pose }));
+} else {
+    loadReporting($("url").value);
+}
