@@ -17,10 +17,9 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::json;
-use support::three::{Pose, compare, dqview_mask, edit_gltf_json, integration_dir};
+use support::three::{Pose, compare, dqview_mask, edit_gltf_json};
 
 /// The Adventurer's left forearm twisted 170 degrees: LBS collapses it, DQS keeps it.
 const TWIST: Pose = Pose {
@@ -35,8 +34,7 @@ const KINDS: [&str; 7] = [
     "basic", "lambert", "phong", "standard", "physical", "toon", "gltf",
 ];
 
-/// `node render.mjs MODEL --method METHOD --view VIEW ARGS... --camera CAMERA --out OUT`;
-/// its stdout.
+/// `node render.mjs` of `model` by `method` in `view` with `args`: render.mjs's stdout.
 fn render_three(
     chromium: &Path,
     model: &Path,
@@ -46,34 +44,7 @@ fn render_three(
     camera: &Path,
     out: &Path,
 ) -> String {
-    let o = Command::new("node")
-        .arg(integration_dir().join("render.mjs"))
-        .arg(model)
-        .args([
-            "--method",
-            method,
-            "--view",
-            view,
-            "--size",
-            support::three::SIZE,
-        ])
-        .args(args)
-        .arg("--camera")
-        .arg(camera)
-        .arg("--browser")
-        .arg(chromium)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .expect("run node");
-    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(
-        o.status.success(),
-        "render.mjs {} {method} {view} {args:?}: {stdout}{}",
-        model.display(),
-        support::stderr_of(&o)
-    );
-    stdout
+    support::three::render_three(chromium, model, (method, view), args, camera, out)
 }
 
 /// Checks one three.js mask against dqview's: IoU at least [`MIN_IOU`] and at most a fifth of

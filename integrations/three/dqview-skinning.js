@@ -13,6 +13,7 @@ import { dqviewInfluences } from "./influences.js";
 import { BindPoseMorph } from "./morph.js";
 import { LOCATIONS, parseShaderInterface, withoutVersionLine } from "./shader-interface.js";
 import { SkinUniforms } from "./skin-uniforms.js";
+import { blendMapOf } from "./skinning.js";
 
 /** The skinning methods, as `dqview shader --method` names them. */
 export const METHODS = ["lbs", "dqs", "hybrid"];
@@ -27,18 +28,6 @@ export async function loadDqviewShader(method, baseUrl = new URL(".", import.met
     const response = await fetch(url);
     if (!response.ok) throw new Error(`cannot load ${url}: HTTP ${response.status}`);
     return response.text();
-}
-
-/** Hybrid's per-vertex blends: `_DQS_BLEND` clamped to [0, 1], NaN as 1 (docs/engines.md); null without it. */
-function blendOf(geometry) {
-    const stored = geometry.attributes._dqs_blend;
-    if (!stored) return null;
-    const out = new Float32Array(stored.count);
-    for (let v = 0; v < stored.count; v++) {
-        const b = stored.getX(v);
-        out[v] = Number.isNaN(b) ? 1 : Math.min(Math.max(b, 0), 1);
-    }
-    return out;
 }
 
 /**
@@ -74,7 +63,7 @@ function addShaderInputs(geometry, iface, morph) {
     });
     const blendInput = name(LOCATIONS.blend);
     if (blendInput === undefined) return false;
-    const blend = blendOf(geometry);
+    const blend = blendMapOf(geometry);
     const ones = new Float32Array(geometry.attributes.position.count).fill(1);
     geometry.setAttribute(blendInput, new BufferAttribute(blend ?? ones, 1));
     return blend !== null;

@@ -181,26 +181,21 @@ pub fn dqview_mask(model: &Path, pose: &Pose, mode: &str, dir: &Path) -> (PathBu
     (png, camera)
 }
 
-/// `node render.mjs MODEL` of `job` seen by `camera` (a `dqview render --camera-out` file) as a
-/// mask at `out`; render.mjs's stdout (its `wrote ...` line, which with `--constraints` says
-/// how many node constraints it evaluated).
-pub fn three_mask(
+/// `node render.mjs MODEL --method METHOD --view VIEW --size SIZE ARGS... --camera CAMERA
+/// --out OUT` in `chromium`; render.mjs's stdout (its `wrote ...` line).
+pub fn render_three(
     chromium: &Path,
     model: &Path,
-    job: &ThreeJob,
+    (method, view): (&str, &str),
+    args: &[&str],
     camera: &Path,
     out: &Path,
 ) -> String {
-    let mut command = Command::new("node");
-    command
+    let o = Command::new("node")
         .arg(integration_dir().join("render.mjs"))
         .arg(model)
-        .args(["--method", job.method, "--view", "mask", "--size", SIZE])
-        .args(job.flags);
-    if job.constraints {
-        command.arg("--constraints");
-    }
-    let o = command
+        .args(["--method", method, "--view", view, "--size", SIZE])
+        .args(args)
         .arg("--camera")
         .arg(camera)
         .arg("--browser")
@@ -212,11 +207,28 @@ pub fn three_mask(
     let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(
         o.status.success(),
-        "render.mjs {} {job:?}: {stdout}{}",
+        "render.mjs {} {method} {view} {args:?}: {stdout}{}",
         model.display(),
         super::stderr_of(&o)
     );
     stdout
+}
+
+/// `node render.mjs MODEL` of `job` seen by `camera` (a `dqview render --camera-out` file) as a
+/// mask at `out`; render.mjs's stdout (its `wrote ...` line, which with `--constraints` says
+/// how many node constraints it evaluated).
+pub fn three_mask(
+    chromium: &Path,
+    model: &Path,
+    job: &ThreeJob,
+    camera: &Path,
+    out: &Path,
+) -> String {
+    let mut args = job.flags.to_vec();
+    if job.constraints {
+        args.push("--constraints");
+    }
+    render_three(chromium, model, (job.method, "mask"), &args, camera, out)
 }
 
 /// What a browser test needs: Chromium (for three.js), the characters folder and a GPU
