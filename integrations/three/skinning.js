@@ -11,7 +11,7 @@ import { BufferAttribute, IntType, MeshDepthMaterial, MeshDistanceMaterial, Shad
 import { JointBounds } from "./bounds.js";
 import { dqviewInfluences } from "./influences.js";
 import { ATTRIBUTES, PATCH_METHODS, patchVertexShader } from "./material-patch.js";
-import { PaletteTexture } from "./palette-texture.js";
+import { MAX_ROWS, PaletteTexture } from "./palette-texture.js";
 
 /** Every method `applyDqviewSkinning` takes: dqview's, then three's own. */
 export const SKINNING_METHODS = [...PATCH_METHODS, "stock"];
@@ -86,14 +86,32 @@ function addInfluences(geometry) {
 }
 
 /**
+ * Throws, before anything is changed, when a mesh's skeleton is too big for the palette texture
+ * or one of its materials is skinned by dqview already.
+ */
+function refuseUnskinnable(meshes) {
+    for (const mesh of meshes) {
+        if (mesh.skeleton.bones.length + 1 > MAX_ROWS) {
+            throw new Error(
+                `dqview skinning: "${mesh.name}" has ${mesh.skeleton.bones.length} joints; the palette texture holds ${MAX_ROWS - 1}`,
+            );
+        }
+        for (const material of [mesh.material, mesh.customDepthMaterial, mesh.customDistanceMaterial].flat()) {
+            if (material?.userData.dqviewSkinning) {
+                throw new Error(
+                    `dqview skinning: material "${material.name}" is skinned by dqview already (dispose() the first applyDqviewSkinning)`,
+                );
+            }
+        }
+    }
+}
+
+/**
  * Makes `material` skin with `state.method` (read at compile time) reading `slots` influences a
  * vertex: the method in its program cache key, the patch after any onBeforeCompile the app had
  * set. Returns the undo.
  */
 function patchMaterial(material, state, slots) {
-    if (material.userData.dqviewSkinning) {
-        throw new Error(`dqview skinning: material "${material.name}" is skinned by dqview already (dispose() the first applyDqviewSkinning)`);
-    }
     material.userData.dqviewSkinning = true;
     const { onBeforeCompile, customProgramCacheKey } = material;
     material.onBeforeCompile = function (shader, renderer) {
@@ -161,6 +179,7 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
     root.traverse((object) => {
         if (object.isSkinnedMesh && object.skeleton) meshes.push(object);
     });
+    refuseUnskinnable(meshes);
     const mapless = [];
     // Each material reads as many influences as the most any of its meshes needs.
     const slotsOf = new Map();

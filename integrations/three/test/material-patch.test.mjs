@@ -151,7 +151,9 @@ test("applyDqviewSkinning checks its options and gives three's skinning back", (
     assert.match(material.customProgramCacheKey(), /dqview-lbs-4$/);
     skinning.setMethod("dqs");
     assert.match(material.customProgramCacheKey(), /dqview-dqs-4$/);
+    const update = mesh.skeleton.update;
     assert.throws(() => applyDqviewSkinning(mesh), /skinned by dqview already/);
+    assert.equal(mesh.skeleton.update, update, "a refused call changes nothing");
     assert.equal(mesh.skeleton.boneTexture.image.width, 9, "the palette is the bone texture");
     assert.throws(() => skinning.setMethod("ddm"), /unknown method/);
     skinning.dispose();
