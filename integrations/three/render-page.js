@@ -32,15 +32,21 @@ function prepareThreeMeshes(root, view, { skinned }) {
 
 /**
  * The skinned meshes in three's own materials of `job.material`'s kind, skinned by
- * `applyDqviewSkinning` (the package's path; "stock" leaves three's own skinning), white in
- * the mask; the rigid meshes as `prepareThreeMeshes` leaves them.
+ * `applyDqviewSkinning` (the package's path; "stock" leaves three's own skinning), white and
+ * drawn on both faces in the mask, as dqview draws it; the rigid meshes as
+ * `prepareThreeMeshes` leaves them.
  */
 function ownMaterials(root, job) {
     root.traverse((object) => {
         if (!object.isSkinnedMesh) return;
         object.material = materialOfKind(job.material, object.material);
-        if (job.view === "mask") [object.material].flat().forEach(forceWhite);
+        // Culled by the package's pose-following bounds, as an app's meshes are.
         object.frustumCulled = true;
+        if (job.view !== "mask") return;
+        for (const m of [object.material].flat()) {
+            m.side = DoubleSide;
+            forceWhite(m);
+        }
     });
     prepareThreeMeshes(root, job.view, { skinned: false });
     return applyDqviewSkinning(root, { method: job.firstMethod ?? job.method, beta: 1 });
