@@ -19,7 +19,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use support::three::{Pose, compare, dqview_mask, edit_gltf_json};
+use support::three::{Pose, compare, dqview_mask, edit_gltf_json, render_three};
 
 /// The Adventurer's left forearm twisted 170 degrees: LBS collapses it, DQS keeps it.
 const TWIST: Pose = Pose {
@@ -33,19 +33,6 @@ const MIN_IOU: f64 = 0.999;
 const KINDS: [&str; 7] = [
     "basic", "lambert", "phong", "standard", "physical", "toon", "gltf",
 ];
-
-/// `node render.mjs` of `model` by `method` in `view` with `args`: render.mjs's stdout.
-fn render_three(
-    chromium: &Path,
-    model: &Path,
-    method: &str,
-    view: &str,
-    args: &[&str],
-    camera: &Path,
-    out: &Path,
-) -> String {
-    support::three::render_three(chromium, model, (method, view), args, camera, out)
-}
 
 /// Checks one three.js mask against dqview's: IoU at least [`MIN_IOU`] and at most a fifth of
 /// the pixels where dqview's LBS and DQS differ; a failure line otherwise.
@@ -122,7 +109,7 @@ fn every_material_kind_and_a_method_switch_skin_as_dqview() {
     for (name, method, mut args, expected) in cases {
         args.extend(TWIST.flags);
         let out = dir.join(format!("three_{}.png", name.replace([' ', '>'], "_")));
-        let stdout = render_three(&chromium, &model, method, "mask", &args, &camera, &out);
+        let stdout = render_three(&chromium, &model, (method, "mask"), &args, &camera, &out);
         if name.ends_with("gltf") {
             assert!(stdout.contains("MeshStandardMaterial"), "{stdout}");
         }
@@ -152,12 +139,7 @@ fn mtoon_vrm(characters: &Path, dir: &Path) -> PathBuf {
         "--out",
         glb.to_str().expect("utf-8 path"),
     ];
-    let o = support::dqview_in(&args, &dir.join("cache"));
-    assert!(
-        o.status.success(),
-        "dqview {args:?}: {}",
-        support::stderr_of(&o)
-    );
+    support::dqview_ok(&args, dir);
     let vrm = dir.join("robot_twist_mtoon.vrm");
     edit_gltf_json(&glb, &vrm, |json| {
         for material in json["materials"].as_array_mut().expect("materials") {
@@ -197,7 +179,7 @@ fn mtoon_on_a_twist_joints_vrm_skins_as_dqview() {
             "--twist",
             "Palm3.L=170",
         ];
-        let stdout = render_three(&chromium, &model, method, "mask", &args, &camera, &out);
+        let stdout = render_three(&chromium, &model, (method, "mask"), &args, &camera, &out);
         assert!(
             stdout.contains("MToonMaterial"),
             "the VRM's materials were not MToon: {stdout}"
@@ -231,12 +213,7 @@ fn baked(model: &Path, mode: &str, dir: &Path) -> PathBuf {
         out.to_str().expect("utf-8 path"),
     ];
     args.extend(TWIST.flags);
-    let o = support::dqview_in(&args, &dir.join("cache"));
-    assert!(
-        o.status.success(),
-        "dqview {args:?}: {}",
-        support::stderr_of(&o)
-    );
+    support::dqview_ok(&args, dir);
     out
 }
 
@@ -255,7 +232,7 @@ fn the_shadow_follows_the_dqs_pose() {
         if model.extension().is_some_and(|e| e == "gltf") {
             args.extend(TWIST.flags);
         }
-        render_three(&chromium, model, method, "shadow", &args, &camera, &out);
+        render_three(&chromium, model, (method, "shadow"), &args, &camera, &out);
         out
     };
     let skinned_dqs = shadow(&model, "dqs", "skinned_dqs");
@@ -327,12 +304,7 @@ fn whole_model_camera(model: &Path, dir: &Path) -> PathBuf {
         "--out",
         png.to_str().expect("utf-8 path"),
     ];
-    let o = support::dqview_in(&args, &dir.join("cache"));
-    assert!(
-        o.status.success(),
-        "dqview {args:?}: {}",
-        support::stderr_of(&o)
-    );
+    support::dqview_ok(&args, dir);
     camera
 }
 
@@ -353,7 +325,7 @@ fn at_the_bind_pose_the_shaded_image_is_stock() {
             if shadows {
                 args.push("--shadows");
             }
-            render_three(&chromium, &model, method, "shaded", &args, &camera, &out);
+            render_three(&chromium, &model, (method, "shaded"), &args, &camera, &out);
             out
         };
         let stock = shaded("stock");

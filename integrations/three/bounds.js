@@ -39,7 +39,7 @@ export class JointBounds {
             // The joint's bind position: where its inverse bind matrix sends to the origin.
             const origin = new Vector3().setFromMatrixPosition(_matrix.copy(skeleton.boneInverses[j]).invert());
             this.reach = Math.max(this.reach, centre.distanceTo(origin) + radius);
-            this.spheres.push({ joint: j, centre, radius });
+            this.spheres.push({ joint: j, centre, radius, image: new Vector3(), imageRadius: 0 });
         });
         this.sphere = new Sphere();
     }
@@ -51,17 +51,19 @@ export class JointBounds {
     update(turning) {
         const { bones, boneInverses } = this.skeleton;
         let scale = 0;
-        const images = this.spheres.map(({ joint, centre, radius }) => {
-            _matrix.multiplyMatrices(bones[joint].matrixWorld, boneInverses[joint]);
-            scale = Math.max(scale, _matrix.getMaxScaleOnAxis());
-            return { centre: centre.clone().applyMatrix4(_matrix), radius: radius * _matrix.getMaxScaleOnAxis() };
-        });
-        if (images.length === 0) return this.sphere.makeEmpty();
         _centre.set(0, 0, 0);
-        for (const s of images) _centre.add(s.centre);
-        _centre.divideScalar(images.length);
+        for (const s of this.spheres) {
+            _matrix.multiplyMatrices(bones[s.joint].matrixWorld, boneInverses[s.joint]);
+            const axis = _matrix.getMaxScaleOnAxis();
+            scale = Math.max(scale, axis);
+            s.image.copy(s.centre).applyMatrix4(_matrix);
+            s.imageRadius = s.radius * axis;
+            _centre.add(s.image);
+        }
+        if (this.spheres.length === 0) return this.sphere.makeEmpty();
+        _centre.divideScalar(this.spheres.length);
         let radius = 0;
-        for (const s of images) radius = Math.max(radius, s.centre.distanceTo(_centre) + s.radius);
+        for (const s of this.spheres) radius = Math.max(radius, s.image.distanceTo(_centre) + s.imageRadius);
         this.sphere.set(_centre, radius + (turning ? this.reach * scale : 0));
         return this.sphere;
     }

@@ -58,7 +58,7 @@ export function forceWhite(material) {
  * ground receives. In the shadow view the meshes draw nothing and the ground draws the shadow
  * white on black, a mask of the shadow.
  */
-export function addShadows(root, scene, key, renderer, { camera, shadowOnly }) {
+export function addShadows(root, key, renderer, { camera, shadowOnly }) {
     const box = new Box3().setFromObject(root, true);
     const centre = new Vector3().fromArray(camera.target);
     const extent = centre.distanceTo(new Vector3().fromArray(camera.eye));
@@ -67,7 +67,7 @@ export function addShadows(root, scene, key, renderer, { camera, shadowOnly }) {
     key.castShadow = true;
     key.position.copy(centre).add(new Vector3(0.3, 1, 0.2).normalize().multiplyScalar(extent));
     key.target.position.copy(centre);
-    scene.add(key.target);
+    root.add(key.target);
     Object.assign(key.shadow.camera, { left: -extent, right: extent, top: extent, bottom: -extent, near: 0, far: 3 * extent });
     key.shadow.camera.updateProjectionMatrix();
     key.shadow.mapSize.set(4096, 4096);
@@ -85,5 +85,5 @@ export function addShadows(root, scene, key, renderer, { camera, shadowOnly }) {
     ground.rotation.x = -Math.PI / 2;
     ground.position.set(centre.x, box.min.y, centre.z);
     ground.receiveShadow = true;
-    scene.add(ground);
+    root.add(ground);
 }

@@ -94,7 +94,7 @@ async function render(job) {
         gltf.scene.add(key);
         if (job.view === "shaded") gltf.scene.add(new HemisphereLight(0xffffff, 0x404040, 1.5));
         if (job.shadows || job.view === "shadow") {
-            addShadows(gltf.scene, gltf.scene, key, renderer, { camera: job.camera, shadowOnly: job.view === "shadow" });
+            addShadows(gltf.scene, key, renderer, { camera: job.camera, shadowOnly: job.view === "shadow" });
         }
     }
     let shaderError = null;

@@ -12,6 +12,13 @@ pub fn dqview_in(args: &[&str], cache: &Path) -> Output {
         .expect("run dqview")
 }
 
+/// Runs the dqview binary with `args` (its CoR cache in `dir/cache`) and asserts that it succeeds.
+pub fn dqview_ok(args: &[&str], dir: &Path) -> Output {
+    let o = dqview_in(args, &dir.join("cache"));
+    assert!(o.status.success(), "dqview {args:?}: {}", stderr_of(&o));
+    o
+}
+
 /// A command's stderr as text.
 pub fn stderr_of(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
