@@ -11,9 +11,9 @@ use serde_json::{Value, json};
 use crate::interrupt::Interrupt;
 use crate::output_files::{InputKind, Staged, WriteReport, commit, copy_external_files, folder_of};
 use crate::scene::{
-    AmendTarget, BlendValues, DQS_BLEND_ATTRIBUTE, DQS_METHOD_MEAN_BETA, Scene,
-    USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, amend_dqs_blend, file_primitive_indices, usd_blend_layer,
-    write_glb,
+    AmendTarget, AttributeSpec, DQS_BLEND_ATTRIBUTE, DQS_BLEND_SPEC, DQS_METHOD_MEAN_BETA,
+    PrimitiveValues, Scene, USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, amend_attribute,
+    file_primitive_indices, usd_blend_layer, write_glb,
 };
 use crate::skin::{NEGLIGIBLE_GAP_RELATIVE, SceneBetas};
 
@@ -83,10 +83,10 @@ impl OutKind {
     pub fn check_input(self, input: InputKind) -> Result<()> {
         match (self, input) {
             (Self::Gltf, InputKind::Glb) => bail!(
-                "the input is a .glb: blend amends it, so --out must end in .glb (or .json for the map alone)"
+                "the input is a .glb: the output amends it, so --out must end in .glb (or .json for the map alone)"
             ),
             (Self::Glb, InputKind::Gltf) => bail!(
-                "the input is a .gltf: blend amends it, so --out must end in .gltf (or .json for the map alone)"
+                "the input is a .gltf: the output amends it, so --out must end in .gltf (or .json for the map alone)"
             ),
             (Self::Usda, i) if i != InputKind::Usd => bail!(
                 "--out .usda writes a layer over a USD input; this input is not USD: use .glb, .gltf or .json"
@@ -139,7 +139,7 @@ pub fn write_output(
             }
             let bytes = write_glb(&rig).context("cannot write the rig as GLB")?;
             if input == InputKind::Fbx {
-                notes.push(fbx_note(scene));
+                notes.push(fbx_note(scene, DQS_BLEND_ATTRIBUTE));
             }
             staged.push(Staged::write(source.out, &bytes)?);
         }
@@ -153,7 +153,15 @@ pub fn write_output(
         }
         (_, InputKind::Glb | InputKind::Gltf) => {
             crate::output_files::refuse_faulty_gltf(scene, source.model)?;
-            amend(source, kind, betas, &mut staged, &mut notes)?;
+            let values = primitive_values(&betas.per_primitive, |b: &Vec<f32>| b.as_slice());
+            let target = AmendOut {
+                model: source.model,
+                out: source.out,
+                kind,
+                spec: DQS_BLEND_SPEC,
+                bin_tag: "dqs_blend",
+            };
+            amend(&target, &values, &mut staged, &mut notes)?;
         }
     }
     let mut report = commit(staged, interrupt, notes)?;
@@ -161,74 +169,93 @@ pub fn write_output(
     Ok(report)
 }
 
-/// What a GLB written from an FBX file does not carry.
-fn fbx_note(scene: &Scene) -> String {
+/// What a GLB written from an FBX file does not carry (`attribute`: what it adds).
+pub(crate) fn fbx_note(scene: &Scene, attribute: &str) -> String {
     let info = &scene.source_info;
     format!(
         "the GLB is the rig as dqview loaded the FBX: its units and axes are kept (1 unit = {} m, {}), not converted to glTF's metres and +Y up; \
-         cameras, lights, constraints, in-between shapes, texture sets other than the base colour's and the FBX SkinningType are not in it (the map is `{DQS_BLEND_ATTRIBUTE}`)",
+         cameras, lights, constraints, in-between shapes, texture sets other than the base colour's and the FBX SkinningType are not in it (the values are `{attribute}`)",
         info.unit_meters,
         info.axes_text()
     )
 }
 
+/// Where an attribute is amended into: the input, the output and its kind, the attribute,
+/// and the tag of a new `.bin` (`STEM.TAG.bin`).
+pub(crate) struct AmendOut<'a> {
+    /// The input glTF or GLB path.
+    pub model: &'a str,
+    /// The file to write.
+    pub out: &'a Path,
+    /// `.glb` or `.gltf`.
+    pub kind: OutKind,
+    /// The attribute written.
+    pub spec: AttributeSpec,
+    /// The new `.bin`'s middle name.
+    pub bin_tag: &'a str,
+}
+
+/// Per non-empty primitive of `per_primitive[mesh][primitive]`, its values as floats.
+pub(crate) fn primitive_values<'a, T>(
+    per_primitive: &'a [Vec<T>],
+    floats: impl Fn(&'a T) -> &'a [f32],
+) -> Vec<PrimitiveValues<'a>> {
+    let mut out = Vec::new();
+    for (m, prims) in per_primitive.iter().enumerate() {
+        for (p, values) in prims.iter().enumerate() {
+            let values = floats(values);
+            if !values.is_empty() {
+                out.push(PrimitiveValues {
+                    mesh: m,
+                    primitive: p,
+                    values,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Amends the input glTF or GLB: the main file, a `.bin` for `.gltf`, copies of its external files.
-fn amend(
-    source: &MapSource<'_>,
-    kind: OutKind,
-    betas: &SceneBetas,
+pub(crate) fn amend(
+    to: &AmendOut<'_>,
+    values: &[PrimitiveValues<'_>],
     staged: &mut Vec<Staged>,
     notes: &mut Vec<String>,
 ) -> Result<()> {
-    let in_path = Path::new(source.model);
-    let input = std::fs::read(in_path).with_context(|| format!("cannot read {}", source.model))?;
-    let values: Vec<BlendValues<'_>> = betas
-        .per_primitive
-        .iter()
-        .enumerate()
-        .flat_map(|(m, prims)| {
-            prims
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| !b.is_empty())
-                .map(move |(p, b)| BlendValues {
-                    mesh: m,
-                    primitive: p,
-                    values: b,
-                })
-        })
-        .collect();
-    let out_dir = folder_of(source.out);
-    let stem = source
+    let in_path = Path::new(to.model);
+    let input = std::fs::read(in_path).with_context(|| format!("cannot read {}", to.model))?;
+    let out_dir = folder_of(to.out);
+    let stem = to
         .out
         .file_stem()
         .and_then(|s| s.to_str())
-        .ok_or_else(|| anyhow!("--out {} has no UTF-8 file name", source.out.display()))?;
+        .ok_or_else(|| anyhow!("--out {} has no UTF-8 file name", to.out.display()))?;
     let mut attempt = 0;
     let amended = loop {
         let bin_name = match attempt {
-            0 => format!("{stem}.dqs_blend.bin"),
-            n => format!("{stem}.dqs_blend.{n}.bin"),
+            0 => format!("{stem}.{}.bin", to.bin_tag),
+            n => format!("{stem}.{}.{n}.bin", to.bin_tag),
         };
-        let target = match kind {
+        let target = match to.kind {
             OutKind::Glb => AmendTarget::Glb,
             _ => AmendTarget::Gltf {
                 bin_name: &bin_name,
             },
         };
-        let amended = amend_dqs_blend(&input, target, &values)?;
-        // The input may already use that name (blend run on its own output): pick another.
+        let amended = amend_attribute(&input, target, to.spec, values)?;
+        // The input may already use that name (run on its own output): pick another.
         let taken = amended
             .external_files
             .iter()
             .any(|f| f.relative_path.as_deref() == Some(bin_name.as_str()));
-        if kind == OutKind::Glb || !taken || attempt >= 1000 {
+        if to.kind == OutKind::Glb || !taken || attempt >= 1000 {
             break amended;
         }
         attempt += 1;
     };
     if let Some((name, bytes)) = &amended.bin {
-        staged.push(Staged::write(&source.out.with_file_name(name), bytes)?);
+        staged.push(Staged::write(&to.out.with_file_name(name), bytes)?);
     }
     copy_external_files(
         &folder_of(in_path),
@@ -237,17 +264,18 @@ fn amend(
         staged,
         notes,
     )?;
+    let name = to.spec.name;
     for (m, p) in &amended.overwritten {
         notes.push(format!(
-            "mesh {m} primitive {p} had a `{DQS_BLEND_ATTRIBUTE}` attribute: its values were replaced in place"
+            "mesh {m} primitive {p} had a `{name}` attribute: its values were replaced in place"
         ));
     }
     for (m, p) in &amended.replaced {
         notes.push(format!(
-            "mesh {m} primitive {p} had a `{DQS_BLEND_ATTRIBUTE}` attribute: it now points at the new accessor (the old one stays in the file, unused)"
+            "mesh {m} primitive {p} had a `{name}` attribute: it now points at the new accessor (the old one stays in the file, unused)"
         ));
     }
-    staged.push(Staged::write(source.out, &amended.file)?);
+    staged.push(Staged::write(to.out, &amended.file)?);
     Ok(())
 }
 
@@ -373,7 +401,7 @@ fn usd_layer(
 
 /// The input as an asset path from the output's folder: relative where both lie under one
 /// folder, else absolute.
-fn sublayer_path(input: &Path, out: &Path) -> Result<String> {
+pub(crate) fn sublayer_path(input: &Path, out: &Path) -> Result<String> {
     let input = input
         .canonicalize()
         .with_context(|| format!("cannot resolve {}", input.display()))?;

@@ -29,6 +29,7 @@ pub mod blend_file;
 pub mod builtin;
 pub mod check;
 pub mod cli;
+pub mod cor_file;
 pub mod dq;
 pub mod influences;
 pub mod interrupt;

@@ -8,6 +8,7 @@ mod blend;
 mod blend_review;
 mod check;
 mod cor_args;
+mod cor_write;
 mod ddm_args;
 pub mod ddm_data;
 mod dm_args;
@@ -206,6 +207,9 @@ pub enum Command {
     /// Fit per-vertex DQS blend weights that bring the hybrid closest to CoR over a clip, all
     /// clips and/or joint sweeps, and write them into the file as `_DQS_BLEND` (or as JSON).
     Blend(BlendArgs),
+    /// Precompute each skinned vertex's centre of rotation and write it into the model as
+    /// `_COR_CENTER` (a USD layer for USD), so engines can skin with CoR.
+    Cor(cor_write::CorWriteArgs),
     /// Add helper joints (twist and bend) where LBS collapses or pinches, with weights fitted so
     /// plain LBS follows CoR (or DQS): VRMC_node_constraint constraints and baked clip channels,
     /// written into the file, so the fix plays in any LBS engine. `twist-joints` is the same.
@@ -402,6 +406,7 @@ pub fn run(cli: Cli) -> Result<()> {
             bench::run(&options, json, started, &load)
         }
         Some(Command::Blend(args)) => blend::run(&args),
+        Some(Command::Cor(args)) => cor_write::run(&args),
         Some(Command::HelperJoints(args)) => helper_joints::run(&args),
         Some(Command::Report(args)) => report::run(&args),
         Some(Command::Check(args)) => check::run(&args),

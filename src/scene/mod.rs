@@ -28,8 +28,10 @@ pub use fbx_load::{load_fbx_path_with, load_fbx_slice_with};
 pub use file_read::{FileReadError, NotAFile, read_model_file, read_regular_file};
 pub use glb_write::{MAX_SKIN_JOINTS, glb_container, write_glb};
 pub use gltf_amend::{
-    AmendTarget, Amended, BlendValues, DQS_BLEND_ATTRIBUTE, ExternalFile, RigChannel, RigEdit,
-    RigInfluences, RigNode, RigSkin, amend_dqs_blend, amend_rig, file_primitive_indices,
+    AmendTarget, Amended, AttributeSpec, COR_CENTER_ATTRIBUTE, COR_CENTER_SPEC,
+    DQS_BLEND_ATTRIBUTE, DQS_BLEND_SPEC, ExternalFile, PrimitiveValues, RigChannel, RigEdit,
+    RigInfluences, RigNode, RigSkin, amend_attribute, amend_dqs_blend, amend_rig,
+    file_primitive_indices,
 };
 pub use gltf_load::{load_gltf_path, load_gltf_path_with, load_gltf_slice, load_gltf_slice_with};
 pub use humanoid::HumanoidBone;
@@ -37,8 +39,8 @@ pub use options::LoadOptions;
 pub use ranges::{MAX_KEY_TIME_S, MAX_MAGNITUDE, check_ranges};
 pub use source_info::{SkinningMethod, SourceInfo};
 pub use usd_layer::{
-    DQS_METHOD_MEAN_BETA, USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, UsdStageMetadata, should_run_dqs,
-    usd_blend_layer,
+    DQS_METHOD_MEAN_BETA, USD_COR_CENTER_PRIMVAR, USD_DQS_BLEND_PRIMVAR, UsdMeshBlend, UsdMeshCor,
+    UsdStageMetadata, should_run_dqs, usd_blend_layer, usd_cor_layer,
 };
 pub use usd_load::{USD_EXTENSIONS, USD_MAX_NESTING, is_usd_path, load_usd_path_with};
 

@@ -1,11 +1,14 @@
-//! The USD way of writing a blend map back: a small `.usda` layer that sublayers the
-//! original file and adds, as `over`s, only each skinned mesh's per-point map (and
-//! `primvars:skel:skinningMethod` where the mesh should run DQS). The original is untouched.
+//! The USD way of writing a blend map or CoR centres back: a small `.usda` layer that
+//! sublayers the original file and adds, as `over`s, only each skinned mesh's per-point values
+//! (and `primvars:skel:skinningMethod` where a map says the mesh should run DQS). The original
+//! is untouched.
 
 use std::fmt::Write as _;
 
 /// The per-point DQS blend primvar dqview writes and reads (0 LBS .. 1 DQS), beside glTF's `_DQS_BLEND`.
 pub const USD_DQS_BLEND_PRIMVAR: &str = "primvars:dqview:dqsBlend";
+/// The primvar `dqview cor` writes each point's centre of rotation to (float3, vertex).
+pub const USD_COR_CENTER_PRIMVAR: &str = "primvars:dqview:corCenter";
 
 /// Mean beta from which a mesh's layer also says `skinningMethod = "dualQuaternion"`: at 0.5
 /// and above the map is nearer DQS than LBS, which is what a reader without hybrid skinning gets.
@@ -100,6 +103,15 @@ pub fn should_run_dqs(betas: &[f32]) -> bool {
     !betas.is_empty() && sum / betas.len() as f64 >= f64::from(DQS_METHOD_MEAN_BETA)
 }
 
+/// One mesh's CoR centres: its prim path and one centre per point, in the points' space.
+#[derive(Clone, Copy, Debug)]
+pub struct UsdMeshCor<'a> {
+    /// The Mesh prim's path.
+    pub prim_path: &'a str,
+    /// One centre per point, in point order.
+    pub centers: &'a [[f32; 3]],
+}
+
 /// The text of the layer: `sublayer` (an asset path, relative to the layer) plus the maps.
 #[must_use]
 pub fn usd_blend_layer(
@@ -107,13 +119,57 @@ pub fn usd_blend_layer(
     meta: &UsdStageMetadata,
     meshes: &[UsdMeshBlend<'_>],
 ) -> String {
+    let items: Vec<(&str, String)> = meshes
+        .iter()
+        .map(|m| (m.prim_path, blend_opinions(m.betas)))
+        .collect();
+    layer_text(
+        sublayer,
+        meta,
+        "dqview blend: the fitted per-point DQS blend map over the sublayer",
+        items,
+    )
+}
+
+/// The text of the layer: `sublayer` plus each mesh's `primvars:dqview:corCenter`.
+#[must_use]
+pub fn usd_cor_layer(sublayer: &str, meta: &UsdStageMetadata, meshes: &[UsdMeshCor<'_>]) -> String {
+    let items: Vec<(&str, String)> = meshes
+        .iter()
+        .map(|m| {
+            let values: Vec<String> = m
+                .centers
+                .iter()
+                .map(|[x, y, z]| format!("({x}, {y}, {z})"))
+                .collect();
+            let text = format!(
+                "float3[] {USD_COR_CENTER_PRIMVAR} = [{}] (\n    interpolation = \"vertex\"\n)\n",
+                values.join(", ")
+            );
+            (m.prim_path, text)
+        })
+        .collect();
+    layer_text(
+        sublayer,
+        meta,
+        "dqview cor: each point's precomputed centre of rotation over the sublayer",
+        items,
+    )
+}
+
+/// The layer's header (`doc`, the stage metadata, `sublayer`) and one nest of `over`s per
+/// (prim path, opinions text) item.
+fn layer_text(
+    sublayer: &str,
+    meta: &UsdStageMetadata,
+    doc: &str,
+    mut items: Vec<(&str, String)>,
+) -> String {
     let mut out = String::from("#usda 1.0\n(\n");
     if let Some(p) = &meta.default_prim {
         let _ = writeln!(out, "    defaultPrim = {}", quoted(p));
     }
-    out.push_str(
-        "    doc = \"dqview blend: the fitted per-point DQS blend map over the sublayer\"\n",
-    );
+    let _ = writeln!(out, "    doc = {}", quoted(doc));
     let numbers = [
         ("endTimeCode", meta.end_time_code),
         ("framesPerSecond", meta.frames_per_second),
@@ -137,16 +193,11 @@ pub fn usd_blend_layer(
         let _ = writeln!(out, "    upAxis = {}", quoted(up));
     }
     out.push_str(")\n");
-    let mut sorted: Vec<&UsdMeshBlend<'_>> = meshes.iter().collect();
-    sorted.sort_by(|a, b| a.prim_path.cmp(b.prim_path));
+    items.sort_by(|a, b| a.0.cmp(b.0));
     // One `over` per prim, shared by the meshes under it: a stack of the open prims.
     let mut open: Vec<&str> = Vec::new();
-    for mesh in sorted {
-        let names: Vec<&str> = mesh
-            .prim_path
-            .split('/')
-            .filter(|s| !s.is_empty())
-            .collect();
+    for (path, opinions) in &items {
+        let names: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
         let common = open.iter().zip(&names).take_while(|(a, b)| a == b).count();
         close_to(&mut out, &mut open, common);
         for name in &names[common..] {
@@ -159,7 +210,10 @@ pub fn usd_blend_layer(
             );
             open.push(name);
         }
-        write_mesh(&mut out, mesh, open.len());
+        let pad = pad(open.len());
+        for line in opinions.lines() {
+            let _ = writeln!(out, "{pad}{line}");
+        }
     }
     close_to(&mut out, &mut open, 0);
     out
@@ -182,21 +236,17 @@ fn close_to(out: &mut String, open: &mut Vec<&str>, keep: usize) {
     }
 }
 
-/// One mesh's opinions, at `depth` levels of nesting.
-fn write_mesh(out: &mut String, mesh: &UsdMeshBlend<'_>, depth: usize) {
-    let pad = pad(depth);
-    let values: Vec<String> = mesh.betas.iter().map(|b| format!("{b}")).collect();
-    let _ = writeln!(
-        out,
-        "{pad}float[] {USD_DQS_BLEND_PRIMVAR} = [{}] (\n{pad}    interpolation = \"vertex\"\n{pad})",
+/// One mesh's map opinions (unindented lines).
+fn blend_opinions(betas: &[f32]) -> String {
+    let values: Vec<String> = betas.iter().map(|b| format!("{b}")).collect();
+    let mut out = format!(
+        "float[] {USD_DQS_BLEND_PRIMVAR} = [{}] (\n    interpolation = \"vertex\"\n)\n",
         values.join(", ")
     );
-    if should_run_dqs(mesh.betas) {
-        let _ = writeln!(
-            out,
-            "{pad}uniform token primvars:skel:skinningMethod = \"dualQuaternion\""
-        );
+    if should_run_dqs(betas) {
+        out.push_str("uniform token primvars:skel:skinningMethod = \"dualQuaternion\"\n");
     }
+    out
 }
 
 /// A USD string literal.

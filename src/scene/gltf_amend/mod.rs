@@ -1,10 +1,11 @@
-//! Amending a glTF file in place: a `_DQS_BLEND` attribute per primitive, nothing else rewritten.
+//! Amending a glTF file in place: one float attribute per primitive (`_DQS_BLEND`,
+//! `_COR_CENTER`), nothing else rewritten.
 //!
 //! The JSON is read as raw text per member (`raw::RawObject`), so every value
 //! that is not changed is written back byte for byte, and written back with only
-//! these additions: per primitive one float SCALAR
-//! accessor (with `min`/`max`) and one buffer view, the primitive's `_DQS_BLEND`
-//! attribute pointing at it (an existing `_DQS_BLEND` that only that primitive uses is
+//! these additions: per primitive one float SCALAR (or VEC3)
+//! accessor (with `min`/`max`) and one buffer view, the primitive's attribute
+//! pointing at it (an existing one of that name that only that primitive uses is
 //! overwritten in place instead, in a `.glb`'s BIN chunk or in a `.gltf`'s `.bin` that holds
 //! only such maps, see `reuse`; elsewhere it is repointed and its old accessor stays, unused),
 //! and the bytes in one place: for a `.glb`, appended to the BIN chunk
@@ -34,19 +35,66 @@ use raw::{Raw, RawObject, parse_array, to_raw};
 /// The attribute dqview reads hybrid betas from.
 pub const DQS_BLEND_ATTRIBUTE: &str = "_DQS_BLEND";
 
+/// The attribute `dqview cor` writes each skinned vertex's centre of rotation to (VEC3, in
+/// the space of POSITION).
+pub const COR_CENTER_ATTRIBUTE: &str = "_COR_CENTER";
+
+/// A per-vertex float attribute an amend writes: its name, components and allowed values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AttributeSpec {
+    /// The attribute's name in the primitive.
+    pub name: &'static str,
+    /// Floats per vertex: 1 (SCALAR) or 3 (VEC3).
+    pub components: usize,
+    /// The closed range every value must lie in; `None`: any finite value.
+    pub range: Option<(f32, f32)>,
+}
+
+/// Hybrid's per-vertex blend: one value in [0, 1].
+pub const DQS_BLEND_SPEC: AttributeSpec = AttributeSpec {
+    name: DQS_BLEND_ATTRIBUTE,
+    components: 1,
+    range: Some((0.0, 1.0)),
+};
+
+/// CoR's per-vertex centre: three finite coordinates.
+pub const COR_CENTER_SPEC: AttributeSpec = AttributeSpec {
+    name: COR_CENTER_ATTRIBUTE,
+    components: 3,
+    range: None,
+};
+
+impl AttributeSpec {
+    /// The glTF accessor type of its components.
+    fn accessor_type(self) -> &'static str {
+        match self.components {
+            1 => "SCALAR",
+            2 => "VEC2",
+            3 => "VEC3",
+            _ => "VEC4",
+        }
+    }
+
+    /// Bytes a vertex takes (little-endian f32 components).
+    fn vertex_bytes(self) -> usize {
+        4 * self.components
+    }
+}
+
 /// Accessor component type `FLOAT`.
 const FLOAT: u32 = 5126;
 /// Buffer view target for vertex attributes.
 const ARRAY_BUFFER: u32 = 34962;
 
-/// New `_DQS_BLEND` values of one primitive, by dqview's mesh and primitive index.
+/// New values of one primitive's attribute, by dqview's mesh and primitive index.
 #[derive(Clone, Copy, Debug)]
-pub struct BlendValues<'a> {
+pub struct PrimitiveValues<'a> {
     /// Mesh index (the file's).
     pub mesh: usize,
     /// Primitive index in [`crate::scene::Mesh::primitives`] (the loader drops points, lines and primitives without POSITION).
     pub primitive: usize,
-    /// One value in [0, 1] per vertex, in the file's vertex order.
+    /// The attribute's components per vertex (one blend in [0, 1], or a centre's x, y, z), in
+    /// the file's vertex order.
     pub values: &'a [f32],
 }
 
@@ -83,9 +131,9 @@ pub struct Amended {
     pub bin: Option<(String, Vec<u8>)>,
     /// Files the input's buffer and image URIs name (not data URIs), which must sit beside the output too.
     pub external_files: Vec<ExternalFile>,
-    /// Primitives whose existing `_DQS_BLEND` attribute was repointed, as (mesh, file primitive).
+    /// Primitives whose existing attribute was repointed, as (mesh, file primitive).
     pub replaced: Vec<(usize, usize)>,
-    /// Primitives whose existing `_DQS_BLEND` values were overwritten in place (same accessor,
+    /// Primitives whose existing attribute's values were overwritten in place (same accessor,
     /// no copy added), as (mesh, file primitive).
     pub overwritten: Vec<(usize, usize)>,
 }
@@ -111,11 +159,25 @@ impl Amended {
 pub fn amend_dqs_blend(
     input: &[u8],
     target: AmendTarget<'_>,
-    values: &[BlendValues<'_>],
+    values: &[PrimitiveValues<'_>],
+) -> Result<Amended, SceneError> {
+    amend_attribute(input, target, DQS_BLEND_SPEC, values)
+}
+
+/// Adds the attribute `spec` to each primitive of `values` in the glTF or GLB file `input`.
+///
+/// Fails with [`SceneError::Amend`] when the container and `target` differ, the
+/// JSON does not parse, a primitive does not exist or has another vertex count
+/// than its values, or a value is outside `spec`'s range (or not finite).
+pub fn amend_attribute(
+    input: &[u8],
+    target: AmendTarget<'_>,
+    spec: AttributeSpec,
+    values: &[PrimitiveValues<'_>],
 ) -> Result<Amended, SceneError> {
     let (mut glb_parts, view, mut root) = open(input, target)?;
     let file_primitives = file_primitive_indices_of(&view)?;
-    let blob = build_blob(&view, &file_primitives, values)?;
+    let blob = build_blob(&view, &file_primitives, spec, values)?;
     let mut out = Amended::of(&view);
     let blob = match glb_parts.as_mut() {
         Some(glb) => reuse::overwrite_in_glb(&view, &mut root, glb, blob, &mut out)?,
@@ -187,7 +249,7 @@ fn add_blob(
         }
         (None, AmendTarget::Glb) => return Err(amend_err("internal: GLB target without a GLB")),
     };
-    out.replaced = add_entries(root, &blob.entries, buffer, base)?;
+    out.replaced = add_entries(root, blob, buffer, base)?;
     Ok(())
 }
 
@@ -223,17 +285,18 @@ fn split_container(
 /// Adds a view, an accessor and the attribute per entry (bytes at `base` in buffer `buffer`); returns the repointed primitives.
 fn add_entries(
     root: &mut RawObject,
-    entries: &[BlobEntry],
+    blob: &Blob,
     buffer: usize,
     base: usize,
 ) -> Result<Vec<(usize, usize)>, SceneError> {
+    let (entries, spec) = (&blob.entries, blob.spec);
     let views: Vec<Value> = entries
         .iter()
         .map(|entry| {
             json!({
                 "buffer": buffer,
                 "byteOffset": base + entry.offset,
-                "byteLength": entry.count * 4,
+                "byteLength": entry.count * spec.vertex_bytes(),
                 "target": ARRAY_BUFFER,
             })
         })
@@ -247,9 +310,9 @@ fn add_entries(
                 "bufferView": first_view + k,
                 "componentType": FLOAT,
                 "count": entry.count,
-                "type": "SCALAR",
-                "min": [entry.min],
-                "max": [entry.max],
+                "type": spec.accessor_type(),
+                "min": entry.min,
+                "max": entry.max,
             })
         })
         .collect();
@@ -257,7 +320,7 @@ fn add_entries(
     let mut replaced = Vec::new();
     for (k, entry) in entries.iter().enumerate() {
         let index = to_raw(&json!(first_accessor + k))?;
-        if set_attribute(root, entry.mesh, entry.file_primitive, index)? {
+        if set_attribute(root, spec.name, (entry.mesh, entry.file_primitive), index)? {
             replaced.push((entry.mesh, entry.file_primitive));
         }
     }
@@ -319,25 +382,31 @@ fn file_primitive_indices_of(root: &Value) -> Result<Vec<Vec<usize>>, SceneError
 }
 
 /// One primitive's values inside the new bytes.
+#[derive(Clone)]
 struct BlobEntry {
     mesh: usize,
     file_primitive: usize,
     offset: usize,
+    /// Vertices.
     count: usize,
-    min: f32,
-    max: f32,
+    /// Per component.
+    min: Vec<f32>,
+    /// Per component.
+    max: Vec<f32>,
 }
 
 /// The new bytes (every primitive's values as little-endian f32, each 4-byte aligned) and where each starts.
 struct Blob {
+    spec: AttributeSpec,
     bytes: Vec<u8>,
     entries: Vec<BlobEntry>,
 }
 
 impl Blob {
     /// No bytes, no entries: nothing left to append.
-    fn empty() -> Self {
+    fn empty(spec: AttributeSpec) -> Self {
         Self {
+            spec,
             bytes: Vec::new(),
             entries: Vec::new(),
         }
@@ -346,7 +415,7 @@ impl Blob {
     /// The little-endian bytes of `entry`'s values.
     fn values_of(&self, entry: &BlobEntry) -> Result<&[u8], SceneError> {
         self.bytes
-            .get(entry.offset..entry.offset + entry.count * 4)
+            .get(entry.offset..entry.offset + entry.count * self.spec.vertex_bytes())
             .ok_or_else(|| amend_err("internal: blob entry outside its bytes"))
     }
 }
@@ -355,12 +424,10 @@ impl Blob {
 fn build_blob(
     root: &Value,
     file_primitives: &[Vec<usize>],
-    values: &[BlendValues<'_>],
+    spec: AttributeSpec,
+    values: &[PrimitiveValues<'_>],
 ) -> Result<Blob, SceneError> {
-    let mut blob = Blob {
-        bytes: Vec::new(),
-        entries: Vec::new(),
-    };
+    let mut blob = Blob::empty(spec);
     for v in values {
         let here = format!("mesh {} primitive {}", v.mesh, v.primitive);
         let file_primitive = file_primitives
@@ -370,25 +437,20 @@ fn build_blob(
             .ok_or_else(|| amend_err(format!("{here}: the file has no such primitive")))?;
         let vertices = position_count(root, v.mesh, file_primitive)
             .ok_or_else(|| amend_err(format!("{here}: no POSITION accessor with a count")))?;
-        if vertices != v.values.len() {
+        if vertices * spec.components != v.values.len() {
             return Err(amend_err(format!(
-                "{here}: {} values for {vertices} vertices",
-                v.values.len()
+                "{here}: {} values for {vertices} vertices of {} each",
+                v.values.len(),
+                spec.components
             )));
         }
-        if let Some(bad) = v.values.iter().find(|x| !(0.0..=1.0).contains(*x)) {
-            return Err(amend_err(format!("{here}: value {bad} is outside 0..1")));
-        }
-        if v.values.is_empty() {
-            return Err(amend_err(format!("{here}: no vertices")));
-        }
-        let min = v.values.iter().copied().fold(f32::INFINITY, f32::min);
-        let max = v.values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        check_values(&here, spec, v.values)?;
+        let (min, max) = component_bounds(spec.components, v.values);
         blob.entries.push(BlobEntry {
             mesh: v.mesh,
             file_primitive,
             offset: blob.bytes.len(),
-            count: v.values.len(),
+            count: vertices,
             min,
             max,
         });
@@ -396,6 +458,40 @@ fn build_blob(
             .extend(v.values.iter().flat_map(|x| x.to_le_bytes()));
     }
     Ok(blob)
+}
+
+/// Refuses no values, a non-finite value or one outside `spec`'s range.
+fn check_values(here: &str, spec: AttributeSpec, values: &[f32]) -> Result<(), SceneError> {
+    if values.is_empty() {
+        return Err(amend_err(format!("{here}: no vertices")));
+    }
+    let allowed = |x: f32| match spec.range {
+        Some((lo, hi)) => (lo..=hi).contains(&x),
+        None => x.is_finite(),
+    };
+    if let Some(bad) = values.iter().find(|x| !allowed(**x)) {
+        let why = spec.range.map_or("not finite".to_string(), |(lo, hi)| {
+            format!("outside {lo}..{hi}")
+        });
+        return Err(amend_err(format!(
+            "{here}: {} value {bad} is {why}",
+            spec.name
+        )));
+    }
+    Ok(())
+}
+
+/// Per component, the smallest and largest of `values` (`components` interleaved).
+fn component_bounds(components: usize, values: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let mut min = vec![f32::INFINITY; components];
+    let mut max = vec![f32::NEG_INFINITY; components];
+    for vertex in values.chunks_exact(components) {
+        for (c, &x) in vertex.iter().enumerate() {
+            min[c] = min[c].min(x);
+            max[c] = max[c].max(x);
+        }
+    }
+    (min, max)
 }
 
 /// The `count` of the POSITION accessor of a file primitive.
@@ -469,11 +565,12 @@ fn push(root: &mut RawObject, key: &str, items: Vec<Value>) -> Result<usize, Sce
     Ok(first)
 }
 
-/// Sets `_DQS_BLEND` of a file primitive to `accessor`; returns whether it had one.
+/// Sets attribute `name` of a file primitive (mesh, primitive) to `accessor`; returns whether
+/// it had one.
 fn set_attribute(
     root: &mut RawObject,
-    mesh: usize,
-    primitive: usize,
+    name: &str,
+    (mesh, primitive): (usize, usize),
     accessor: Raw,
 ) -> Result<bool, SceneError> {
     let here = || format!("mesh {mesh} primitive {primitive}");
@@ -489,7 +586,7 @@ fn set_attribute(
         .get("attributes")
         .ok_or_else(|| amend_err(format!("{} has no attributes", here())))?;
     let mut attributes = RawObject::parse(attributes_raw.get(), "attributes")?;
-    let replaced = attributes.set(DQS_BLEND_ATTRIBUTE, accessor);
+    let replaced = attributes.set(name, accessor);
     prim_obj.set("attributes", attributes.to_raw()?);
     *prim_raw = prim_obj.to_raw()?;
     mesh_obj.set("primitives", to_raw(&prims)?);

@@ -1,19 +1,20 @@
-//! Writing a new `_DQS_BLEND` over the previous one: amending a file that already has a map
-//! (blend run on its own output) replaces the old values in place instead of appending a copy.
+//! Writing a new attribute over the previous one of its name: amending a file that already has
+//! a map or centres (blend or cor run on its own output) replaces the old values in place
+//! instead of appending a copy.
 //!
-//! An old accessor is overwritten only where nothing else can see it: a float SCALAR accessor
-//! of the same count, not sparse or normalised, in a packed view (of the GLB's BIN chunk, or
-//! of a `.gltf`'s external `.bin` that holds nothing but such maps) that no other accessor or
-//! image uses, referenced by that one primitive's `_DQS_BLEND` alone.
+//! An old accessor is overwritten only where nothing else can see it: a float accessor of the
+//! same type and count, not sparse or normalised, in a packed view (of the GLB's BIN chunk, or
+//! of a `.gltf`'s external `.bin` that holds nothing but such values) that no other accessor or
+//! image uses, referenced by that one primitive's attribute alone.
 
 use serde_json::{Value, json};
 
 use super::container::{Glb, amend_err};
 use super::raw::{RawObject, to_raw};
-use super::{Amended, Blob, BlobEntry, DQS_BLEND_ATTRIBUTE, FLOAT};
+use super::{Amended, AttributeSpec, Blob, BlobEntry, FLOAT};
 use crate::scene::SceneError;
 
-/// Where an old `_DQS_BLEND` accessor's values sit in the BIN chunk.
+/// Where an old attribute accessor's values sit in the BIN chunk.
 pub(super) struct Slot {
     /// The accessor to give the new `min`/`max`.
     pub accessor: usize,
@@ -79,6 +80,7 @@ pub(super) fn view_uses(root: &Value, view: usize) -> usize {
 /// buffer that `buffer_len` allows (it gives the allowed buffers' byte lengths).
 pub(super) fn slot_of(
     root: &Value,
+    spec: AttributeSpec,
     entry: &BlobEntry,
     buffer_len: impl Fn(usize) -> Option<usize>,
 ) -> Option<Slot> {
@@ -87,10 +89,10 @@ pub(super) fn slot_of(
         .get(entry.mesh)?
         .get("primitives")?
         .get(entry.file_primitive)?;
-    let accessor = index(prim.get("attributes")?, DQS_BLEND_ATTRIBUTE)?;
+    let accessor = index(prim.get("attributes")?, spec.name)?;
     let acc = root.get("accessors")?.get(accessor)?;
     let plain = acc.get("componentType").and_then(Value::as_u64) == Some(u64::from(FLOAT))
-        && acc.get("type").and_then(Value::as_str) == Some("SCALAR")
+        && acc.get("type").and_then(Value::as_str) == Some(spec.accessor_type())
         && index(acc, "count") == Some(entry.count)
         && acc.get("sparse").is_none()
         && !acc
@@ -99,7 +101,7 @@ pub(super) fn slot_of(
             .unwrap_or(false);
     let view_index = index(acc, "bufferView")?;
     let view = root.get("bufferViews")?.get(view_index)?;
-    let packed = index(view, "byteStride").is_none_or(|s| s == 4);
+    let packed = index(view, "byteStride").is_none_or(|s| s == spec.vertex_bytes());
     let buffer = index(view, "buffer")?;
     let bin_len = buffer_len(buffer)?;
     if !(plain && packed) {
@@ -108,7 +110,7 @@ pub(super) fn slot_of(
     let start = index(view, "byteOffset")
         .unwrap_or(0)
         .checked_add(index(acc, "byteOffset").unwrap_or(0))?;
-    let end = start.checked_add(entry.count.checked_mul(4)?)?;
+    let end = start.checked_add(entry.count.checked_mul(spec.vertex_bytes())?)?;
     let view_end = index(view, "byteOffset")
         .unwrap_or(0)
         .checked_add(index(view, "byteLength")?)?;
@@ -142,21 +144,21 @@ pub(super) fn overwrite(
 ) -> Result<(), SceneError> {
     let end = slot.start + values.len();
     bin.get_mut(slot.start..end)
-        .ok_or_else(|| amend_err("internal: old _DQS_BLEND slot outside the BIN chunk"))?
+        .ok_or_else(|| amend_err("internal: old attribute slot outside the BIN chunk"))?
         .copy_from_slice(values);
     let mut accessors = root.array("accessors")?;
     let raw = accessors
         .get_mut(slot.accessor)
-        .ok_or_else(|| amend_err("internal: old _DQS_BLEND accessor missing"))?;
+        .ok_or_else(|| amend_err("internal: old attribute accessor missing"))?;
     let mut obj = RawObject::parse(raw.get(), "an accessor")?;
-    obj.set("min", to_raw(&json!([entry.min]))?);
-    obj.set("max", to_raw(&json!([entry.max]))?);
+    obj.set("min", to_raw(&json!(entry.min))?);
+    obj.set("max", to_raw(&json!(entry.max))?);
     *raw = obj.to_raw()?;
     root.set("accessors", to_raw(&accessors)?);
     Ok(())
 }
 
-/// Overwrites each old `_DQS_BLEND` of a GLB that can take its new values in place
+/// Overwrites each old attribute of a GLB that can take its new values in place
 /// (see the module docs); returns the entries left to append.
 pub(super) fn overwrite_in_glb(
     view: &Value,
@@ -173,10 +175,10 @@ pub(super) fn overwrite_in_glb(
         return Ok(blob);
     };
     let bin_len = bin.len();
-    let mut rest = Blob::empty();
+    let mut rest = Blob::empty(blob.spec);
     for entry in &blob.entries {
         let values = blob.values_of(entry)?;
-        match slot_of(view, entry, |b| (b == 0).then_some(bin_len)) {
+        match slot_of(view, blob.spec, entry, |b| (b == 0).then_some(bin_len)) {
             Some(slot) => {
                 overwrite(root, bin, &slot, values, entry)?;
                 out.overwritten.push((entry.mesh, entry.file_primitive));
@@ -184,7 +186,7 @@ pub(super) fn overwrite_in_glb(
             None => {
                 rest.entries.push(BlobEntry {
                     offset: rest.bytes.len(),
-                    ..*entry
+                    ..entry.clone()
                 });
                 rest.bytes.extend_from_slice(values);
             }
@@ -219,7 +221,7 @@ pub(super) fn rewrite_own_bin(
     let slots: Option<Vec<Slot>> = blob
         .entries
         .iter()
-        .map(|e| slot_of(view, e, buffer_len))
+        .map(|e| slot_of(view, blob.spec, e, buffer_len))
         .collect();
     let Some(slots) = slots.filter(|s| !s.is_empty()) else {
         return Ok(blob);
@@ -240,5 +242,5 @@ pub(super) fn rewrite_own_bin(
     let owner = format!("buffer {buffer}");
     out.external_files.retain(|f| f.owner != owner);
     out.bin = Some((name, bin));
-    Ok(Blob::empty())
+    Ok(Blob::empty(blob.spec))
 }

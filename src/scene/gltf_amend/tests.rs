@@ -115,7 +115,7 @@ const BETAS: [f32; 3] = [0.0, 0.25, 1.0];
 #[test]
 fn gltf_gains_a_buffer_a_view_an_accessor_and_the_attribute_only() {
     let input = gltf_file();
-    let values = [BlendValues {
+    let values = [PrimitiveValues {
         mesh: 0,
         primitive: 0,
         values: &BETAS,
@@ -179,7 +179,7 @@ fn gltf_gains_a_buffer_a_view_an_accessor_and_the_attribute_only() {
 #[test]
 fn glb_grows_buffer_zero_and_loads_with_the_values() {
     let input = glb_file();
-    let values = [BlendValues {
+    let values = [PrimitiveValues {
         mesh: 0,
         primitive: 0,
         values: &BETAS,
@@ -211,7 +211,7 @@ fn a_second_amend_overwrites_the_old_map_in_place() {
     let first = amend_dqs_blend(
         &glb_file(),
         AmendTarget::Glb,
-        &[BlendValues {
+        &[PrimitiveValues {
             mesh: 0,
             primitive: 0,
             values: &BETAS,
@@ -223,7 +223,7 @@ fn a_second_amend_overwrites_the_old_map_in_place() {
     let second = amend_dqs_blend(
         &first.file,
         AmendTarget::Glb,
-        &[BlendValues {
+        &[PrimitiveValues {
             mesh: 0,
             primitive: 0,
             values: &again,
@@ -261,7 +261,7 @@ fn a_second_amend_overwrites_the_old_map_in_place() {
 
 /// One `.gltf` amend of the skinned primitive with `values`, its `.bin` named `bin_name`.
 fn amend_gltf(input: &[u8], bin_name: &str, values: &[f32]) -> Amended {
-    let values = [BlendValues {
+    let values = [PrimitiveValues {
         mesh: 0,
         primitive: 0,
         values,
@@ -337,7 +337,7 @@ fn a_glb_without_a_bin_chunk_gets_a_data_uri_buffer() {
     let out = amend_dqs_blend(
         &input,
         AmendTarget::Glb,
-        &[BlendValues {
+        &[PrimitiveValues {
             mesh: 0,
             primitive: 0,
             values: &BETAS,
@@ -355,13 +355,13 @@ fn a_glb_without_a_bin_chunk_gets_a_data_uri_buffer() {
 #[test]
 fn mismatches_are_refused_with_a_reason() {
     let values = |v: &'static [f32], primitive| {
-        [BlendValues {
+        [PrimitiveValues {
             mesh: 0,
             primitive,
             values: v,
         }]
     };
-    let message = |input: &[u8], target, v: &[BlendValues<'_>]| {
+    let message = |input: &[u8], target, v: &[PrimitiveValues<'_>]| {
         amend_dqs_blend(input, target, v).unwrap_err().to_string()
     };
     let gltf = AmendTarget::Gltf { bin_name: "x.bin" };
@@ -379,6 +379,57 @@ fn mismatches_are_refused_with_a_reason() {
     assert!(message(&gltf_file(), gltf, &values(&[0.5, 1.5, 0.5], 0)).contains("outside 0..1"));
     assert!(message(b"{ not json", gltf, &values(&BETAS, 0)).contains("does not parse"));
     assert!(message(b"glTF\x02\0\0\0", AmendTarget::Glb, &values(&BETAS, 0)).contains("GLB"));
+}
+
+#[test]
+fn centres_are_a_vec3_accessor_with_bounds_per_component() {
+    let centres = [0.0, 1.0, -2.0, 3.0, -1.0, 0.5, 1.5, 0.25, 4.0];
+    let values = [PrimitiveValues {
+        mesh: 0,
+        primitive: 0,
+        values: &centres,
+    }];
+    let out = amend_attribute(&glb_file(), AmendTarget::Glb, COR_CENTER_SPEC, &values).unwrap();
+    let json = json_of(&out.file);
+    // Scene primitive 0 is the file's primitive 1 (the file's first draws points).
+    let index = json["meshes"][0]["primitives"][1]["attributes"]["_COR_CENTER"]
+        .as_u64()
+        .unwrap();
+    let accessor = &json["accessors"][index as usize];
+    assert_eq!(accessor["type"], "VEC3");
+    assert_eq!(accessor["count"], 3);
+    assert_eq!(accessor["min"], json!([0.0, -1.0, -2.0]));
+    assert_eq!(accessor["max"], json!([3.0, 1.0, 4.0]));
+    let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+    assert_eq!(view["byteLength"], 36);
+    // Any finite centre is allowed; a non-finite one or a short list is refused.
+    let bad = [0.0, f32::INFINITY, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    let err = amend_attribute(
+        &glb_file(),
+        AmendTarget::Glb,
+        COR_CENTER_SPEC,
+        &[PrimitiveValues {
+            mesh: 0,
+            primitive: 0,
+            values: &bad,
+        }],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("_COR_CENTER value inf is not finite"), "{err}");
+    let err = amend_attribute(
+        &glb_file(),
+        AmendTarget::Glb,
+        COR_CENTER_SPEC,
+        &[PrimitiveValues {
+            mesh: 0,
+            primitive: 0,
+            values: &centres[..6],
+        }],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("6 values for 3 vertices of 3 each"), "{err}");
 }
 
 #[test]
