@@ -2,7 +2,8 @@
 // arrays into `skinned` (position then normal, 6 floats), for engines that skin before
 // drawing. Entry `cs_skin`; hybrid exports `cs_skin_blend` (renamed `cs_skin`), which reads
 // the per-vertex blend; `--influences 8` exports `cs_skin8` (or `cs_skin8_blend`), which reads
-// 8 joints and weights per vertex instead of 4. Dispatch ceil(vertex_count / 64) workgroups in x.
+// 8 joints and weights per vertex instead of 4; CoR exports `cs_skin_cor` (or `cs_skin8_cor`),
+// which reads each vertex's centre of rotation. Dispatch ceil(vertex_count / 64) workgroups in x.
 
 // Bind-pose positions, 3 floats per vertex.
 @group(1) @binding(0) var<storage, read> bind_positions: array<f32>;
@@ -16,6 +17,16 @@
 @group(1) @binding(4) var<storage, read> vertex_blends: array<f32>;
 // Output: skinned position (3 floats) then unit normal (3 floats) per vertex.
 @group(1) @binding(5) var<storage, read_write> skinned: array<f32>;
+// Per-vertex centre of rotation (`_COR_CENTER`, which `dqview cor` writes), 3 floats per vertex (CoR only).
+@group(1) @binding(7) var<storage, read> cor_centers: array<f32>;
+
+// No centre of rotation: what every method but CoR is passed (and does not read).
+const NO_CENTER: vec3<f32> = vec3<f32>(0.0);
+
+// Vertex i's centre of rotation.
+fn cor_center(i: u32) -> vec3<f32> {
+    return vec3<f32>(cor_centers[3u * i], cor_centers[3u * i + 1u], cor_centers[3u * i + 2u]);
+}
 
 fn vertex_joints4(at: u32) -> vec4<u32> {
     return vec4<u32>(vertex_joints[at], vertex_joints[at + 1u], vertex_joints[at + 2u], vertex_joints[at + 3u]);
@@ -40,8 +51,8 @@ fn compute_input(i: u32, influences: u32) -> SkinInput {
     return SkinInput(position, normal, tangent, vertex_joints4(at), joints1, vertex_weights4(at), weights1);
 }
 
-fn export_compute(i: u32, v: SkinInput, blend: f32) {
-    write_skinned(i, skin_export(v, blend));
+fn export_compute(i: u32, v: SkinInput, blend: f32, center: vec3<f32>) {
+    write_skinned(i, skin_export(v, blend, center));
 }
 
 // Vertex i's skinned position and normal into `skinned`.
@@ -58,27 +69,41 @@ fn write_skinned(i: u32, s: Skinned) {
 @compute @workgroup_size(64)
 fn cs_skin(@builtin(global_invocation_id) id: vec3<u32>) {
     if id.x < skin.vertex_count {
-        export_compute(id.x, compute_input(id.x, 4u), 1.0);
+        export_compute(id.x, compute_input(id.x, 4u), 1.0, NO_CENTER);
+    }
+}
+
+@compute @workgroup_size(64)
+fn cs_skin_cor(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.x < skin.vertex_count {
+        export_compute(id.x, compute_input(id.x, 4u), 1.0, cor_center(id.x));
     }
 }
 
 @compute @workgroup_size(64)
 fn cs_skin_blend(@builtin(global_invocation_id) id: vec3<u32>) {
     if id.x < skin.vertex_count {
-        export_compute(id.x, compute_input(id.x, 4u), vertex_blends[id.x]);
+        export_compute(id.x, compute_input(id.x, 4u), vertex_blends[id.x], NO_CENTER);
     }
 }
 
 @compute @workgroup_size(64)
 fn cs_skin8(@builtin(global_invocation_id) id: vec3<u32>) {
     if id.x < skin.vertex_count {
-        export_compute(id.x, compute_input(id.x, 8u), 1.0);
+        export_compute(id.x, compute_input(id.x, 8u), 1.0, NO_CENTER);
+    }
+}
+
+@compute @workgroup_size(64)
+fn cs_skin8_cor(@builtin(global_invocation_id) id: vec3<u32>) {
+    if id.x < skin.vertex_count {
+        export_compute(id.x, compute_input(id.x, 8u), 1.0, cor_center(id.x));
     }
 }
 
 @compute @workgroup_size(64)
 fn cs_skin8_blend(@builtin(global_invocation_id) id: vec3<u32>) {
     if id.x < skin.vertex_count {
-        export_compute(id.x, compute_input(id.x, 8u), vertex_blends[id.x]);
+        export_compute(id.x, compute_input(id.x, 8u), vertex_blends[id.x], NO_CENTER);
     }
 }

@@ -4,7 +4,8 @@
 // `vs_skin`), which adds the per-vertex blend at location 4. Four influences, heaviest first
 // (influence 0 is the DQS pivot), weights summing to 1; `--influences 8` exports `vs_skin8`
 // (or `vs_skin8_blend`), which adds influences 4 to 7 at locations 5 and 6, as dqview's
-// renderer blends up to eight.
+// renderer blends up to eight. CoR exports `vs_skin_cor` (or `vs_skin8_cor`), which adds the
+// vertex's centre of rotation (`_COR_CENTER`, which `dqview cor` writes) at location 7.
 
 struct ExportVertexIn {
     @location(0) position: vec3<f32>,
@@ -40,8 +41,11 @@ fn export_input(position: vec3<f32>, normal: vec3<f32>, joints0: vec4<u32>, join
     return SkinInput(position, normal, EXPORT_TANGENT, joints0, joints1, weights0, weights1);
 }
 
-fn export_vertex(v: SkinInput, blend: f32) -> ExportVertexOut {
-    let s = skin_export(v, blend);
+// No centre of rotation: what every method but CoR is passed (and does not read).
+const NO_CENTER: vec3<f32> = vec3<f32>(0.0);
+
+fn export_vertex(v: SkinInput, blend: f32, center: vec3<f32>) -> ExportVertexOut {
+    let s = skin_export(v, blend, center);
     return ExportVertexOut(skin.clip_from_model * vec4<f32>(s.position, 1.0), s.position, s.normal);
 }
 
@@ -55,20 +59,30 @@ fn input8(input: ExportVertexIn8) -> SkinInput {
 
 @vertex
 fn vs_skin(input: ExportVertexIn) -> ExportVertexOut {
-    return export_vertex(input4(input), 1.0);
+    return export_vertex(input4(input), 1.0, NO_CENTER);
 }
 
 @vertex
 fn vs_skin_blend(input: ExportVertexIn, @location(4) blend: f32) -> ExportVertexOut {
-    return export_vertex(input4(input), blend);
+    return export_vertex(input4(input), blend, NO_CENTER);
+}
+
+@vertex
+fn vs_skin_cor(input: ExportVertexIn, @location(7) cor_center: vec3<f32>) -> ExportVertexOut {
+    return export_vertex(input4(input), 1.0, cor_center);
 }
 
 @vertex
 fn vs_skin8(input: ExportVertexIn8) -> ExportVertexOut {
-    return export_vertex(input8(input), 1.0);
+    return export_vertex(input8(input), 1.0, NO_CENTER);
 }
 
 @vertex
 fn vs_skin8_blend(input: ExportVertexIn8, @location(4) blend: f32) -> ExportVertexOut {
-    return export_vertex(input8(input), blend);
+    return export_vertex(input8(input), blend, NO_CENTER);
+}
+
+@vertex
+fn vs_skin8_cor(input: ExportVertexIn8, @location(7) cor_center: vec3<f32>) -> ExportVertexOut {
+    return export_vertex(input8(input), 1.0, cor_center);
 }

@@ -1,8 +1,8 @@
 //! The SPIR-V `dqview shader` exports, run: on lavapipe through wgpu as a passthrough module
 //! (the binary as written, not re-translated), vertex and compute stages, uniform and storage
 //! palettes, on both shared characters at a clip pose, against the CPU reference
-//! (`skin::skin_vertices`): positions within 1e-6 of the bounding-box diagonal for LBS, DQS
-//! and hybrid with a per-vertex map. A planted bug (the antipodality sign dropped from
+//! (`skin::skin_vertices`, `skin_vertices_cor`): positions within 1e-6 of the bounding-box
+//! diagonal for LBS, DQS, hybrid with a per-vertex map and CoR with dqview's centres. A planted bug (the antipodality sign dropped from
 //! dq.wgsl) must fail the same check.
 //!
 //! Needs a Vulkan adapter with `PASSTHROUGH_SHADERS` (lavapipe has it); without one the tests
@@ -23,7 +23,8 @@ use dqview::render::shader_export::{
 };
 use dqview::scene::Scene;
 use dqview::skin::{
-    Betas, JointPalette, PosePalettes, SkinMesh, SkinnedVertices, SkinningMode, skin_vertices,
+    Betas, CorOptions, CorProgress, JointPalette, PosePalettes, SceneCenters, SkinMesh,
+    SkinnedVertices, SkinningMode, skin_vertices, skin_vertices_cor,
 };
 use glam::{Mat4, Vec3};
 
@@ -42,6 +43,8 @@ struct Case {
     joints: Vec<[u32; 8]>,
     weights: Vec<[f32; 8]>,
     blends: Vec<f32>,
+    /// CoR's centres (dqview's own), one a vertex.
+    centers: Vec<Vec3>,
     palette: JointPalette,
     /// The loader's influences, for the CPU reference.
     influences: dqview::influences::Influences,
@@ -57,6 +60,10 @@ impl Case {
             influences,
         };
         let mut out = SkinnedVertices::default();
+        if method == SkinningMode::Cor {
+            skin_vertices_cor(&self.palette, &mesh, &self.centers, &mut out);
+            return out;
+        }
         skin_vertices(
             &self.palette,
             &mesh,
@@ -79,11 +86,13 @@ fn blend_map(n: usize) -> Vec<f32> {
 fn cases(name: &str, scene: &Scene, pose: &Pose) -> Vec<Case> {
     let mut palettes = PosePalettes::default();
     let mut out = Vec::new();
+    let centers =
+        SceneCenters::compute(scene, &CorOptions::default(), &CorProgress::new()).expect("centres");
     for node in &scene.nodes {
         let (Some(mesh), Some(skin)) = (node.mesh, node.skin) else {
             continue;
         };
-        for prim in &scene.meshes[mesh].primitives {
+        for (p, prim) in scene.meshes[mesh].primitives.iter().enumerate() {
             let Some(influences) = &prim.influences else {
                 continue;
             };
@@ -98,12 +107,9 @@ fn cases(name: &str, scene: &Scene, pose: &Pose) -> Vec<Case> {
             } else {
                 vec![Vec3::Y; n]
             };
-            out.push(case_of(
-                prim.positions.clone(),
-                normals,
-                influences.clone(),
-                palette,
-            ));
+            let mut case = case_of(prim.positions.clone(), normals, influences.clone(), palette);
+            case.centers.clone_from(&centers.per_primitive[mesh][p]);
+            out.push(case);
         }
     }
     assert!(!out.is_empty(), "{name}: no skinned primitive");
@@ -130,6 +136,7 @@ fn case_of(
     }
     let n = positions.len();
     Case {
+        centers: positions.clone(),
         positions,
         normals,
         joints,
@@ -183,6 +190,9 @@ fn run_compute(
                     stage,
                     wgpu::BufferBindingType::Storage { read_only: false },
                 ),
+                // 6 is DDM's words (unread here); 7 CoR's centres.
+                buffer_entry(6, stage, read),
+                buffer_entry(7, stage, read),
             ],
         });
     let palette_layout = palette_layout(d, stage, storage);
@@ -221,8 +231,10 @@ fn run_compute(
     ];
     let output = skinned_buffer(d, n);
     let g0 = bind_group(d, &palette_layout, &palette.iter().collect::<Vec<_>>());
+    let unread = storage_init("ddm words", vec![0; 16]);
+    let centers = storage_init("centers", flat3(&case.centers));
     let mut g1_buffers: Vec<&wgpu::Buffer> = inputs.iter().collect();
-    g1_buffers.push(&output);
+    g1_buffers.extend([&output, &unread, &centers]);
     let g1 = bind_group(d, &inputs_layout, &g1_buffers);
     run_and_read(d, &pipeline, [&g0, &g1], (n, &output))
 }
@@ -289,6 +301,7 @@ fn run(d: &Device, r: &ShaderRequest, words: &[u32], cases: &[Case]) -> Vec<Vec<
                     joints: &c.joints,
                     weights: &c.weights,
                     blends: &c.blends,
+                    centers: (r.method == SkinningMode::Cor).then_some(c.centers.as_slice()),
                     palette: &c.palette,
                 },
                 &VertexRun {
@@ -311,7 +324,12 @@ fn exported_spirv_matches_the_cpu_reference_on_both_characters() {
         return;
     };
     for (name, cases) in &characters {
-        for method in [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid] {
+        for method in [
+            SkinningMode::Lbs,
+            SkinningMode::Dqs,
+            SkinningMode::Hybrid,
+            SkinningMode::Cor,
+        ] {
             for stage in [ExportStage::Vertex, ExportStage::Compute] {
                 for storage in [false, true] {
                     let r = request(method, stage, storage);
@@ -451,7 +469,9 @@ fn eight_influence_exports_match_the_cpu_reference() {
         .map(|c| {
             let joints = c.palette.matrices.len();
             let influences = spread_to_eight(&c.influences, joints);
-            case_of(c.positions, c.normals, influences, c.palette)
+            let mut eight = case_of(c.positions, c.normals, influences, c.palette);
+            eight.centers = c.centers;
+            eight
         })
         .collect();
     let wide = cases
@@ -463,7 +483,12 @@ fn eight_influence_exports_match_the_cpu_reference() {
         wide > 1000,
         "only {wide} vertices with more than four influences"
     );
-    for method in [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid] {
+    for method in [
+        SkinningMode::Lbs,
+        SkinningMode::Dqs,
+        SkinningMode::Hybrid,
+        SkinningMode::Cor,
+    ] {
         for stage in [ExportStage::Vertex, ExportStage::Compute] {
             let r = ShaderRequest {
                 influences: ExportInfluences::Eight,

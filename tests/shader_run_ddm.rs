@@ -114,6 +114,7 @@ fn run_vertex_stage(d: &Device, words: &[u32], inputs: &Inputs<'_>) -> Vec<(Vec3
         joints: &joints,
         weights: &eight(&inputs.weights),
         blends: &vec![0.0; n],
+        centers: None,
         palette: inputs.palette,
     };
     let run = VertexRun {

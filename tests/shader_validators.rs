@@ -20,10 +20,11 @@ use dqview::render::shader_export::{
 };
 use dqview::skin::SkinningMode;
 
-const METHODS: [SkinningMode; 4] = [
+const METHODS: [SkinningMode; 5] = [
     SkinningMode::Lbs,
     SkinningMode::Dqs,
     SkinningMode::Hybrid,
+    SkinningMode::Cor,
     SkinningMode::Ddm,
 ];
 const STAGES: [ExportStage; 2] = [ExportStage::Vertex, ExportStage::Compute];
@@ -285,8 +286,8 @@ fn the_command_writes_what_the_library_exports() {
     for (args, message) in [
         (vec!["--target", "cuda"], "unknown --target `cuda`"),
         (
-            vec!["--target", "glsl", "--method", "cor"],
-            "unknown --method `cor`",
+            vec!["--target", "glsl", "--method", "corr"],
+            "unknown --method `corr`",
         ),
         (
             vec!["--target", "glsl", "--stage", "mesh"],

@@ -17,8 +17,9 @@ pub struct ShaderArgs {
     /// three.js's built-in materials, integrations/three).
     #[arg(long, value_name = "wgsl|glsl|glsl-es|hlsl|msl|spirv|three")]
     pub target: String,
-    /// Skinning method: lbs, dqs, hybrid or ddm (its matrices from `dqview ddm`).
-    #[arg(long, value_name = "lbs|dqs|hybrid|ddm", default_value = "dqs")]
+    /// Skinning method: lbs, dqs, hybrid, cor (its centres from `dqview cor`) or ddm (its
+    /// matrices from `dqview ddm`).
+    #[arg(long, value_name = "lbs|dqs|hybrid|cor|ddm", default_value = "dqs")]
     pub method: String,
     /// Joints the uniform palette holds (default 256, which fits GLSL ES 3.0's 16 KiB blocks).
     #[arg(long, value_name = "N", conflicts_with = "storage")]
@@ -53,14 +54,15 @@ impl ShaderArgs {
                 m @ (SkinningMode::Lbs
                 | SkinningMode::Dqs
                 | SkinningMode::Hybrid
+                | SkinningMode::Cor
                 | SkinningMode::Ddm),
             ) => m,
             Some(SkinningMode::Dm) => bail!(
                 "--method dm: Delta Mush smooths the whole mesh each frame (compute passes over \
-                 its edges), which one vertex's shader cannot; export lbs, dqs, hybrid or ddm"
+                 its edges), which one vertex's shader cannot; export lbs, dqs, hybrid, cor or ddm"
             ),
             _ => bail!(
-                "unknown --method `{}` (valid: lbs, dqs, hybrid, ddm)",
+                "unknown --method `{}` (valid: lbs, dqs, hybrid, cor, ddm)",
                 self.method
             ),
         };
@@ -112,7 +114,7 @@ fn three_request(args: &ShaderArgs) -> Result<(SkinningMode, ExportInfluences)> 
     match SkinningMode::from_name(&args.method) {
         Some(m) if THREE_METHODS.contains(&m) => Ok((m, influences)),
         _ => bail!(
-            "--target three: unknown or unsupported --method `{}` (valid: lbs, dqs, hybrid)",
+            "--target three: unknown or unsupported --method `{}` (valid: lbs, dqs, hybrid, cor)",
             args.method
         ),
     }

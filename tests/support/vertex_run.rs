@@ -9,7 +9,7 @@ use dqview::skin::JointPalette;
 
 /// Bytes of one vertex of the vertex test: position, normal, joints 0-3, weights 0-3, blend,
 /// joints 4-7, weights 4-7.
-const VERTEX_STRIDE: u64 = 92;
+const VERTEX_STRIDE: u64 = 104;
 /// Width of the vertex test's render targets: one pixel per vertex.
 const TARGET_WIDTH: u32 = 256;
 
@@ -26,6 +26,8 @@ pub struct VertexInput<'a> {
     pub weights: &'a [[f32; 8]],
     /// The hybrid's blend a vertex.
     pub blends: &'a [f32],
+    /// CoR's centre a vertex, at location 7 (`None`: not read).
+    pub centers: Option<&'a [Vec3]>,
     /// The palette.
     pub palette: &'a JointPalette,
 }
@@ -138,6 +140,13 @@ pub fn run_vertex(
             shader_location: 6,
         });
     }
+    if case.centers.is_some() {
+        attributes.push(wgpu::VertexAttribute {
+            format: wgpu::VertexFormat::Float32x3,
+            offset: 92,
+            shader_location: 7,
+        });
+    }
     let mut vertices: Vec<u8> = Vec::with_capacity(n * VERTEX_STRIDE as usize);
     for v in 0..n {
         vertices.extend(bytes_of(&case.positions[v].to_array()));
@@ -147,6 +156,8 @@ pub fn run_vertex(
         vertices.extend(case.blends[v].to_le_bytes());
         vertices.extend(case.joints[v][4..].iter().flat_map(|j| j.to_le_bytes()));
         vertices.extend(bytes_of(&case.weights[v][4..]));
+        let center = case.centers.map_or(Vec3::ZERO, |c| c[v]);
+        vertices.extend(bytes_of(&center.to_array()));
     }
     let vertex_buffer = d
         .device

@@ -93,6 +93,12 @@ fn meaning(name: &str, influences: ExportInfluences) -> String {
         "joints1" => "joint indices of influences 4 to 7 (uint), 0 where unused",
         "weights1" => "weights of influences 4 to 7, 0 where unused; all 8 weights sum to 1",
         "blend" => "per-vertex blend: _DQS_BLEND (0 LBS, 1 DQS), 1 without a map",
+        "cor_center" => {
+            "bind-space centre of rotation: _COR_CENTER, which `dqview cor MODEL --out FILE` writes"
+        }
+        "dqview_cor_centers" => {
+            "per-vertex centre of rotation (_COR_CENTER, which `dqview cor` writes), 3 floats per vertex"
+        }
         _ => "",
     };
     text.to_string()
@@ -106,6 +112,9 @@ fn method_line(method: SkinningMode) -> &'static str {
         }
         SkinningMode::Hybrid => {
             "Hybrid: lerp(LBS, DQS, beta) per vertex, beta = clamp(blend * beta_scale, 0, 1); normals lerped, renormalised."
+        }
+        SkinningMode::Cor => {
+            "CoR (Le and Hodgins 2016): q = sum w_i q_i (DQS's sign rule, influence 0 the pivot), normalised; p' = R(q) S (p - c) + (sum w_i M_i) c, c the vertex's centre of rotation, S = sum w_i S_i with non_rigid, else the identity; normal R(q) S-cofactor n."
         }
         SkinningMode::Ddm => {
             "DDM (Le and Lewis 2019, variant 0): Q = sum over the vertex's pairs of M_j (origin at the bind position) Omega_vj; the rotation nearest Q's 3x3 part and its translation move the vertex; LBS where Q has rank under 2. dqview ddm MODEL --out FILE writes dqview_ddm."
@@ -139,6 +148,7 @@ pub(super) fn header_lines(
                 (SkinningMode::Ddm, ExportStage::Compute) => {
                     ", ddm.wgsl, export_ddm.wgsl, export_ddm_compute.wgsl"
                 }
+                (SkinningMode::Cor, _) => ", cor.wgsl",
                 _ => "",
             },
         ),

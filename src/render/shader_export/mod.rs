@@ -4,7 +4,8 @@
 //! engine-facing palette of `export_palette.wgsl` in place of dqview's palette slots and the
 //! entry point of `export_vertex.wgsl` or `export_compute.wgsl`. One line per method picks
 //! `skin_lbs`, `skin_dqs` or `skin_hybrid`; DDM has its own entry points, which read each
-//! vertex's matrices (`ddm.wgsl`, `export_ddm.wgsl`). naga then drops every function and
+//! vertex's matrices (`ddm.wgsl`, `export_ddm.wgsl`); CoR's entry points read each vertex's
+//! centre of rotation, and only its exports carry `cor.wgsl`. naga then drops every function and
 //! binding that method does not reach, validates the module and writes the target language.
 
 mod header;
@@ -13,7 +14,7 @@ mod translate;
 
 use crate::skin::SkinningMode;
 
-use super::shaders::{DDM_WGSL, DQ_WGSL, SKIN_WGSL, shader_text};
+use super::shaders::{COR_WGSL, DDM_WGSL, DQ_WGSL, SKIN_WGSL, shader_text};
 
 pub use three::{
     EXPORT_PALETTE_TEXTURE_WGSL, EXPORT_THREE_WGSL, THREE_METHODS, THREE_PALETTE_UNIFORM,
@@ -47,7 +48,7 @@ pub const EXPORT_WORKGROUP_SIZE: u32 = 64;
 /// (docs/engines.md, "Names"). The bound globals are renamed in naga's module, so every writer
 /// declares them under these names; GLSL's blocks and MSL's buffer-size struct get them in
 /// `translate`. skin.wgsl reads the parameters as `skin`, so the sources keep their own names.
-pub const RESOURCE_NAMES: [(&str, &str); 11] = [
+pub const RESOURCE_NAMES: [(&str, &str); 12] = [
     ("skin", "dqview_params"),
     ("joint_dual_quats", "dqview_joint_dual_quats"),
     ("joint_matrices", "dqview_joint_matrices"),
@@ -59,7 +60,11 @@ pub const RESOURCE_NAMES: [(&str, &str); 11] = [
     ("vertex_blends", "dqview_vertex_blends"),
     ("skinned", "dqview_skinned"),
     ("ddm_words", "dqview_ddm"),
+    ("cor_centers", "dqview_cor_centers"),
 ];
+
+/// cor.wgsl's mode constant: the renderer's, which naga would keep in every CoR export.
+const COR_MODE_DECLARATION: &str = "const SKIN_MODE_COR: u32 = 3u;";
 
 /// The joint count line of `export_palette.wgsl`, rewritten for `--joints N`.
 const JOINTS_DECLARATION: &str = "const EXPORT_JOINTS: u32 = 128u;";
@@ -177,7 +182,7 @@ impl ExportInfluences {
 pub struct ShaderRequest {
     /// The language.
     pub target: ShaderTarget,
-    /// LBS, DQS or hybrid.
+    /// LBS, DQS, hybrid, CoR or DDM.
     pub method: SkinningMode,
     /// Uniform or storage palette.
     pub palette: ExportPalette,
@@ -191,7 +196,7 @@ pub struct ShaderRequest {
 #[derive(Debug, thiserror::Error)]
 pub enum ShaderExportError {
     /// The method has no exported shader.
-    #[error("`dqview shader` exports lbs, dqs, hybrid and ddm, not {0}")]
+    #[error("`dqview shader` exports lbs, dqs, hybrid, cor and ddm, not {0}")]
     Method(&'static str),
     /// The uniform palette size is out of range.
     #[error(
@@ -251,20 +256,22 @@ impl ShaderRequest {
     pub(super) fn method_line(&self) -> Result<&'static str, ShaderExportError> {
         Ok(match self.method {
             SkinningMode::Lbs => {
-                "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_lbs(v); }"
+                "fn skin_export(v: SkinInput, blend: f32, center: vec3<f32>) -> Skinned { return skin_lbs(v); }"
             }
             SkinningMode::Dqs => {
-                "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_dqs(v); }"
+                "fn skin_export(v: SkinInput, blend: f32, center: vec3<f32>) -> Skinned { return skin_dqs(v); }"
             }
             SkinningMode::Hybrid => {
-                "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_hybrid(v, blend * skin.beta_scale); }"
+                "fn skin_export(v: SkinInput, blend: f32, center: vec3<f32>) -> Skinned { return skin_hybrid(v, blend * skin.beta_scale); }"
+            }
+            SkinningMode::Cor => {
+                "fn skin_export(v: SkinInput, blend: f32, center: vec3<f32>) -> Skinned { return skin_cor(v, center); }"
             }
             // DDM's entry points call `export_ddm` with the vertex's index; this line only
             // completes the shared entry file, and naga drops it.
             SkinningMode::Ddm => {
-                "fn skin_export(v: SkinInput, blend: f32) -> Skinned { return skin_lbs(v); }"
+                "fn skin_export(v: SkinInput, blend: f32, center: vec3<f32>) -> Skinned { return skin_lbs(v); }"
             }
-            SkinningMode::Cor => return Err(ShaderExportError::Method("cor")),
             SkinningMode::Dm => return Err(ShaderExportError::Method("dm")),
         })
     }
@@ -304,7 +311,10 @@ pub fn export_wgsl_source(request: &ShaderRequest) -> Result<String, ShaderExpor
         entry.into_owned(),
         request.method_line()?.to_string(),
     ];
-    // Only DDM's exports carry its files: naga keeps a module's named constants.
+    // Only CoR's and DDM's exports carry their files: naga keeps a module's named constants.
+    if request.method == SkinningMode::Cor {
+        parts.push(cor_source());
+    }
     if request.method == SkinningMode::Ddm {
         let ddm_entry = match request.stage {
             ExportStage::Vertex => shader_text("export_ddm_vertex.wgsl", EXPORT_DDM_VERTEX_WGSL),
@@ -317,6 +327,11 @@ pub fn export_wgsl_source(request: &ShaderRequest) -> Result<String, ShaderExpor
         ]);
     }
     Ok(parts.join("\n"))
+}
+
+/// cor.wgsl without the renderer's mode constant.
+pub(super) fn cor_source() -> String {
+    shader_text("cor.wgsl", COR_WGSL).replacen(COR_MODE_DECLARATION, "", 1)
 }
 
 /// The validated naga module of `request`: one entry point, named as
@@ -345,6 +360,7 @@ fn module_from_source(
         match request.method {
             SkinningMode::Hybrid => "_blend",
             SkinningMode::Ddm => "_ddm",
+            SkinningMode::Cor => "_cor",
             _ => "",
         }
     );

@@ -2,10 +2,11 @@ use std::collections::HashMap;
 
 use super::*;
 
-const METHODS: [SkinningMode; 4] = [
+const METHODS: [SkinningMode; 5] = [
     SkinningMode::Lbs,
     SkinningMode::Dqs,
     SkinningMode::Hybrid,
+    SkinningMode::Cor,
     SkinningMode::Ddm,
 ];
 const STAGES: [ExportStage; 2] = [ExportStage::Vertex, ExportStage::Compute];
@@ -95,6 +96,17 @@ fn each_method_binds_only_what_it_reads() {
     );
     assert_eq!(
         names(SkinningMode::Hybrid),
+        [
+            "dqview_params",
+            "dqview_joint_dual_quats",
+            "dqview_joint_matrices",
+            "dqview_joint_scale_shears"
+        ]
+    );
+    // CoR blends the rotations, the matrices (at the centre) and for scaled joints the
+    // scale/shears.
+    assert_eq!(
+        names(SkinningMode::Cor),
         [
             "dqview_params",
             "dqview_joint_dual_quats",
@@ -254,7 +266,7 @@ fn bad_requests_are_errors() {
     }
     let r = request(
         ShaderTarget::Wgsl,
-        SkinningMode::Cor,
+        SkinningMode::Dm,
         ExportPalette::Storage,
         ExportStage::Vertex,
     );
@@ -264,9 +276,52 @@ fn bad_requests_are_errors() {
     ));
 }
 
+#[test]
+fn cor_reads_its_centre_at_location_7_or_binding_7_and_keeps_no_renderer_constant() {
+    let vertex = request(
+        ShaderTarget::Wgsl,
+        SkinningMode::Cor,
+        ExportPalette::Uniform(64),
+        ExportStage::Vertex,
+    );
+    let (module, _) = export_module(&vertex).expect("module");
+    let entry = &module.entry_points[0];
+    let locations: Vec<u32> = entry
+        .function
+        .arguments
+        .iter()
+        .filter_map(|a| match a.binding {
+            Some(naga::Binding::Location { location, .. }) => Some(location),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(locations, [7], "the centre is the one loose argument");
+    let text = match export_shader(&vertex).expect("export").code {
+        ShaderCode::Text(t) => t,
+        ShaderCode::Spirv(_) => unreachable!("wgsl"),
+    };
+    assert!(text.contains("skin_cor"), "{text}");
+    assert!(
+        !text.contains("SKIN_MODE_COR"),
+        "the renderer's constant was kept"
+    );
+    assert!(
+        text.contains("@location(7): vec3<f32> cor_center"),
+        "the header names location 7"
+    );
+    let compute = request(
+        ShaderTarget::Wgsl,
+        SkinningMode::Cor,
+        ExportPalette::Storage,
+        ExportStage::Compute,
+    );
+    let (module, _) = export_module(&compute).expect("module");
+    assert!(bound_names(&module).contains(&"dqview_cor_centers".to_string()));
+}
+
 /// The documented name of each binding (docs/engines.md, "Names"), by WGSL (group, binding):
 /// written out here, not taken from the code, so a rename is a failing test.
-const DOCUMENTED_NAMES: [((u32, u32), &str); 11] = [
+const DOCUMENTED_NAMES: [((u32, u32), &str); 12] = [
     ((0, 0), "dqview_params"),
     ((0, 1), "dqview_joint_dual_quats"),
     ((0, 2), "dqview_joint_matrices"),
@@ -278,6 +333,7 @@ const DOCUMENTED_NAMES: [((u32, u32), &str); 11] = [
     ((1, 4), "dqview_vertex_blends"),
     ((1, 5), "dqview_skinned"),
     ((1, 6), "dqview_ddm"),
+    ((1, 7), "dqview_cor_centers"),
 ];
 
 /// The names of the SPIR-V variables in `storage_classes` (`OpName` of each `OpVariable`).

@@ -34,8 +34,12 @@ pub const THREE_TEXELS_PER_JOINT: u32 = 9;
 const THREE_ENTRY: &str = "vs_skin_three";
 
 /// The methods the chunk is written for.
-pub const THREE_METHODS: [SkinningMode; 3] =
-    [SkinningMode::Lbs, SkinningMode::Dqs, SkinningMode::Hybrid];
+pub const THREE_METHODS: [SkinningMode; 4] = [
+    SkinningMode::Lbs,
+    SkinningMode::Dqs,
+    SkinningMode::Hybrid,
+    SkinningMode::Cor,
+];
 
 /// dq.wgsl's influence count, which the loops of every method run to.
 const INFLUENCES_DECLARATION: &str = "const MAX_INFLUENCES: u32 = 8u;";
@@ -66,14 +70,17 @@ pub fn three_wgsl_source(
         &format!("const MAX_INFLUENCES: u32 = {}u;", influences.count()),
         1,
     );
-    Ok([
+    let mut parts = vec![
         dq,
         shader_text("export_palette_texture.wgsl", EXPORT_PALETTE_TEXTURE_WGSL).into_owned(),
         shader_text("skin.wgsl", SKIN_WGSL).into_owned(),
         shader_text("export_three.wgsl", EXPORT_THREE_WGSL).into_owned(),
         three_request(method, influences).method_line()?.to_string(),
-    ]
-    .join("\n"))
+    ];
+    if method == SkinningMode::Cor {
+        parts.push(super::cor_source());
+    }
+    Ok(parts.join("\n"))
 }
 
 /// The validated module of `method`'s chunk, every global name prefixed.
@@ -185,7 +192,7 @@ fn three_header(method: SkinningMode, influences: ExportInfluences) -> String {
             influences.count()
         ),
         format!(
-            "Call: {THREE_PREFIX}Skinned s = {THREE_PREFIX}skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend); influences heaviest first, weights summing to 1; the first {} are read.",
+            "Call: {THREE_PREFIX}Skinned s = {THREE_PREFIX}skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend, center); influences heaviest first, weights summing to 1; the first {} are read; center: the bind-space centre of rotation (_COR_CENTER, which dqview cor writes), read by CoR only.",
             influences.count()
         ),
         format!(
