@@ -78,7 +78,7 @@ fn chunks_compile_around_a_caller() {
         assert!(chunk.contains("uniform highp sampler2D boneTexture;"));
         assert!(!chunk.contains("void main"), "the entry point is dropped");
         let caller = "void main() {\n    dqview_Skinned s = dqview_skin_three(vec3(0.0), vec3(0.0, 0.0, 1.0), \
-             vec4(1.0, 0.0, 0.0, 1.0), uvec4(0u), uvec4(0u), vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0), 1.0);\n    \
+             vec4(1.0, 0.0, 0.0, 1.0), uvec4(0u), uvec4(0u), vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0), 1.0, vec3(0.0));\n    \
              gl_Position = vec4(s.position + s.normal + s.tangent.xyz, 1.0);\n}\n";
         let file = dir.join(format!("{}{}.vert", method.name(), influences.count()));
         let text = format!(

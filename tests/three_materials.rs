@@ -19,7 +19,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use support::three::{Pose, compare, dqview_mask, edit_gltf_json, render_three};
+use support::three::{Pose, check_mask, compare, dqview_mask, edit_gltf_json, render_three};
 
 /// The Adventurer's left forearm twisted 170 degrees: LBS collapses it, DQS keeps it.
 const TWIST: Pose = Pose {
@@ -27,25 +27,10 @@ const TWIST: Pose = Pose {
     flags: &["--twist", "LowerArm.L=170"],
     focus: "LowerArm.L",
 };
-/// Smallest IoU of a three.js mask and dqview's (issue 48's target).
-const MIN_IOU: f64 = 0.999;
 /// The built-in kinds and the glTF's own materials.
 const KINDS: [&str; 7] = [
     "basic", "lambert", "phong", "standard", "physical", "toon", "gltf",
 ];
-
-/// Checks one three.js mask against dqview's: IoU at least [`MIN_IOU`] and at most a fifth of
-/// the pixels where dqview's LBS and DQS differ; a failure line otherwise.
-fn check_mask(what: &str, dqview: &Path, three: &Path, lbs_dqs: usize) -> Option<String> {
-    let (differ, iou) = compare(dqview, three);
-    println!("{what}: IoU {iou:.5}, {differ} pixels differ (LBS vs DQS {lbs_dqs})");
-    (iou < MIN_IOU || differ * 5 > lbs_dqs).then(|| {
-        format!(
-            "{what}: IoU {iou:.5}, {differ} pixels differ (LBS vs DQS {lbs_dqs}); see {}",
-            three.display()
-        )
-    })
-}
 
 #[test]
 fn every_material_kind_and_a_method_switch_skin_as_dqview() {

@@ -17,7 +17,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use support::three::{Pose, compare, dqview_mask, render_three};
+use support::three::{Pose, check_mask, compare, dqview_mask, render_three};
 
 /// The Adventurer's left forearm twisted 170 degrees: LBS collapses it, DQS keeps it.
 const TWIST: Pose = Pose {
@@ -31,21 +31,6 @@ const TWIST_HALF_HYBRID: Pose = Pose {
     flags: &["--twist", "LowerArm.L=170", "--beta", "0.5"],
     focus: "LowerArm.L",
 };
-/// Smallest IoU of a three.js mask and dqview's.
-const MIN_IOU: f64 = 0.999;
-
-/// Checks one three.js mask against dqview's: IoU at least [`MIN_IOU`] and at most a fifth of
-/// the pixels where dqview's LBS and DQS differ; a failure line otherwise.
-fn check_mask(what: &str, dqview: &Path, three: &Path, lbs_dqs: usize) -> Option<String> {
-    let (differ, iou) = compare(dqview, three);
-    println!("{what}: IoU {iou:.5}, {differ} pixels differ (LBS vs DQS {lbs_dqs})");
-    (iou < MIN_IOU || differ * 5 > lbs_dqs).then(|| {
-        format!(
-            "{what}: IoU {iou:.5}, {differ} pixels differ (LBS vs DQS {lbs_dqs}); see {}",
-            three.display()
-        )
-    })
-}
 
 /// `render.mjs --renderer webgpu` of `model` as a `view` image with `method` and `args` (the
 /// pose flags included) into `dir`; render.mjs's stdout and the image.

@@ -6,7 +6,7 @@ export const DQVIEW_CHUNKS = {
     lbs: {
         4: `// dqview 0.1.0: LBS skinning for three.js's built-in materials (GLSL ES 3.00 chunk, no #version); naga from dqview's shaders/dq.wgsl, skin.wgsl, export_palette_texture.wgsl, export_three.wgsl.
 // Written by: dqview shader --target three --method lbs --influences 4
-// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend); influences heaviest first, weights summing to 1; the first 4 are read.
+// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend, center); influences heaviest first, weights summing to 1; the first 4 are read; center: the bind-space centre of rotation (_COR_CENTER, which dqview cor writes), read by CoR only.
 // Palette: uniform highp sampler2D boneTexture, RGBA float, 9 texels wide: texel (0, 0) = (joint_count, non_rigid, beta_scale, 0); row 1 + j = joint j: dual quaternion (2 texels), matrix columns (4), scale/shear columns xyz (3).
 // Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.
 struct dqview_SkinParams {
@@ -208,21 +208,21 @@ dqview_Skinned dqview_skin_lbs(dqview_SkinInput v_7) {
     return _e4;
 }
 
-dqview_Skinned dqview_skin_export(dqview_SkinInput v_8, float blend_1) {
-    dqview_Skinned _e2 = dqview_skin_lbs(v_8);
-    return _e2;
+dqview_Skinned dqview_skin_export(dqview_SkinInput v_8, float blend_1, vec3 center_1) {
+    dqview_Skinned _e3 = dqview_skin_lbs(v_8);
+    return _e3;
 }
 
-dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_1, uvec4 joints1_1, vec4 weights0_1, vec4 weights1_1, float blend_2) {
-    dqview_SkinParams _e9 = dqview_load_skin_params();
-    dqview_skin = _e9;
-    dqview_Skinned _e11 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_1, joints1_1, weights0_1, weights1_1), blend_2);
-    return _e11;
+dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_1, uvec4 joints1_1, vec4 weights0_1, vec4 weights1_1, float blend_2, vec3 center_2) {
+    dqview_SkinParams _e10 = dqview_load_skin_params();
+    dqview_skin = _e10;
+    dqview_Skinned _e12 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_1, joints1_1, weights0_1, weights1_1), blend_2, center_2);
+    return _e12;
 }
 `,
         8: `// dqview 0.1.0: LBS skinning for three.js's built-in materials (GLSL ES 3.00 chunk, no #version); naga from dqview's shaders/dq.wgsl, skin.wgsl, export_palette_texture.wgsl, export_three.wgsl.
 // Written by: dqview shader --target three --method lbs --influences 8
-// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend); influences heaviest first, weights summing to 1; the first 8 are read.
+// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend, center); influences heaviest first, weights summing to 1; the first 8 are read; center: the bind-space centre of rotation (_COR_CENTER, which dqview cor writes), read by CoR only.
 // Palette: uniform highp sampler2D boneTexture, RGBA float, 9 texels wide: texel (0, 0) = (joint_count, non_rigid, beta_scale, 0); row 1 + j = joint j: dual quaternion (2 texels), matrix columns (4), scale/shear columns xyz (3).
 // Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.
 struct dqview_SkinParams {
@@ -424,23 +424,23 @@ dqview_Skinned dqview_skin_lbs(dqview_SkinInput v_7) {
     return _e4;
 }
 
-dqview_Skinned dqview_skin_export(dqview_SkinInput v_8, float blend_1) {
-    dqview_Skinned _e2 = dqview_skin_lbs(v_8);
-    return _e2;
+dqview_Skinned dqview_skin_export(dqview_SkinInput v_8, float blend_1, vec3 center_1) {
+    dqview_Skinned _e3 = dqview_skin_lbs(v_8);
+    return _e3;
 }
 
-dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_1, uvec4 joints1_1, vec4 weights0_1, vec4 weights1_1, float blend_2) {
-    dqview_SkinParams _e9 = dqview_load_skin_params();
-    dqview_skin = _e9;
-    dqview_Skinned _e11 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_1, joints1_1, weights0_1, weights1_1), blend_2);
-    return _e11;
+dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_1, uvec4 joints1_1, vec4 weights0_1, vec4 weights1_1, float blend_2, vec3 center_2) {
+    dqview_SkinParams _e10 = dqview_load_skin_params();
+    dqview_skin = _e10;
+    dqview_Skinned _e12 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_1, joints1_1, weights0_1, weights1_1), blend_2, center_2);
+    return _e12;
 }
 `,
     },
     dqs: {
         4: `// dqview 0.1.0: DQS skinning for three.js's built-in materials (GLSL ES 3.00 chunk, no #version); naga from dqview's shaders/dq.wgsl, skin.wgsl, export_palette_texture.wgsl, export_three.wgsl.
 // Written by: dqview shader --target three --method dqs --influences 4
-// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend); influences heaviest first, weights summing to 1; the first 4 are read.
+// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend, center); influences heaviest first, weights summing to 1; the first 4 are read; center: the bind-space centre of rotation (_COR_CENTER, which dqview cor writes), read by CoR only.
 // Palette: uniform highp sampler2D boneTexture, RGBA float, 9 texels wide: texel (0, 0) = (joint_count, non_rigid, beta_scale, 0); row 1 + j = joint j: dual quaternion (2 texels), matrix columns (4), scale/shear columns xyz (3).
 // Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.
 struct dqview_SkinParams {
@@ -791,21 +791,21 @@ dqview_Skinned dqview_skin_dqs(dqview_SkinInput v_8) {
     return _e4;
 }
 
-dqview_Skinned dqview_skin_export(dqview_SkinInput v_9, float blend_1) {
-    dqview_Skinned _e2 = dqview_skin_dqs(v_9);
-    return _e2;
+dqview_Skinned dqview_skin_export(dqview_SkinInput v_9, float blend_1, vec3 center_1) {
+    dqview_Skinned _e3 = dqview_skin_dqs(v_9);
+    return _e3;
 }
 
-dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_2, uvec4 joints1_2, vec4 weights0_2, vec4 weights1_2, float blend_2) {
-    dqview_SkinParams _e9 = dqview_load_skin_params();
-    dqview_skin = _e9;
-    dqview_Skinned _e11 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_2, joints1_2, weights0_2, weights1_2), blend_2);
-    return _e11;
+dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_2, uvec4 joints1_2, vec4 weights0_2, vec4 weights1_2, float blend_2, vec3 center_2) {
+    dqview_SkinParams _e10 = dqview_load_skin_params();
+    dqview_skin = _e10;
+    dqview_Skinned _e12 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_2, joints1_2, weights0_2, weights1_2), blend_2, center_2);
+    return _e12;
 }
 `,
         8: `// dqview 0.1.0: DQS skinning for three.js's built-in materials (GLSL ES 3.00 chunk, no #version); naga from dqview's shaders/dq.wgsl, skin.wgsl, export_palette_texture.wgsl, export_three.wgsl.
 // Written by: dqview shader --target three --method dqs --influences 8
-// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend); influences heaviest first, weights summing to 1; the first 8 are read.
+// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend, center); influences heaviest first, weights summing to 1; the first 8 are read; center: the bind-space centre of rotation (_COR_CENTER, which dqview cor writes), read by CoR only.
 // Palette: uniform highp sampler2D boneTexture, RGBA float, 9 texels wide: texel (0, 0) = (joint_count, non_rigid, beta_scale, 0); row 1 + j = joint j: dual quaternion (2 texels), matrix columns (4), scale/shear columns xyz (3).
 // Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.
 struct dqview_SkinParams {
@@ -1156,23 +1156,23 @@ dqview_Skinned dqview_skin_dqs(dqview_SkinInput v_8) {
     return _e4;
 }
 
-dqview_Skinned dqview_skin_export(dqview_SkinInput v_9, float blend_1) {
-    dqview_Skinned _e2 = dqview_skin_dqs(v_9);
-    return _e2;
+dqview_Skinned dqview_skin_export(dqview_SkinInput v_9, float blend_1, vec3 center_1) {
+    dqview_Skinned _e3 = dqview_skin_dqs(v_9);
+    return _e3;
 }
 
-dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_2, uvec4 joints1_2, vec4 weights0_2, vec4 weights1_2, float blend_2) {
-    dqview_SkinParams _e9 = dqview_load_skin_params();
-    dqview_skin = _e9;
-    dqview_Skinned _e11 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_2, joints1_2, weights0_2, weights1_2), blend_2);
-    return _e11;
+dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_2, uvec4 joints1_2, vec4 weights0_2, vec4 weights1_2, float blend_2, vec3 center_2) {
+    dqview_SkinParams _e10 = dqview_load_skin_params();
+    dqview_skin = _e10;
+    dqview_Skinned _e12 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_2, joints1_2, weights0_2, weights1_2), blend_2, center_2);
+    return _e12;
 }
 `,
     },
     hybrid: {
         4: `// dqview 0.1.0: Hybrid skinning for three.js's built-in materials (GLSL ES 3.00 chunk, no #version); naga from dqview's shaders/dq.wgsl, skin.wgsl, export_palette_texture.wgsl, export_three.wgsl.
 // Written by: dqview shader --target three --method hybrid --influences 4
-// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend); influences heaviest first, weights summing to 1; the first 4 are read.
+// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend, center); influences heaviest first, weights summing to 1; the first 4 are read; center: the bind-space centre of rotation (_COR_CENTER, which dqview cor writes), read by CoR only.
 // Palette: uniform highp sampler2D boneTexture, RGBA float, 9 texels wide: texel (0, 0) = (joint_count, non_rigid, beta_scale, 0); row 1 + j = joint j: dual quaternion (2 texels), matrix columns (4), scale/shear columns xyz (3).
 // Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.
 struct dqview_SkinParams {
@@ -1589,22 +1589,22 @@ dqview_Skinned dqview_skin_hybrid(dqview_SkinInput v_10, float beta_1) {
     return _e8;
 }
 
-dqview_Skinned dqview_skin_export(dqview_SkinInput v_11, float blend_1) {
-    float _e4 = dqview_skin.beta_scale;
-    dqview_Skinned _e6 = dqview_skin_hybrid(v_11, (blend_1 * _e4));
-    return _e6;
+dqview_Skinned dqview_skin_export(dqview_SkinInput v_11, float blend_1, vec3 center_1) {
+    float _e5 = dqview_skin.beta_scale;
+    dqview_Skinned _e7 = dqview_skin_hybrid(v_11, (blend_1 * _e5));
+    return _e7;
 }
 
-dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_2, uvec4 joints1_2, vec4 weights0_2, vec4 weights1_2, float blend_2) {
-    dqview_SkinParams _e9 = dqview_load_skin_params();
-    dqview_skin = _e9;
-    dqview_Skinned _e11 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_2, joints1_2, weights0_2, weights1_2), blend_2);
-    return _e11;
+dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_2, uvec4 joints1_2, vec4 weights0_2, vec4 weights1_2, float blend_2, vec3 center_2) {
+    dqview_SkinParams _e10 = dqview_load_skin_params();
+    dqview_skin = _e10;
+    dqview_Skinned _e12 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_2, joints1_2, weights0_2, weights1_2), blend_2, center_2);
+    return _e12;
 }
 `,
         8: `// dqview 0.1.0: Hybrid skinning for three.js's built-in materials (GLSL ES 3.00 chunk, no #version); naga from dqview's shaders/dq.wgsl, skin.wgsl, export_palette_texture.wgsl, export_three.wgsl.
 // Written by: dqview shader --target three --method hybrid --influences 8
-// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend); influences heaviest first, weights summing to 1; the first 8 are read.
+// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend, center); influences heaviest first, weights summing to 1; the first 8 are read; center: the bind-space centre of rotation (_COR_CENTER, which dqview cor writes), read by CoR only.
 // Palette: uniform highp sampler2D boneTexture, RGBA float, 9 texels wide: texel (0, 0) = (joint_count, non_rigid, beta_scale, 0); row 1 + j = joint j: dual quaternion (2 texels), matrix columns (4), scale/shear columns xyz (3).
 // Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.
 struct dqview_SkinParams {
@@ -2021,17 +2021,681 @@ dqview_Skinned dqview_skin_hybrid(dqview_SkinInput v_10, float beta_1) {
     return _e8;
 }
 
-dqview_Skinned dqview_skin_export(dqview_SkinInput v_11, float blend_1) {
-    float _e4 = dqview_skin.beta_scale;
-    dqview_Skinned _e6 = dqview_skin_hybrid(v_11, (blend_1 * _e4));
-    return _e6;
+dqview_Skinned dqview_skin_export(dqview_SkinInput v_11, float blend_1, vec3 center_1) {
+    float _e5 = dqview_skin.beta_scale;
+    dqview_Skinned _e7 = dqview_skin_hybrid(v_11, (blend_1 * _e5));
+    return _e7;
 }
 
-dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_2, uvec4 joints1_2, vec4 weights0_2, vec4 weights1_2, float blend_2) {
-    dqview_SkinParams _e9 = dqview_load_skin_params();
-    dqview_skin = _e9;
-    dqview_Skinned _e11 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_2, joints1_2, weights0_2, weights1_2), blend_2);
-    return _e11;
+dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_2, uvec4 joints1_2, vec4 weights0_2, vec4 weights1_2, float blend_2, vec3 center_2) {
+    dqview_SkinParams _e10 = dqview_load_skin_params();
+    dqview_skin = _e10;
+    dqview_Skinned _e12 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_2, joints1_2, weights0_2, weights1_2), blend_2, center_2);
+    return _e12;
+}
+`,
+    },
+    cor: {
+        4: `// dqview 0.1.0: CoR skinning for three.js's built-in materials (GLSL ES 3.00 chunk, no #version); naga from dqview's shaders/dq.wgsl, skin.wgsl, export_palette_texture.wgsl, export_three.wgsl.
+// Written by: dqview shader --target three --method cor --influences 4
+// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend, center); influences heaviest first, weights summing to 1; the first 4 are read; center: the bind-space centre of rotation (_COR_CENTER, which dqview cor writes), read by CoR only.
+// Palette: uniform highp sampler2D boneTexture, RGBA float, 9 texels wide: texel (0, 0) = (joint_count, non_rigid, beta_scale, 0); row 1 + j = joint j: dual quaternion (2 texels), matrix columns (4), scale/shear columns xyz (3).
+// Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.
+struct dqview_SkinParams {
+    uint joint_count;
+    uint non_rigid;
+    float beta_scale;
+};
+struct dqview_SkinInput {
+    vec3 position;
+    vec3 normal;
+    vec4 tangent;
+    uvec4 joints0_;
+    uvec4 joints1_;
+    vec4 weights0_;
+    vec4 weights1_;
+};
+struct dqview_Skinned {
+    vec3 position;
+    vec3 normal;
+    vec4 tangent;
+};
+const mat2x4 dqview_DQ_IDENTITY = mat2x4(vec4(0.0, 0.0, 0.0, 1.0), vec4(0.0, 0.0, 0.0, 0.0));
+const uint dqview_MAX_INFLUENCES = 4u;
+const uint dqview_F32_EXPONENT_MASK = 2139095040u;
+const int dqview_PALETTE_TEXELS_PER_JOINT = 9;
+const uint dqview_SKIN_MODE_LBS = 0u;
+const uint dqview_SKIN_MODE_DQS = 1u;
+const uint dqview_SKIN_MODE_HYBRID = 2u;
+
+dqview_SkinParams dqview_skin = dqview_SkinParams(0u, 0u, 0.0);
+
+uniform highp sampler2D boneTexture;
+
+
+bool dqview_is_finite_f32_(float x) {
+    return ((floatBitsToUint(x) & dqview_F32_EXPONENT_MASK) != dqview_F32_EXPONENT_MASK);
+}
+
+bool dqview_is_finite_vec3_(vec3 v) {
+    return all(notEqual((floatBitsToUint(v) & uvec3(2139095040u)), uvec3(2139095040u)));
+}
+
+bool dqview_is_finite_vec4_(vec4 v_1) {
+    return all(notEqual((floatBitsToUint(v_1) & uvec4(2139095040u)), uvec4(2139095040u)));
+}
+
+vec3 dqview_rotate_vector(vec4 q, vec3 v_2) {
+    return (v_2 + (2.0 * cross(q.xyz, (cross(q.xyz, v_2) + (q.w * v_2)))));
+}
+
+vec4 dqview_palette_texel(uint j, int k) {
+    vec4 _e8 = texelFetch(boneTexture, ivec2(k, (int(j) + 1)), 0);
+    return _e8;
+}
+
+mat2x4 dqview_joint_dual_quat(uint j_1) {
+    uint _e3 = dqview_skin.joint_count;
+    if ((j_1 < _e3)) {
+        vec4 _e6 = dqview_palette_texel(j_1, 0);
+        vec4 _e8 = dqview_palette_texel(j_1, 1);
+        return mat2x4(_e6, _e8);
+    }
+    return dqview_DQ_IDENTITY;
+}
+
+dqview_SkinParams dqview_load_skin_params() {
+    vec4 p = texelFetch(boneTexture, ivec2(0, 0), 0);
+    return dqview_SkinParams(uint(max(p.x, 0.0)), uint((p.y != 0.0)), p.z);
+}
+
+mat4x4 dqview_joint_matrix(uint j_2) {
+    uint _e3 = dqview_skin.joint_count;
+    if ((j_2 < _e3)) {
+        vec4 _e6 = dqview_palette_texel(j_2, 2);
+        vec4 _e8 = dqview_palette_texel(j_2, 3);
+        vec4 _e10 = dqview_palette_texel(j_2, 4);
+        vec4 _e12 = dqview_palette_texel(j_2, 5);
+        return mat4x4(_e6, _e8, _e10, _e12);
+    }
+    return mat4x4(vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(0.0, 0.0, 1.0, 0.0), vec4(0.0, 0.0, 0.0, 1.0));
+}
+
+mat3x3 dqview_joint_scale_shear(uint j_3) {
+    uint _e3 = dqview_skin.joint_count;
+    if ((j_3 < _e3)) {
+        vec4 _e6 = dqview_palette_texel(j_3, 6);
+        vec4 _e9 = dqview_palette_texel(j_3, 7);
+        vec4 _e12 = dqview_palette_texel(j_3, 8);
+        return mat3x3(_e6.xyz, _e9.xyz, _e12.xyz);
+    }
+    return mat3x3(vec3(1.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), vec3(0.0, 0.0, 1.0));
+}
+
+vec3 dqview_normalize_or(vec3 v_3, vec3 fallback) {
+    bool local = false;
+    float rcp = (1.0 / length(v_3));
+    bool _e5 = dqview_is_finite_f32_(rcp);
+    if (_e5) {
+        local = (rcp > 0.0);
+    } else {
+        local = false;
+    }
+    bool _e11 = local;
+    if (_e11) {
+        return (v_3 * rcp);
+    }
+    return fallback;
+}
+
+float dqview_determinant3_(mat3x3 a) {
+    return dot(a[2], cross(a[0], a[1]));
+}
+
+vec3 dqview_transform_normal(mat3x3 a_1, vec3 n) {
+    mat3x3 cof = mat3x3(cross(a_1[1], a_1[2]), cross(a_1[2], a_1[0]), cross(a_1[0], a_1[1]));
+    float _e12 = dqview_determinant3_(a_1);
+    float s_2 = ((_e12 < 0.0) ? -1.0 : 1.0);
+    vec3 _e21 = dqview_normalize_or((a_1 * n), n);
+    vec3 _e22 = dqview_normalize_or(((cof * n) * s_2), _e21);
+    return _e22;
+}
+
+vec4 dqview_transform_tangent(mat3x3 a_2, vec4 t) {
+    vec3 _e5 = dqview_normalize_or((a_2 * t.xyz), t.xyz);
+    float _e9 = dqview_determinant3_(a_2);
+    return vec4(_e5, ((_e9 < 0.0) ? -(t.w) : t.w));
+}
+
+dqview_Skinned dqview_finite_or_bind(dqview_Skinned s, dqview_SkinInput v_4) {
+    dqview_Skinned out_ = dqview_Skinned(vec3(0.0), vec3(0.0), vec4(0.0));
+    out_ = s;
+    vec3 _e4 = out_.position;
+    bool _e5 = dqview_is_finite_vec3_(_e4);
+    if (!(_e5)) {
+        bool _e12 = dqview_is_finite_vec3_(v_4.position);
+        out_.position = (_e12 ? v_4.position : vec3(0.0));
+    }
+    vec3 _e15 = out_.normal;
+    bool _e16 = dqview_is_finite_vec3_(_e15);
+    if (!(_e16)) {
+        bool _e25 = dqview_is_finite_vec3_(v_4.normal);
+        out_.normal = (_e25 ? v_4.normal : vec3(0.0, 1.0, 0.0));
+    }
+    vec4 _e28 = out_.tangent;
+    bool _e29 = dqview_is_finite_vec4_(_e28);
+    if (!(_e29)) {
+        bool _e39 = dqview_is_finite_vec4_(v_4.tangent);
+        out_.tangent = (_e39 ? v_4.tangent : vec4(1.0, 0.0, 0.0, 0.0));
+    }
+    dqview_Skinned _e41 = out_;
+    return _e41;
+}
+
+vec4 dqview_quat_blend(uvec4 joints0_1, uvec4 joints1_1, vec4 weights0_1, vec4 weights1_1) {
+    uint joints[8] = uint[8](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    float weights[8] = float[8](0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    vec4 sum = vec4(0.0);
+    uint k_1 = 1u;
+    bool local_1 = false;
+    bool local_2 = false;
+    joints = uint[8](joints0_1.x, joints0_1.y, joints0_1.z, joints0_1.w, joints1_1.x, joints1_1.y, joints1_1.z, joints1_1.w);
+    weights = float[8](weights0_1.x, weights0_1.y, weights0_1.z, weights0_1.w, weights1_1.x, weights1_1.y, weights1_1.z, weights1_1.w);
+    uint _e25 = joints[0];
+    mat2x4 _e26 = dqview_joint_dual_quat(_e25);
+    vec4 pivot = _e26[0];
+    float _e29 = weights[0];
+    sum = (pivot * _e29);
+    bool loop_init = true;
+    while(true) {
+        if (!loop_init) {
+            uint _e56 = k_1;
+            k_1 = (_e56 + 1u);
+        }
+        loop_init = false;
+        uint _e34 = k_1;
+        if ((_e34 < dqview_MAX_INFLUENCES)) {
+        } else {
+            break;
+        }
+        {
+            uint _e37 = k_1;
+            float w = weights[_e37];
+            if ((w == 0.0)) {
+                continue;
+            }
+            uint _e42 = k_1;
+            uint _e44 = joints[_e42];
+            mat2x4 _e45 = dqview_joint_dual_quat(_e44);
+            vec4 q_1 = _e45[0];
+            vec4 _e47 = sum;
+            sum = (_e47 + (q_1 * ((dot(q_1, pivot) < 0.0) ? -(w) : w)));
+        }
+    }
+    vec4 _e58 = sum;
+    float len = length(_e58);
+    bool _e60 = dqview_is_finite_f32_(len);
+    if (_e60) {
+        local_1 = (len > 1e-6);
+    } else {
+        local_1 = false;
+    }
+    bool _e66 = local_1;
+    if (!(_e66)) {
+        float p_1 = length(pivot);
+        bool _e69 = dqview_is_finite_f32_(p_1);
+        if (_e69) {
+            local_2 = (p_1 > 1e-6);
+        } else {
+            local_2 = false;
+        }
+        bool _e75 = local_2;
+        if (_e75) {
+            return (pivot / vec4(p_1));
+        }
+        return vec4(0.0, 0.0, 0.0, 1.0);
+    }
+    vec4 _e83 = sum;
+    return (_e83 / vec4(len));
+}
+
+dqview_Skinned dqview_cor(dqview_SkinInput v_5, vec3 center_1) {
+    uint joints_1[8] = uint[8](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    float weights_1[8] = float[8](0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    mat4x4 m = mat4x4(vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+    mat3x3 s_1 = mat3x3(vec3(0.0), vec3(0.0), vec3(0.0));
+    uint k_2 = 0u;
+    vec3 offset = vec3(0.0);
+    vec3 n1_ = vec3(0.0);
+    vec4 t1_ = vec4(0.0);
+    joints_1 = uint[8](v_5.joints0_.x, v_5.joints0_.y, v_5.joints0_.z, v_5.joints0_.w, v_5.joints1_.x, v_5.joints1_.y, v_5.joints1_.z, v_5.joints1_.w);
+    weights_1 = float[8](v_5.weights0_.x, v_5.weights0_.y, v_5.weights0_.z, v_5.weights0_.w, v_5.weights1_.x, v_5.weights1_.y, v_5.weights1_.z, v_5.weights1_.w);
+    bool loop_init_1 = true;
+    while(true) {
+        if (!loop_init_1) {
+            uint _e86 = k_2;
+            k_2 = (_e86 + 1u);
+        }
+        loop_init_1 = false;
+        uint _e58 = k_2;
+        if ((_e58 < dqview_MAX_INFLUENCES)) {
+        } else {
+            break;
+        }
+        {
+            uint _e61 = k_2;
+            float w_1 = weights_1[_e61];
+            if ((w_1 == 0.0)) {
+                continue;
+            }
+            mat4x4 _e66 = m;
+            uint _e67 = k_2;
+            uint _e69 = joints_1[_e67];
+            mat4x4 _e70 = dqview_joint_matrix(_e69);
+            m = (_e66 + (_e70 * w_1));
+            uint _e75 = dqview_skin.non_rigid;
+            if ((_e75 != 0u)) {
+                mat3x3 _e78 = s_1;
+                uint _e79 = k_2;
+                uint _e81 = joints_1[_e79];
+                mat3x3 _e82 = dqview_joint_scale_shear(_e81);
+                s_1 = (_e78 + (_e82 * w_1));
+            }
+        }
+    }
+    offset = (v_5.position - center_1);
+    n1_ = v_5.normal;
+    t1_ = v_5.tangent;
+    uint _e97 = dqview_skin.non_rigid;
+    if ((_e97 != 0u)) {
+        mat3x3 _e100 = s_1;
+        vec3 _e101 = offset;
+        offset = (_e100 * _e101);
+        mat3x3 _e103 = s_1;
+        vec3 _e105 = dqview_transform_normal(_e103, v_5.normal);
+        n1_ = _e105;
+        mat3x3 _e106 = s_1;
+        vec4 _e108 = dqview_transform_tangent(_e106, v_5.tangent);
+        t1_ = _e108;
+    }
+    vec4 _e113 = dqview_quat_blend(v_5.joints0_, v_5.joints1_, v_5.weights0_, v_5.weights1_);
+    vec4 _e115 = m[0];
+    vec4 _e120 = m[1];
+    vec4 _e126 = m[2];
+    vec4 _e132 = m[3];
+    vec3 lbs_center = ((((_e115.xyz * center_1.x) + (_e120.xyz * center_1.y)) + (_e126.xyz * center_1.z)) + _e132.xyz);
+    vec3 _e135 = n1_;
+    vec3 _e136 = dqview_rotate_vector(_e113, _e135);
+    vec3 _e137 = n1_;
+    vec3 _e138 = dqview_normalize_or(_e136, _e137);
+    vec4 _e139 = t1_;
+    vec3 _e141 = dqview_rotate_vector(_e113, _e139.xyz);
+    vec4 _e142 = t1_;
+    vec3 _e144 = dqview_normalize_or(_e141, _e142.xyz);
+    vec3 _e145 = offset;
+    vec3 _e146 = dqview_rotate_vector(_e113, _e145);
+    float _e149 = t1_.w;
+    return dqview_Skinned((_e146 + lbs_center), _e138, vec4(_e144, _e149));
+}
+
+dqview_Skinned dqview_skin_cor(dqview_SkinInput v_6, vec3 center_2) {
+    bool local_3 = false;
+    if (all(equal(v_6.weights0_, vec4(0.0)))) {
+        local_3 = all(equal(v_6.weights1_, vec4(0.0)));
+    } else {
+        local_3 = false;
+    }
+    bool _e15 = local_3;
+    if (_e15) {
+        dqview_Skinned _e20 = dqview_finite_or_bind(dqview_Skinned(v_6.position, v_6.normal, v_6.tangent), v_6);
+        return _e20;
+    }
+    dqview_Skinned _e21 = dqview_cor(v_6, center_2);
+    dqview_Skinned _e22 = dqview_finite_or_bind(_e21, v_6);
+    return _e22;
+}
+
+dqview_Skinned dqview_skin_export(dqview_SkinInput v_7, float blend_1, vec3 center_3) {
+    dqview_Skinned _e3 = dqview_skin_cor(v_7, center_3);
+    return _e3;
+}
+
+dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_2, uvec4 joints1_2, vec4 weights0_2, vec4 weights1_2, float blend_2, vec3 center_4) {
+    dqview_SkinParams _e10 = dqview_load_skin_params();
+    dqview_skin = _e10;
+    dqview_Skinned _e12 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_2, joints1_2, weights0_2, weights1_2), blend_2, center_4);
+    return _e12;
+}
+`,
+        8: `// dqview 0.1.0: CoR skinning for three.js's built-in materials (GLSL ES 3.00 chunk, no #version); naga from dqview's shaders/dq.wgsl, skin.wgsl, export_palette_texture.wgsl, export_three.wgsl.
+// Written by: dqview shader --target three --method cor --influences 8
+// Call: dqview_Skinned s = dqview_skin_three(position, normal, tangent, joints0, joints1, weights0, weights1, blend, center); influences heaviest first, weights summing to 1; the first 8 are read; center: the bind-space centre of rotation (_COR_CENTER, which dqview cor writes), read by CoR only.
+// Palette: uniform highp sampler2D boneTexture, RGBA float, 9 texels wide: texel (0, 0) = (joint_count, non_rigid, beta_scale, 0); row 1 + j = joint j: dual quaternion (2 texels), matrix columns (4), scale/shear columns xyz (3).
+// Where a result is not finite, the bind-pose value is kept; a vertex with all weights 0 keeps its bind pose.
+struct dqview_SkinParams {
+    uint joint_count;
+    uint non_rigid;
+    float beta_scale;
+};
+struct dqview_SkinInput {
+    vec3 position;
+    vec3 normal;
+    vec4 tangent;
+    uvec4 joints0_;
+    uvec4 joints1_;
+    vec4 weights0_;
+    vec4 weights1_;
+};
+struct dqview_Skinned {
+    vec3 position;
+    vec3 normal;
+    vec4 tangent;
+};
+const mat2x4 dqview_DQ_IDENTITY = mat2x4(vec4(0.0, 0.0, 0.0, 1.0), vec4(0.0, 0.0, 0.0, 0.0));
+const uint dqview_MAX_INFLUENCES = 8u;
+const uint dqview_F32_EXPONENT_MASK = 2139095040u;
+const int dqview_PALETTE_TEXELS_PER_JOINT = 9;
+const uint dqview_SKIN_MODE_LBS = 0u;
+const uint dqview_SKIN_MODE_DQS = 1u;
+const uint dqview_SKIN_MODE_HYBRID = 2u;
+
+dqview_SkinParams dqview_skin = dqview_SkinParams(0u, 0u, 0.0);
+
+uniform highp sampler2D boneTexture;
+
+
+bool dqview_is_finite_f32_(float x) {
+    return ((floatBitsToUint(x) & dqview_F32_EXPONENT_MASK) != dqview_F32_EXPONENT_MASK);
+}
+
+bool dqview_is_finite_vec3_(vec3 v) {
+    return all(notEqual((floatBitsToUint(v) & uvec3(2139095040u)), uvec3(2139095040u)));
+}
+
+bool dqview_is_finite_vec4_(vec4 v_1) {
+    return all(notEqual((floatBitsToUint(v_1) & uvec4(2139095040u)), uvec4(2139095040u)));
+}
+
+vec3 dqview_rotate_vector(vec4 q, vec3 v_2) {
+    return (v_2 + (2.0 * cross(q.xyz, (cross(q.xyz, v_2) + (q.w * v_2)))));
+}
+
+vec4 dqview_palette_texel(uint j, int k) {
+    vec4 _e8 = texelFetch(boneTexture, ivec2(k, (int(j) + 1)), 0);
+    return _e8;
+}
+
+mat2x4 dqview_joint_dual_quat(uint j_1) {
+    uint _e3 = dqview_skin.joint_count;
+    if ((j_1 < _e3)) {
+        vec4 _e6 = dqview_palette_texel(j_1, 0);
+        vec4 _e8 = dqview_palette_texel(j_1, 1);
+        return mat2x4(_e6, _e8);
+    }
+    return dqview_DQ_IDENTITY;
+}
+
+dqview_SkinParams dqview_load_skin_params() {
+    vec4 p = texelFetch(boneTexture, ivec2(0, 0), 0);
+    return dqview_SkinParams(uint(max(p.x, 0.0)), uint((p.y != 0.0)), p.z);
+}
+
+mat4x4 dqview_joint_matrix(uint j_2) {
+    uint _e3 = dqview_skin.joint_count;
+    if ((j_2 < _e3)) {
+        vec4 _e6 = dqview_palette_texel(j_2, 2);
+        vec4 _e8 = dqview_palette_texel(j_2, 3);
+        vec4 _e10 = dqview_palette_texel(j_2, 4);
+        vec4 _e12 = dqview_palette_texel(j_2, 5);
+        return mat4x4(_e6, _e8, _e10, _e12);
+    }
+    return mat4x4(vec4(1.0, 0.0, 0.0, 0.0), vec4(0.0, 1.0, 0.0, 0.0), vec4(0.0, 0.0, 1.0, 0.0), vec4(0.0, 0.0, 0.0, 1.0));
+}
+
+mat3x3 dqview_joint_scale_shear(uint j_3) {
+    uint _e3 = dqview_skin.joint_count;
+    if ((j_3 < _e3)) {
+        vec4 _e6 = dqview_palette_texel(j_3, 6);
+        vec4 _e9 = dqview_palette_texel(j_3, 7);
+        vec4 _e12 = dqview_palette_texel(j_3, 8);
+        return mat3x3(_e6.xyz, _e9.xyz, _e12.xyz);
+    }
+    return mat3x3(vec3(1.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0), vec3(0.0, 0.0, 1.0));
+}
+
+vec3 dqview_normalize_or(vec3 v_3, vec3 fallback) {
+    bool local = false;
+    float rcp = (1.0 / length(v_3));
+    bool _e5 = dqview_is_finite_f32_(rcp);
+    if (_e5) {
+        local = (rcp > 0.0);
+    } else {
+        local = false;
+    }
+    bool _e11 = local;
+    if (_e11) {
+        return (v_3 * rcp);
+    }
+    return fallback;
+}
+
+float dqview_determinant3_(mat3x3 a) {
+    return dot(a[2], cross(a[0], a[1]));
+}
+
+vec3 dqview_transform_normal(mat3x3 a_1, vec3 n) {
+    mat3x3 cof = mat3x3(cross(a_1[1], a_1[2]), cross(a_1[2], a_1[0]), cross(a_1[0], a_1[1]));
+    float _e12 = dqview_determinant3_(a_1);
+    float s_2 = ((_e12 < 0.0) ? -1.0 : 1.0);
+    vec3 _e21 = dqview_normalize_or((a_1 * n), n);
+    vec3 _e22 = dqview_normalize_or(((cof * n) * s_2), _e21);
+    return _e22;
+}
+
+vec4 dqview_transform_tangent(mat3x3 a_2, vec4 t) {
+    vec3 _e5 = dqview_normalize_or((a_2 * t.xyz), t.xyz);
+    float _e9 = dqview_determinant3_(a_2);
+    return vec4(_e5, ((_e9 < 0.0) ? -(t.w) : t.w));
+}
+
+dqview_Skinned dqview_finite_or_bind(dqview_Skinned s, dqview_SkinInput v_4) {
+    dqview_Skinned out_ = dqview_Skinned(vec3(0.0), vec3(0.0), vec4(0.0));
+    out_ = s;
+    vec3 _e4 = out_.position;
+    bool _e5 = dqview_is_finite_vec3_(_e4);
+    if (!(_e5)) {
+        bool _e12 = dqview_is_finite_vec3_(v_4.position);
+        out_.position = (_e12 ? v_4.position : vec3(0.0));
+    }
+    vec3 _e15 = out_.normal;
+    bool _e16 = dqview_is_finite_vec3_(_e15);
+    if (!(_e16)) {
+        bool _e25 = dqview_is_finite_vec3_(v_4.normal);
+        out_.normal = (_e25 ? v_4.normal : vec3(0.0, 1.0, 0.0));
+    }
+    vec4 _e28 = out_.tangent;
+    bool _e29 = dqview_is_finite_vec4_(_e28);
+    if (!(_e29)) {
+        bool _e39 = dqview_is_finite_vec4_(v_4.tangent);
+        out_.tangent = (_e39 ? v_4.tangent : vec4(1.0, 0.0, 0.0, 0.0));
+    }
+    dqview_Skinned _e41 = out_;
+    return _e41;
+}
+
+vec4 dqview_quat_blend(uvec4 joints0_1, uvec4 joints1_1, vec4 weights0_1, vec4 weights1_1) {
+    uint joints[8] = uint[8](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    float weights[8] = float[8](0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    vec4 sum = vec4(0.0);
+    uint k_1 = 1u;
+    bool local_1 = false;
+    bool local_2 = false;
+    joints = uint[8](joints0_1.x, joints0_1.y, joints0_1.z, joints0_1.w, joints1_1.x, joints1_1.y, joints1_1.z, joints1_1.w);
+    weights = float[8](weights0_1.x, weights0_1.y, weights0_1.z, weights0_1.w, weights1_1.x, weights1_1.y, weights1_1.z, weights1_1.w);
+    uint _e25 = joints[0];
+    mat2x4 _e26 = dqview_joint_dual_quat(_e25);
+    vec4 pivot = _e26[0];
+    float _e29 = weights[0];
+    sum = (pivot * _e29);
+    bool loop_init = true;
+    while(true) {
+        if (!loop_init) {
+            uint _e56 = k_1;
+            k_1 = (_e56 + 1u);
+        }
+        loop_init = false;
+        uint _e34 = k_1;
+        if ((_e34 < dqview_MAX_INFLUENCES)) {
+        } else {
+            break;
+        }
+        {
+            uint _e37 = k_1;
+            float w = weights[_e37];
+            if ((w == 0.0)) {
+                continue;
+            }
+            uint _e42 = k_1;
+            uint _e44 = joints[_e42];
+            mat2x4 _e45 = dqview_joint_dual_quat(_e44);
+            vec4 q_1 = _e45[0];
+            vec4 _e47 = sum;
+            sum = (_e47 + (q_1 * ((dot(q_1, pivot) < 0.0) ? -(w) : w)));
+        }
+    }
+    vec4 _e58 = sum;
+    float len = length(_e58);
+    bool _e60 = dqview_is_finite_f32_(len);
+    if (_e60) {
+        local_1 = (len > 1e-6);
+    } else {
+        local_1 = false;
+    }
+    bool _e66 = local_1;
+    if (!(_e66)) {
+        float p_1 = length(pivot);
+        bool _e69 = dqview_is_finite_f32_(p_1);
+        if (_e69) {
+            local_2 = (p_1 > 1e-6);
+        } else {
+            local_2 = false;
+        }
+        bool _e75 = local_2;
+        if (_e75) {
+            return (pivot / vec4(p_1));
+        }
+        return vec4(0.0, 0.0, 0.0, 1.0);
+    }
+    vec4 _e83 = sum;
+    return (_e83 / vec4(len));
+}
+
+dqview_Skinned dqview_cor(dqview_SkinInput v_5, vec3 center_1) {
+    uint joints_1[8] = uint[8](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+    float weights_1[8] = float[8](0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    mat4x4 m = mat4x4(vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));
+    mat3x3 s_1 = mat3x3(vec3(0.0), vec3(0.0), vec3(0.0));
+    uint k_2 = 0u;
+    vec3 offset = vec3(0.0);
+    vec3 n1_ = vec3(0.0);
+    vec4 t1_ = vec4(0.0);
+    joints_1 = uint[8](v_5.joints0_.x, v_5.joints0_.y, v_5.joints0_.z, v_5.joints0_.w, v_5.joints1_.x, v_5.joints1_.y, v_5.joints1_.z, v_5.joints1_.w);
+    weights_1 = float[8](v_5.weights0_.x, v_5.weights0_.y, v_5.weights0_.z, v_5.weights0_.w, v_5.weights1_.x, v_5.weights1_.y, v_5.weights1_.z, v_5.weights1_.w);
+    bool loop_init_1 = true;
+    while(true) {
+        if (!loop_init_1) {
+            uint _e86 = k_2;
+            k_2 = (_e86 + 1u);
+        }
+        loop_init_1 = false;
+        uint _e58 = k_2;
+        if ((_e58 < dqview_MAX_INFLUENCES)) {
+        } else {
+            break;
+        }
+        {
+            uint _e61 = k_2;
+            float w_1 = weights_1[_e61];
+            if ((w_1 == 0.0)) {
+                continue;
+            }
+            mat4x4 _e66 = m;
+            uint _e67 = k_2;
+            uint _e69 = joints_1[_e67];
+            mat4x4 _e70 = dqview_joint_matrix(_e69);
+            m = (_e66 + (_e70 * w_1));
+            uint _e75 = dqview_skin.non_rigid;
+            if ((_e75 != 0u)) {
+                mat3x3 _e78 = s_1;
+                uint _e79 = k_2;
+                uint _e81 = joints_1[_e79];
+                mat3x3 _e82 = dqview_joint_scale_shear(_e81);
+                s_1 = (_e78 + (_e82 * w_1));
+            }
+        }
+    }
+    offset = (v_5.position - center_1);
+    n1_ = v_5.normal;
+    t1_ = v_5.tangent;
+    uint _e97 = dqview_skin.non_rigid;
+    if ((_e97 != 0u)) {
+        mat3x3 _e100 = s_1;
+        vec3 _e101 = offset;
+        offset = (_e100 * _e101);
+        mat3x3 _e103 = s_1;
+        vec3 _e105 = dqview_transform_normal(_e103, v_5.normal);
+        n1_ = _e105;
+        mat3x3 _e106 = s_1;
+        vec4 _e108 = dqview_transform_tangent(_e106, v_5.tangent);
+        t1_ = _e108;
+    }
+    vec4 _e113 = dqview_quat_blend(v_5.joints0_, v_5.joints1_, v_5.weights0_, v_5.weights1_);
+    vec4 _e115 = m[0];
+    vec4 _e120 = m[1];
+    vec4 _e126 = m[2];
+    vec4 _e132 = m[3];
+    vec3 lbs_center = ((((_e115.xyz * center_1.x) + (_e120.xyz * center_1.y)) + (_e126.xyz * center_1.z)) + _e132.xyz);
+    vec3 _e135 = n1_;
+    vec3 _e136 = dqview_rotate_vector(_e113, _e135);
+    vec3 _e137 = n1_;
+    vec3 _e138 = dqview_normalize_or(_e136, _e137);
+    vec4 _e139 = t1_;
+    vec3 _e141 = dqview_rotate_vector(_e113, _e139.xyz);
+    vec4 _e142 = t1_;
+    vec3 _e144 = dqview_normalize_or(_e141, _e142.xyz);
+    vec3 _e145 = offset;
+    vec3 _e146 = dqview_rotate_vector(_e113, _e145);
+    float _e149 = t1_.w;
+    return dqview_Skinned((_e146 + lbs_center), _e138, vec4(_e144, _e149));
+}
+
+dqview_Skinned dqview_skin_cor(dqview_SkinInput v_6, vec3 center_2) {
+    bool local_3 = false;
+    if (all(equal(v_6.weights0_, vec4(0.0)))) {
+        local_3 = all(equal(v_6.weights1_, vec4(0.0)));
+    } else {
+        local_3 = false;
+    }
+    bool _e15 = local_3;
+    if (_e15) {
+        dqview_Skinned _e20 = dqview_finite_or_bind(dqview_Skinned(v_6.position, v_6.normal, v_6.tangent), v_6);
+        return _e20;
+    }
+    dqview_Skinned _e21 = dqview_cor(v_6, center_2);
+    dqview_Skinned _e22 = dqview_finite_or_bind(_e21, v_6);
+    return _e22;
+}
+
+dqview_Skinned dqview_skin_export(dqview_SkinInput v_7, float blend_1, vec3 center_3) {
+    dqview_Skinned _e3 = dqview_skin_cor(v_7, center_3);
+    return _e3;
+}
+
+dqview_Skinned dqview_skin_three(vec3 position_1, vec3 normal_1, vec4 tangent_1, uvec4 joints0_2, uvec4 joints1_2, vec4 weights0_2, vec4 weights1_2, float blend_2, vec3 center_4) {
+    dqview_SkinParams _e10 = dqview_load_skin_params();
+    dqview_skin = _e10;
+    dqview_Skinned _e12 = dqview_skin_export(dqview_SkinInput(position_1, normal_1, tangent_1, joints0_2, joints1_2, weights0_2, weights1_2), blend_2, center_4);
+    return _e12;
 }
 `,
     },

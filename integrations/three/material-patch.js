@@ -8,7 +8,7 @@
 import { DQVIEW_CHUNKS } from "./chunks.js";
 
 /** The methods the patch skins with, as `dqview shader --method` names them. */
-export const PATCH_METHODS = ["lbs", "dqs", "hybrid"];
+export const PATCH_METHODS = ["lbs", "dqs", "hybrid", "cor"];
 
 /** The vertex attributes the patch reads (geometry attribute names). */
 export const ATTRIBUTES = {
@@ -17,7 +17,11 @@ export const ATTRIBUTES = {
     weights0: "dqviewWeights0",
     weights1: "dqviewWeights1",
     blend: "dqviewBlend",
+    corCenter: "dqviewCorCenter",
 };
+
+/** The glTF attribute CoR reads each vertex's centre of rotation from, as three's GLTFLoader names it (`_COR_CENTER`, lower case). */
+export const COR_CENTER_ATTRIBUTE = "_cor_center";
 
 const INCLUDE = (name) => `#include <${name}>`;
 
@@ -30,7 +34,7 @@ in uvec4 ${ATTRIBUTES.joints0};
 in uvec4 ${ATTRIBUTES.joints1};
 in vec4 ${ATTRIBUTES.weights0};
 in vec4 ${ATTRIBUTES.weights1};
-in float ${ATTRIBUTES.blend};
+in float ${ATTRIBUTES.blend};${method === "cor" ? `\nin vec3 ${ATTRIBUTES.corCenter};` : ""}
 ${DQVIEW_CHUNKS[method][influences]}
 #endif
 `;
@@ -42,7 +46,9 @@ ${DQVIEW_CHUNKS[method][influences]}
  * normal three has morphed (or the attribute, in shaders that read normals only later: depth
  * and distance) and the tangent, all through `bindMatrix` as three's skinning takes them.
  */
-function skinbaseChunk(morphChunk, normalFirst) {
+function skinbaseChunk(morphChunk, normalFirst, method) {
+    // CoR's centre is in the mesh's space, as the position: bound the same way, not morphed.
+    const center = method === "cor" ? `( bindMatrix * vec4( ${ATTRIBUTES.corCenter}, 1.0 ) ).xyz` : "vec3( 0.0 )";
     const normal = normalFirst ? "objectNormal" : "normal";
     const tangent = normalFirst
         ? "\n\t#ifdef USE_TANGENT\n\t\tdqviewBindTangent = vec4( mat3( bindMatrix ) * objectTangent, 1.0 );\n\t#endif"
@@ -56,7 +62,8 @@ ${morphChunk.replaceAll("transformed", "dqviewBindPosition")}
 		normalize( mat3( bindMatrix ) * ${normal} ),
 		dqviewBindTangent,
 		${ATTRIBUTES.joints0}, ${ATTRIBUTES.joints1}, ${ATTRIBUTES.weights0}, ${ATTRIBUTES.weights1},
-		${ATTRIBUTES.blend} );
+		${ATTRIBUTES.blend},
+		${center} );
 #endif
 `;
 }
@@ -102,7 +109,7 @@ export function patchVertexShader(vertexShader, method, morphChunk, influences =
     const normalFirst = at("beginnormal_vertex") >= 0 && at("beginnormal_vertex") < at("skinbase_vertex");
     return vertexShader
         .replace(INCLUDE("skinning_pars_vertex"), parsChunk(method, influences))
-        .replace(INCLUDE("skinbase_vertex"), skinbaseChunk(morphChunk, normalFirst))
+        .replace(INCLUDE("skinbase_vertex"), skinbaseChunk(morphChunk, normalFirst, method))
         .replace(INCLUDE("skinnormal_vertex"), SKINNORMAL)
         .replace(INCLUDE("morphtarget_vertex"), MORPHTARGET)
         .replace(INCLUDE("skinning_vertex"), SKINNING);

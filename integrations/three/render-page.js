@@ -49,7 +49,7 @@ function ownMaterials(root, job) {
         }
     });
     prepareThreeMeshes(root, job.view, { skinned: false });
-    return applyDqviewSkinning(root, { method: job.firstMethod ?? job.method, beta: 1 });
+    return applyDqviewSkinning(root, { method: job.firstMethod ?? job.method, beta: job.beta ?? 1 });
 }
 
 /** The distinct material types of the skinned meshes under `root`, sorted. */
@@ -125,7 +125,9 @@ async function render(job) {
 }
 
 const job = JSON.parse(new URLSearchParams(location.search).get("job"));
-render(job).then(
+// WebGPURenderer's page is loaded only for its jobs: three.webgpu.js is large.
+const rendered = job.renderer === "webgpu" ? import("./render-page-webgpu.js").then((m) => m.renderWebGPU(job)) : render(job);
+rendered.then(
     (result) => window.dqviewDone(JSON.stringify(result)),
     (error) => window.dqviewDone(JSON.stringify({ error: String(error?.message ?? error) })),
 );

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Renders a glTF model with three.js in headless Chromium (WebGL2 on SwiftShader), skinned with
 // dqview's exported shader (lbs, dqs, hybrid) or three.js's own SkinnedMesh skinning (stock),
-// posed and framed as `dqview render` was, and writes a PNG.
+// posed and framed as `dqview render` was, and writes a PNG. `--renderer webgpu` draws with
+// WebGPURenderer (its WebGL2 backend) in node materials, skinned by the package's node path.
 //
-//   node render.mjs MODEL --method lbs|dqs|hybrid|stock [--clip NAME --time S] [--twist JOINT=DEG]...
+//   node render.mjs MODEL --method lbs|dqs|hybrid|cor|stock [--clip NAME --time S] [--twist JOINT=DEG]...
 //        [--bend JOINT=DEG]... [--constraints] --camera CAMERA.json [--size WxH] [--view mask|shaded]
-//        --out FILE.png [--timeout S] [--browser PATH]
+//        [--beta B] --out FILE.png [--renderer webgl|webgpu] [--timeout S] [--browser PATH]
 //
 // MODEL is a .glb, .gltf or .vrm (a binary glTF). --constraints evaluates the model's
 // VRMC_node_constraint constraints (three-vrm's loader plugin) after the pose; without it they
@@ -117,6 +118,8 @@ async function main(argv) {
             bindPose: options["bind-pose"],
             firstMethod: options["first-method"] ?? null,
             shadows: options.shadows,
+            renderer: options.renderer,
+            beta: options.beta ?? 1,
             camera,
             width,
             height,

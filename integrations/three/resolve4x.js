@@ -17,9 +17,9 @@ export const SAMPLE_POSITIONS = [
 ];
 
 /** The render scale: every sample position is a multiple of 1/8 pixel. */
-const SCALE = 8;
+export const SCALE = 8;
 /** Output pixels per tile side (2048 pixels rendered). */
-const TILE = 256;
+export const TILE = 256;
 
 const linearFromSrgb = (c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
 const srgbFromLinear = (c) => (c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055);
@@ -30,7 +30,7 @@ const LINEAR = Array.from({ length: 256 }, (_, v) => linearFromSrgb(v / 255));
  * `width` x `height` image at SCALE, shifted half a rendered pixel so that rendered pixel
  * centres fall on multiples of 1/8 output pixel: clip' = tile * clip.
  */
-function tileProjection(projection, [width, height], [x0, y0, w, h]) {
+export function tileProjection(projection, [width, height], [x0, y0, w, h]) {
     const ax = width / w;
     const ay = height / h;
     const bx = ax - 1 - (2 * x0) / w + ax / (SCALE * width);
@@ -41,7 +41,7 @@ function tileProjection(projection, [width, height], [x0, y0, w, h]) {
 }
 
 /** Adds the 4 samples of each output pixel of one rendered tile (readPixels rows, bottom first) into `sum`. */
-function addSamples(pixels, [width], [x0, y0, w, h], sum) {
+export function addSamples(pixels, [width], [x0, y0, w, h], sum) {
     const rowPixels = w * SCALE;
     for (let y = 0; y < h; y++) {
         for (let x = 0; x < w; x++) {
@@ -82,6 +82,11 @@ export function renderResolved4x(renderer, scene, camera, width, height) {
     }
     camera.projectionMatrix.copy(projection);
     camera.projectionMatrixInverse.copy(projection).invert();
+    return resolvedImage(sum, width, height);
+}
+
+/** The image of `sum` (each pixel's 4 samples added in linear light), sRGB-encoded as dqview's resolve does. */
+export function resolvedImage(sum, width, height) {
     const image = new ImageData(width, height);
     for (let i = 0; i < width * height; i++) {
         for (let c = 0; c < 3; c++) image.data[4 * i + c] = Math.round(255 * srgbFromLinear(sum[3 * i + c] / 4));

@@ -4,107 +4,24 @@
 // shadows, fog, tone mapping, morph targets and AnimationMixer work as before. The skinning is
 // `dqview shader --target three` (chunks.js), reading each skeleton's palette from a texture
 // that takes the place of its bone texture (palette-texture.js) and dqview's eight influences a
-// vertex, heaviest first (influences.js). `setMethod` switches at run time; "stock" is three's
-// own skinning.
-import { BufferAttribute, IntType, MeshDepthMaterial, MeshDistanceMaterial, ShaderChunk, Vector3 } from "three";
+// vertex, heaviest first (influences.js). CoR reads each vertex's centre of rotation from the
+// glTF attribute `_COR_CENTER` (`dqview cor` writes it). `setMethod` switches at run time;
+// "stock" is three's own skinning.
+import { MeshDepthMaterial, MeshDistanceMaterial, ShaderChunk } from "three";
 
-import { JointBounds } from "./bounds.js";
-import { dqviewInfluences } from "./influences.js";
-import { ATTRIBUTES, PATCH_METHODS, patchVertexShader } from "./material-patch.js";
-import { MAX_ROWS, PaletteTexture } from "./palette-texture.js";
+import { ATTRIBUTES, patchVertexShader } from "./material-patch.js";
+import { PaletteTexture } from "./palette-texture.js";
+import {
+    addInfluences,
+    checkBeta,
+    checkMethod,
+    followPoseBounds,
+    refuseCorWithoutCenters,
+    refuseUnskinnable,
+    turns,
+} from "./skinning-shared.js";
 
-/** Every method `applyDqviewSkinning` takes: dqview's, then three's own. */
-export const SKINNING_METHODS = [...PATCH_METHODS, "stock"];
-
-/** Hybrid's per-vertex blends: `_DQS_BLEND` clamped to [0, 1], NaN as 1 (docs/engines.md); null without it. */
-export function blendMapOf(geometry) {
-    const stored = geometry.attributes._dqs_blend;
-    if (!stored) return null;
-    const out = new Float32Array(stored.count);
-    for (let v = 0; v < stored.count; v++) {
-        const b = stored.getX(v);
-        out[v] = Number.isNaN(b) ? 1 : Math.min(Math.max(b, 0), 1);
-    }
-    return out;
-}
-
-/** Checks a method name, with the valid ones in the error. */
-function checkMethod(method) {
-    if (!SKINNING_METHODS.includes(method)) {
-        throw new Error(`dqview skinning: unknown method \`${method}\` (valid: ${SKINNING_METHODS.join(", ")})`);
-    }
-}
-
-/** Checks hybrid's uniform beta. */
-function checkBeta(beta) {
-    if (!Number.isFinite(beta) || beta < 0 || beta > 1) {
-        throw new Error(`dqview skinning: beta must be a number from 0 (LBS) to 1 (DQS), got ${beta}`);
-    }
-}
-
-/** The bind-space positions of `mesh` (its bindMatrix applied) and how far its morphs reach. */
-function bindPositions(mesh) {
-    const { position } = mesh.geometry.attributes;
-    const out = new Float32Array(3 * position.count);
-    const p = new Vector3();
-    for (let v = 0; v < position.count; v++) {
-        p.fromBufferAttribute(position, v).applyMatrix4(mesh.bindMatrix).toArray(out, 3 * v);
-    }
-    let reach = 0;
-    for (const target of mesh.geometry.morphAttributes.position ?? []) {
-        let longest = 0;
-        for (let v = 0; v < target.count; v++) longest = Math.max(longest, p.fromBufferAttribute(target, v).length());
-        reach += longest;
-    }
-    return { positions: out, morphReach: reach * mesh.bindMatrix.getMaxScaleOnAxis() };
-}
-
-/**
- * Adds dqview's influences and hybrid's blend to `geometry`; returns the influences, whether it
- * has a blend map, and how many a vertex the shader must read (4, or 8 where some vertex has more).
- */
-function addInfluences(geometry) {
-    const influences = dqviewInfluences(geometry, 8);
-    if (influences.truncated > 0) {
-        console.warn(`dqview skinning: ${influences.truncated} vertices have more than 8 influences; the heaviest 8 are kept`);
-    }
-    const names = [
-        [ATTRIBUTES.joints0, ATTRIBUTES.weights0],
-        [ATTRIBUTES.joints1, ATTRIBUTES.weights1],
-    ];
-    influences.joints.forEach((set, s) => {
-        const joints = new BufferAttribute(set, 4);
-        // uvec4 in the shader: three uploads it with vertexAttribIPointer.
-        joints.gpuType = IntType;
-        geometry.setAttribute(names[s][0], joints);
-        geometry.setAttribute(names[s][1], new BufferAttribute(influences.weights[s], 4));
-    });
-    const blend = blendMapOf(geometry);
-    geometry.setAttribute(ATTRIBUTES.blend, new BufferAttribute(blend ?? new Float32Array(geometry.attributes.position.count).fill(1), 1));
-    const slots = influences.weights[1].some((w) => w !== 0) ? 8 : 4;
-    return { influences, hasMap: blend !== null, slots };
-}
-
-/**
- * Throws, before anything is changed, when a mesh's skeleton is too big for the palette texture
- * or one of its materials is skinned by dqview already.
- */
-function refuseUnskinnable(meshes) {
-    for (const mesh of meshes) {
-        if (mesh.skeleton.bones.length + 1 > MAX_ROWS) {
-            throw new Error(
-                `dqview skinning: "${mesh.name}" has ${mesh.skeleton.bones.length} joints; the palette texture holds ${MAX_ROWS - 1}`,
-            );
-        }
-        for (const material of [mesh.material, mesh.customDepthMaterial, mesh.customDistanceMaterial].flat()) {
-            if (material?.userData.dqviewSkinning) {
-                throw new Error(
-                    `dqview skinning: material "${material.name}" is skinned by dqview already (dispose() the first applyDqviewSkinning)`,
-                );
-            }
-        }
-    }
-}
+export { SKINNING_METHODS, blendMapOf } from "./skinning-shared.js";
 
 /**
  * Makes `material` skin with `state.method` (read at compile time) reading `slots` influences a
@@ -161,8 +78,9 @@ function paletteSkin(skeleton, state) {
 }
 
 /**
- * Makes every SkinnedMesh under `root` skin with dqview's `method` ("lbs", "dqs", "hybrid", or
- * "stock": three's own) in its own material, its shadows included. `beta`: hybrid's blend for
+ * Makes every SkinnedMesh under `root` skin with dqview's `method` ("lbs", "dqs", "hybrid",
+ * "cor", or "stock": three's own) in its own material, its shadows included. CoR needs the
+ * `_COR_CENTER` attribute `dqview cor` writes (an error names the command when a mesh lacks it). `beta`: hybrid's blend for
  * meshes without a `_DQS_BLEND` map (0 LBS to 1 DQS; default 1). Returns { meshes,
  * setMethod(m), setBeta(b), method, beta, dispose() }.
  */
@@ -180,6 +98,7 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
         if (object.isSkinnedMesh && object.skeleton) meshes.push(object);
     });
     refuseUnskinnable(meshes);
+    refuseCorWithoutCenters(meshes, method);
     const mapless = [];
     // Each material reads as many influences as the most any of its meshes needs.
     const slotsOf = new Map();
@@ -193,17 +112,9 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
         for (const material of [mesh.material, mesh.customDepthMaterial, mesh.customDistanceMaterial].flat()) {
             slotsOf.set(material, Math.max(slotsOf.get(material) ?? 4, slots));
         }
-        const { positions, morphReach } = bindPositions(mesh);
-        const bounds = new JointBounds(mesh.skeleton, positions, influences, morphReach);
-        const inverse = mesh.bindMatrixInverse;
-        Object.defineProperty(mesh, "boundingSphere", {
-            configurable: true,
-            get: () => bounds.update(state.method === "dqs" || state.method === "hybrid").applyMatrix4(inverse),
-            set: () => {},
-        });
+        const unbound = followPoseBounds(mesh, influences, () => turns(state.method));
         undo.push(() => {
-            delete mesh.boundingSphere;
-            mesh.boundingSphere = null;
+            unbound();
             mesh.customDepthMaterial = customDepthMaterial;
             mesh.customDistanceMaterial = customDistanceMaterial;
         });
@@ -229,6 +140,7 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
         setMethod(next) {
             checkMethod(next);
             if (next === state.method) return;
+            refuseCorWithoutCenters(meshes, next);
             state.method = next;
             for (const skin of skins.values()) skin.bind();
             for (const material of slotsOf.keys()) material.needsUpdate = true;

@@ -361,3 +361,19 @@ pub fn edit_gltf_json(input: &Path, output: &Path, edit: impl FnOnce(&mut Value)
     out.extend_from_slice(rest);
     std::fs::write(output, out).expect("write GLB");
 }
+
+/// Smallest IoU of a three.js mask and dqview's (issue 48's target).
+pub const MIN_IOU: f64 = 0.999;
+
+/// Checks one three.js mask against dqview's: IoU at least [`MIN_IOU`] and at most a fifth of
+/// the pixels where dqview's LBS and DQS differ; a failure line otherwise.
+pub fn check_mask(what: &str, dqview: &Path, three: &Path, lbs_dqs: usize) -> Option<String> {
+    let (differ, iou) = compare(dqview, three);
+    println!("{what}: IoU {iou:.5}, {differ} pixels differ (LBS vs DQS {lbs_dqs})");
+    (iou < MIN_IOU || differ * 5 > lbs_dqs).then(|| {
+        format!(
+            "{what}: IoU {iou:.5}, {differ} pixels differ (LBS vs DQS {lbs_dqs}); see {}",
+            three.display()
+        )
+    })
+}

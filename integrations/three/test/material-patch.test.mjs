@@ -55,7 +55,7 @@ test("every three.js shader that skins is patched, reading the normal it has", (
 
 test("the patch refuses an unknown method and a shader without three's skinning", () => {
     const { vertexShader } = ShaderLib.standard;
-    assert.throws(() => patchVertexShader(vertexShader, "cor", ""), /unknown method `cor`/);
+    assert.throws(() => patchVertexShader(vertexShader, "ddm", ""), /unknown method `ddm`/);
     assert.throws(
         () => patchVertexShader("void main() { gl_Position = vec4(0.0); }", "dqs", ""),
         /has no #include <skinning_pars_vertex>/,
@@ -142,7 +142,7 @@ test("the bounds hold every LBS and DQS vertex as the bones turn and move", () =
 test("applyDqviewSkinning checks its options and gives three's skinning back", () => {
     const { mesh } = tube();
     const material = mesh.material;
-    assert.throws(() => applyDqviewSkinning(mesh, { method: "cor" }), /unknown method `cor` \(valid: lbs, dqs, hybrid, stock\)/);
+    assert.throws(() => applyDqviewSkinning(mesh, { method: "ddm" }), /unknown method `ddm` \(valid: lbs, dqs, hybrid, cor, stock\)/);
     assert.throws(() => applyDqviewSkinning(mesh, { beta: 2 }), /beta must be a number from 0/);
     const skinning = applyDqviewSkinning(mesh, { method: "lbs" });
     assert.equal(mesh.material, material, "the app's material is kept");
@@ -159,4 +159,27 @@ test("applyDqviewSkinning checks its options and gives three's skinning back", (
     skinning.dispose();
     assert.doesNotMatch(material.customProgramCacheKey(), /dqview/);
     assert.equal(mesh.boundingSphere, null);
+});
+
+test("CoR reads _COR_CENTER, and a mesh without it is refused naming `dqview cor`", () => {
+    const { mesh } = tube();
+    mesh.name = "Tube";
+    const material = mesh.material;
+    assert.throws(() => applyDqviewSkinning(mesh, { method: "cor" }), /"Tube" has no _COR_CENTER attribute: write it with `dqview cor MODEL/);
+    assert.doesNotMatch(material.customProgramCacheKey(), /dqview/, "a refused call changes nothing");
+    const skinning = applyDqviewSkinning(mesh, { method: "dqs" });
+    assert.throws(() => skinning.setMethod("cor"), /dqview cor/);
+    assert.equal(skinning.method, "dqs", "a refused switch keeps the method");
+    skinning.dispose();
+    // With the centres (GLTFLoader's name for the glTF attribute), CoR binds them as the position.
+    const count = mesh.geometry.attributes.position.count;
+    mesh.geometry.setAttribute("_cor_center", new BufferAttribute(new Float32Array(3 * count).fill(0.5), 3));
+    const cor = applyDqviewSkinning(mesh, { method: "cor" });
+    assert.equal(mesh.geometry.attributes.dqviewCorCenter, mesh.geometry.attributes._cor_center);
+    assert.match(material.customProgramCacheKey(), /dqview-cor-4$/);
+    const shader = { vertexShader: ShaderLib.standard.vertexShader, fragmentShader: "" };
+    material.onBeforeCompile(shader, null);
+    assert.match(shader.vertexShader, /in vec3 dqviewCorCenter;/);
+    assert.match(shader.vertexShader, /\( bindMatrix \* vec4\( dqviewCorCenter, 1\.0 \) \)\.xyz \);/);
+    cor.dispose();
 });

@@ -134,3 +134,39 @@ test("the written line names the constraints evaluated only with --constraints",
     );
     assert.equal(wroteLine(options, 8, 4, 1), "wrote o.png (8x4, stock, view mask, 1 node constraint evaluated)");
 });
+
+test("--renderer takes webgl (the default) or webgpu, which skins through node materials", () => {
+    const material = ["--material", "standard"];
+    assert.equal(parseArgs(["m.glb", "--method", "dqs", ...REQUIRED]).renderer, "webgl");
+    const options = parseArgs(["m.glb", "--method", "dqs", ...material, "--renderer", "webgpu", ...REQUIRED]);
+    assert.equal(options.renderer, "webgpu");
+    assert.equal(
+        wroteLine({ ...options, out: "o.png" }, 8, 4, null, ["MeshStandardNodeMaterial"]),
+        "wrote o.png (8x4, dqs, view mask, material standard (MeshStandardNodeMaterial), WebGPURenderer)",
+    );
+    assert.equal(
+        usageError(["m.glb", "--method", "dqs", ...material, "--renderer", "webgpu2", ...REQUIRED]),
+        "unknown renderer `webgpu2` (valid: webgl, webgpu)",
+    );
+    assert.equal(
+        usageError(["m.glb", "--method", "dqs", "--renderer", "webgpu", ...REQUIRED]),
+        "--renderer webgpu skins through the package's node materials: it needs --material",
+    );
+    assert.match(usageError(["m.glb", "--method", "dqs", "--material", "mtoon", "--renderer=webgpu", ...REQUIRED]), /MToonNodeMaterial/);
+});
+
+test("--beta sets hybrid's blend in the package's skinning", () => {
+    const material = ["--material", "standard"];
+    assert.equal(parseArgs(["m.glb", "--method", "hybrid", ...material, "--beta", "0.5", ...REQUIRED]).beta, 0.5);
+    assert.equal(parseArgs(["m.glb", "--method", "hybrid", ...material, ...REQUIRED]).beta, undefined);
+    assert.equal(
+        usageError(["m.glb", "--method", "hybrid", "--beta", "0.5", ...REQUIRED]),
+        "--beta is hybrid's blend in the package's skinning: it needs --material",
+    );
+    for (const bad of ["1.5", "-0.1", "x"]) {
+        assert.equal(
+            usageError(["m.glb", "--method", "hybrid", ...material, "--beta", bad, ...REQUIRED]),
+            "--beta must be a number from 0 (LBS) to 1 (DQS)",
+        );
+    }
+});
