@@ -62,6 +62,10 @@ fn the_packed_tarball_installs_and_renders() {
         "index.js",
         "index.d.ts",
         "skinning.js",
+        "skinning-shared.js",
+        "node-skinning.js",
+        "node-skinning-tsl.js",
+        "node.d.ts",
         "chunks.js",
         "README.md",
         "package.json",
@@ -112,6 +116,16 @@ fn the_packed_tarball_installs_and_renders() {
         exports.contains("applyDqviewSkinning") && exports.contains("DQVIEW_CHUNKS"),
         "{exports}"
     );
+    // The WebGPURenderer path is its own entry, so the main one never loads three/webgpu.
+    let imported = run_in(
+        &app,
+        Command::new("node").args([
+            "--input-type=module",
+            "-e",
+            "const m = await import('dqview-three/node'); console.log(typeof m.applyDqviewNodeSkinning);",
+        ]),
+    );
+    assert_eq!(String::from_utf8_lossy(&imported.stdout).trim(), "function");
     let installed = std::fs::read_to_string(app.join("node_modules/dqview-three/package.json"))
         .expect("installed");
     let installed: serde_json::Value = serde_json::from_str(&installed).expect("JSON");

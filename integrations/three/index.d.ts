@@ -1,10 +1,13 @@
 // Type declarations of dqview-three (index.js).
 import type { BufferGeometry, DataTexture, Object3D, Skeleton, SkinnedMesh, Sphere } from "three";
 
-/** A skinning method: dqview's LBS, DQS or hybrid, or three.js's own ("stock"). */
-export type SkinningMethod = "lbs" | "dqs" | "hybrid" | "stock";
+/**
+ * A skinning method: dqview's LBS, DQS, hybrid or CoR (which reads the `_COR_CENTER` attribute
+ * `dqview cor` writes), or three.js's own ("stock").
+ */
+export type SkinningMethod = "lbs" | "dqs" | "hybrid" | "cor" | "stock";
 /** The methods dqview's chunk is written for. */
-export type PatchMethod = "lbs" | "dqs" | "hybrid";
+export type PatchMethod = "lbs" | "dqs" | "hybrid" | "cor";
 
 /** Options of {@link applyDqviewSkinning}. */
 export interface DqviewSkinningOptions {
@@ -32,7 +35,8 @@ export interface DqviewSkinning {
 
 /**
  * Makes every SkinnedMesh under `root` skin with dqview's `method` in its own material (and its
- * shadows); throws on an unknown method or a beta outside [0, 1].
+ * shadows); throws on an unknown method, a beta outside [0, 1], or CoR asked of a mesh without
+ * `_COR_CENTER` (the error names `dqview cor`).
  */
 export function applyDqviewSkinning(root: Object3D, options?: DqviewSkinningOptions): DqviewSkinning;
 /** Every method `applyDqviewSkinning` takes. */
@@ -47,7 +51,10 @@ export const ATTRIBUTES: {
     readonly weights0: "dqviewWeights0";
     readonly weights1: "dqviewWeights1";
     readonly blend: "dqviewBlend";
+    readonly corCenter: "dqviewCorCenter";
 };
+/** The glTF attribute CoR's centres are read from, as GLTFLoader names `_COR_CENTER`. */
+export const COR_CENTER_ATTRIBUTE: "_cor_center";
 /** The methods the patch skins with. */
 export const PATCH_METHODS: readonly PatchMethod[];
 /** A material's vertex shader (includes unresolved) skinned by `method`; `morphChunk` is `ShaderChunk.morphtarget_vertex`. */

@@ -18,15 +18,16 @@ function usageError(argv) {
     assert.fail(`${argv.join(" ")} parsed`);
 }
 
-test("--method takes dqview's three methods and stock", () => {
-    assert.deepEqual(RENDER_METHODS, ["lbs", "dqs", "hybrid", "stock"]);
+test("--method takes dqview's four methods and stock; cor only in the package's path", () => {
+    assert.deepEqual(RENDER_METHODS, ["lbs", "dqs", "hybrid", "cor", "stock"]);
     for (const method of RENDER_METHODS) {
-        assert.equal(parseArgs(["m.glb", "--method", method, ...REQUIRED]).method, method);
+        assert.equal(parseArgs(["m.glb", "--method", method, "--material", "standard", ...REQUIRED]).method, method);
     }
+    assert.match(usageError(["m.glb", "--method", "cor", ...REQUIRED]), /--method cor .* needs --material/);
     assert.equal(parseArgs(["m.glb", "--method=stock", ...REQUIRED]).method, "stock");
     assert.equal(
         usageError(["m.glb", "--method", "Stock", ...REQUIRED]),
-        "unknown method `Stock` (valid: lbs, dqs, hybrid, stock)",
+        "unknown method `Stock` (valid: lbs, dqs, hybrid, cor, stock)",
     );
     assert.equal(usageError(["m.glb", ...REQUIRED]), "--method is required");
 });
@@ -52,7 +53,7 @@ test("--bend is repeatable, as --twist is, and kept apart from it", () => {
 
 test("--constraints is a switch, for every method", () => {
     for (const method of RENDER_METHODS) {
-        const options = parseArgs(["m.vrm", "--constraints", "--method", method, ...REQUIRED]);
+        const options = parseArgs(["m.vrm", "--constraints", "--method", method, "--material", "gltf", ...REQUIRED]);
         assert.equal(options.constraints, true);
         assert.equal(options.model, "m.vrm");
     }
@@ -100,8 +101,8 @@ test("the package path's flags: --material, --first-method, --shadows, --view sh
         "--first-method switches the package's method at run time: it needs --material",
     );
     assert.equal(
-        usageError(["m.glb", "--method", "dqs", "--material", "gltf", "--first-method", "cor", ...REQUIRED]),
-        "unknown --first-method `cor` (valid: lbs, dqs, hybrid, stock)",
+        usageError(["m.glb", "--method", "dqs", "--material", "gltf", "--first-method", "ddm", ...REQUIRED]),
+        "unknown --first-method `ddm` (valid: lbs, dqs, hybrid, cor, stock)",
     );
     assert.equal(
         usageError(["m.glb", "--method", "dqs", "--view", "shadow", ...REQUIRED]),
