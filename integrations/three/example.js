@@ -19,6 +19,7 @@ import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { GLTFLoader } from "three/addons/loaders/GLTFLoader.js";
 
 import { boneFrame, overrideRotation } from "./pose.js";
+import { COR_CENTER_ATTRIBUTE } from "./material-patch.js";
 import { applyDqviewSkinning } from "./skinning.js";
 
 const $ = (id) => document.getElementById(id);
@@ -77,9 +78,15 @@ function jointList(gltf) {
     return out;
 }
 
-/** Applies the panel's method and beta. */
+/** Applies the panel's method and beta; a method the model cannot take (CoR without centres) is said and undone. */
 function applyMethod() {
-    state.skinning?.setMethod($("method").value);
+    try {
+        state.skinning?.setMethod($("method").value);
+    } catch (e) {
+        $("method").value = state.skinning.method;
+        status(e.message);
+        return;
+    }
     state.skinning?.setBeta(Number($("beta").value));
     $("betaValue").textContent = Number($("beta").value).toFixed(2);
     status(`${state.skinning?.meshes.length ?? 0} skinned meshes: ${$("method").selectedOptions[0].text}`);
@@ -123,6 +130,11 @@ async function load(url) {
     if (state.gltf) scene.remove(state.gltf.scene);
     state.skinning?.dispose();
     gltf.scene.traverse((o) => o.isMesh && (o.castShadow = o.receiveShadow = true));
+    // CoR needs the model's centres: a file without them opens in DQS (the panel says why on a switch).
+    const hasCenters = (o) => o.isSkinnedMesh && o.geometry.attributes[COR_CENTER_ATTRIBUTE];
+    let all = true;
+    gltf.scene.traverse((o) => o.isSkinnedMesh && (all &&= Boolean(hasCenters(o))));
+    if ($("method").value === "cor" && !all) $("method").value = "dqs";
     Object.assign(state, { gltf, joint: null, skinning: applyDqviewSkinning(gltf.scene, { method: $("method").value }) });
     scene.add(gltf.scene);
     $("clip").replaceChildren(new Option("rest pose", ""), ...gltf.animations.map((a, i) => new Option(a.name, i)));
