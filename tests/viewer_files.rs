@@ -33,13 +33,18 @@ fn folder(name: &str) -> PathBuf {
 
 /// Runs the viewer on `model` with `steps` for `frames` frames.
 fn run_script(dir: &Path, model: &Path, steps: &[Value], frames: u64) {
+    run_script_in(dir, model, "dqs", steps, frames);
+}
+
+/// [`run_script`] with the viewer opened in `mode`.
+fn run_script_in(dir: &Path, model: &Path, mode: &str, steps: &[Value], frames: u64) {
     let script = dir.join("script.json");
     std::fs::write(&script, serde_json::to_string(steps).expect("json")).expect("script");
     let frames = frames.to_string();
     let args = [
         model.to_str().expect("utf-8"),
         "--mode",
-        "dqs",
+        mode,
         "--ui-script",
         script.to_str().expect("utf-8"),
         "--exit-after-frames",
@@ -181,4 +186,57 @@ fn save_blend_map_asks_before_replacing_and_lists_the_file_in_recent() {
     );
     assert!(shown.iter().any(|&b| b != shown[0]), "the stroke painted");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn save_cor_centres_writes_the_model_with_them() {
+    let test = "save_cor_centres_writes_the_model_with_them";
+    if skip_without_xvfb(test) {
+        return;
+    }
+    let dir = folder("cor");
+    let model = dir.join("arm.glb");
+    let steps = [
+        json!({"frame": 30, "do": "dump", "path": text(&dir.join("ready.json"))}),
+        json!({"frame": 31, "do": "click", "probe": "Save CoR centres"}),
+        json!({"frame": 34, "do": "dump", "path": text(&dir.join("asked.json"))}),
+        json!({"frame": 35, "do": "click", "probe": "dialog ok"}),
+        json!({"frame": 39, "do": "dump", "path": text(&dir.join("saved.json"))}),
+        json!({"frame": 39, "do": "save", "path": shot("viewer_files_cor_saved.png")}),
+    ];
+    run_script_in(&dir, &model, "cor", &steps, 41);
+    let ready = read(&dir.join("ready.json"));
+    assert_eq!(ready["cor"]["ready"], true, "{}", ready["cor"]);
+    let asked = read(&dir.join("asked.json"));
+    assert_eq!(asked["dialog"]["title"], "Save CoR centres", "{asked}");
+    assert_eq!(asked["dialog"]["name"], "arm_cor.glb");
+    let saved = read(&dir.join("saved.json"));
+    let message = saved["cor"]["message"].as_str().expect("message");
+    assert!(message.starts_with("wrote "), "{message}");
+    let out = dir.join("arm_cor.glb");
+    let scene = dqview::model::load_model(out.to_str().expect("utf-8")).expect("reads back");
+    let centres = dqview::skin::SceneCenters::compute(
+        &scene,
+        &dqview::skin::CorOptions::default(),
+        &dqview::skin::CorProgress::new(),
+    )
+    .expect("centres");
+    let gltf = gltf::Gltf::from_slice(&std::fs::read(&out).expect("out")).expect("GLB");
+    let prim = gltf
+        .meshes()
+        .next()
+        .and_then(|m| m.primitives().next())
+        .expect("primitive");
+    let accessor = prim
+        .attributes()
+        .find(|(s, _)| *s == gltf::Semantic::Extras("COR_CENTER".into()))
+        .map(|(_, a)| a)
+        .expect("_COR_CENTER written");
+    assert_eq!(accessor.count(), centres.per_primitive[0][0].len());
+    assert!(
+        saved["recent"]
+            .as_array()
+            .expect("recent")
+            .contains(&json!(text(&out)))
+    );
 }

@@ -1,5 +1,6 @@
-//! The viewer's files: the in-window dialog for Open, Save image and Save blend map, with the
-//! model's folder and name as the default, and File > Recent for files opened or saved.
+//! The viewer's files: the in-window dialog for Open, Save image, Save blend map, Save helper
+//! rig and Save CoR centres, with the model's folder and name as the default, and File > Recent
+//! for files opened or saved.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,13 +31,52 @@ pub fn model_folder_and_stem(model: &str) -> (PathBuf, String) {
 /// JSON), `NAME_blend.usda` (a layer) for USD, else `NAME_blend.glb` (a .glb amended, or the whole rig for FBX and built-ins).
 #[must_use]
 pub fn blend_map_name(model: &str) -> String {
+    amended_name(model, "blend")
+}
+
+/// `NAME_TAG.EXT` in the kind a map or centres of `model` are written as: `.gltf` for a .gltf
+/// (amended), `.usda` (a layer) for USD, else `.glb`.
+fn amended_name(model: &str, tag: &str) -> String {
     let (_, stem) = model_folder_and_stem(model);
     let ext = match InputKind::of(model) {
         InputKind::Gltf => "gltf",
         InputKind::Usd => "usda",
         InputKind::Glb | InputKind::Fbx | InputKind::Builtin => "glb",
     };
-    format!("{stem}_blend.{ext}")
+    format!("{stem}_{tag}.{ext}")
+}
+
+/// Writes the model with `centers` as its `_COR_CENTER` to `out`; says what it wrote.
+///
+/// # Errors
+/// The reason, in one line, when `out` cannot hold this model's kind or cannot be written.
+pub fn save_cor_centers(
+    scene: &Scene,
+    centers: &crate::skin::SceneCenters,
+    out: &Path,
+) -> Result<String, String> {
+    let model = scene.source.as_str();
+    let fail = |e: anyhow::Error| {
+        format!(
+            "cannot save the CoR centres: {}",
+            crate::report::error_message(&e)
+        )
+    };
+    let kind = crate::cor_file::cor_out_kind(out, model).map_err(fail)?;
+    let never = crate::interrupt::Interrupt::new();
+    let report = crate::cor_file::write_cor_centers(scene, model, out, kind, centers, &never)
+        .map_err(fail)?;
+    Ok(said(out, &report))
+}
+
+/// "wrote OUT" and the report's notes and warnings, on one line.
+fn said(out: &Path, report: &crate::output_files::WriteReport) -> String {
+    let mut text = format!("wrote {}", out.display());
+    for note in report.notes.iter().chain(&report.warnings) {
+        text.push_str("; ");
+        text.push_str(note);
+    }
+    text
 }
 
 /// The name "Save helper rig" offers: `NAME_helpers` with the model's own extension (the rig
@@ -104,12 +144,7 @@ pub fn save_map(scene: &Scene, map: &SceneBetas, out: &Path) -> Result<String, S
     };
     let never = crate::interrupt::Interrupt::new();
     let report = write_output(scene, &source, kind, map, &never).map_err(fail)?;
-    let mut text = format!("wrote {}", out.display());
-    for note in report.notes.iter().chain(&report.warnings) {
-        text.push_str("; ");
-        text.push_str(note);
-    }
-    Ok(text)
+    Ok(said(out, &report))
 }
 
 impl Running {
@@ -121,6 +156,7 @@ impl Running {
         let image = std::mem::take(&mut requests.save_image);
         let blend = std::mem::take(&mut self.state.paint.requests.save);
         let twist = std::mem::take(&mut self.state.twist.requests.save);
+        let cor = std::mem::take(&mut self.state.cor.save);
         let (folder, stem) = model_folder_and_stem(&self.model.scene.source);
         if self.state.file_dialog.is_none() {
             let purpose = if open {
@@ -135,6 +171,9 @@ impl Running {
                 Some((DialogPurpose::SaveBlendMap, name))
             } else if twist {
                 self.twist_save_dialog()
+            } else if cor {
+                let name = amended_name(&self.model.scene.source, "cor");
+                Some((DialogPurpose::SaveCorCenters, name))
             } else {
                 None
             };
@@ -150,7 +189,7 @@ impl Running {
         if let Some(model) = self.state.requests.open_recent.take() {
             self.open_path(Path::new(&model));
         }
-        open || image || blend || twist || picked || recent
+        open || image || blend || twist || cor || picked || recent
     }
 
     /// The Save helper rig dialog's purpose and name, or why there is nothing to save (in the section).
@@ -188,6 +227,17 @@ impl Running {
                     }
                     Err(message) => self.state.paint.message = Some(message),
                 }
+            }
+            DialogPurpose::SaveCorCenters => {
+                let Some(centers) = self.model.cor.centers().cloned() else {
+                    self.state.cor.message = Some("no centres computed yet".into());
+                    return;
+                };
+                let said = save_cor_centers(&self.model.scene, &centers, path);
+                if said.is_ok() {
+                    self.remember_recent(&path.display().to_string());
+                }
+                self.state.cor.message = Some(said.unwrap_or_else(|e| e));
             }
             DialogPurpose::SaveTwistRig => {
                 let Some((rig, max)) = self.model.twist.current(&self.state.twist) else {
@@ -262,6 +312,41 @@ mod tests {
         assert!(back.meshes[0].primitives[0].dqs_blend.is_some());
         let err = save_map(&scene, &map, &dir.join("x.gltf")).expect_err("a built-in is a .glb");
         assert!(err.contains(".glb"), "{err}");
+        std::fs::remove_dir_all(&dir).expect("clean");
+    }
+
+    #[test]
+    fn cor_centres_go_where_the_dialog_says_and_read_back() {
+        let scene = crate::model::load_model("builtin:twist").expect("builtin");
+        let centers = crate::skin::SceneCenters::compute(
+            &scene,
+            &crate::skin::CorOptions::default(),
+            &crate::skin::CorProgress::new(),
+        )
+        .expect("centres");
+        assert_eq!(amended_name("/nowhere/hero.gltf", "cor"), "hero_cor.gltf");
+        assert_eq!(amended_name("/nowhere/hero.usdc", "cor"), "hero_cor.usda");
+        let dir = std::env::temp_dir().join(format!("dqview_save_cor_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let out = dir.join("twist cor.glb");
+        let said = save_cor_centers(&scene, &centers, &out).expect("written");
+        assert!(said.contains("twist cor.glb"), "{said}");
+        let bytes = std::fs::read(&out).expect("written");
+        let gltf = gltf::Gltf::from_slice(&bytes).expect("a GLB");
+        let prim = gltf
+            .meshes()
+            .next()
+            .and_then(|m| m.primitives().next())
+            .expect("prim");
+        let accessor = prim
+            .attributes()
+            .find(|(s, _)| *s == gltf::Semantic::Extras("COR_CENTER".into()))
+            .map(|(_, a)| a)
+            .expect("_COR_CENTER");
+        assert_eq!(accessor.count(), centers.per_primitive[0][0].len());
+        assert_eq!(accessor.dimensions(), gltf::accessor::Dimensions::Vec3);
+        let err = save_cor_centers(&scene, &centers, &dir.join("x.json")).expect_err("no JSON");
+        assert!(err.contains("_COR_CENTER"), "{err}");
         std::fs::remove_dir_all(&dir).expect("clean");
     }
 }

@@ -331,6 +331,7 @@ pub fn dump(state: &ViewerState, probes: &Probes, shown: &Shown) -> Value {
             "build": twist_build_json(&state.twist.build),
             "message": state.twist.message,
         },
+        "cor": {"ready": state.cor.ready, "progress": state.cor.progress, "message": state.cor.message},
         "overrides": state.joints.overrides.angles.iter().map(|(&n, a)| json!({"joint": name(n), "twist_deg": a.twist_deg, "bend_deg": a.bend_deg, "roll_deg": a.roll_deg})).collect::<Vec<_>>(),
     })
 }

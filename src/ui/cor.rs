@@ -1,4 +1,5 @@
-//! The CoR section of the panel: precompute progress, cancel, and what the mode does.
+//! The CoR section of the panel: precompute progress, cancel, what the mode does, and saving
+//! the centres into the model's file.
 
 /// Where the viewer's center-of-rotation precompute stands (written by `app`, read here).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -13,6 +14,10 @@ pub struct CorState {
     pub cancel: bool,
     /// Set by the Retry button after a cancel; `app` starts again and clears it.
     pub retry: bool,
+    /// Set by the Save CoR centres button; `app` shows the save dialog and clears it.
+    pub save: bool,
+    /// What the last save wrote, or why it could not.
+    pub message: Option<String>,
 }
 
 /// Shows the precompute's progress bar with Cancel, or its result.
@@ -26,6 +31,17 @@ pub fn cor_ui(ui: &mut egui::Ui, state: &mut CorState) {
     }
     if state.ready {
         ui.label(egui::RichText::new("centers of rotation ready").small());
+        let save = ui.small_button("Save CoR centres");
+        super::probe::record(ui, "Save CoR centres", save.rect);
+        state.save |= save
+            .on_hover_text(
+                "write each vertex's centre of rotation into a copy of the model's file as \
+                 _COR_CENTER (a layer for USD), so engines and dqview-three can skin with CoR",
+            )
+            .clicked();
+        if let Some(message) = &state.message {
+            ui.label(egui::RichText::new(message).small());
+        }
         return;
     }
     if let Some(error) = &state.error {

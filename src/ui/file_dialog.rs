@@ -17,6 +17,8 @@ pub enum DialogPurpose {
     SaveImage,
     /// Where "Save twist rig" writes the model with the previewed roll joints.
     SaveTwistRig,
+    /// Where "Save CoR centres" writes the model with its `_COR_CENTER`.
+    SaveCorCenters,
 }
 
 impl DialogPurpose {
@@ -28,6 +30,7 @@ impl DialogPurpose {
             Self::SaveBlendMap => "Save blend map",
             Self::SaveImage => "Save image",
             Self::SaveTwistRig => "Save helper rig",
+            Self::SaveCorCenters => "Save CoR centres",
         }
     }
 
@@ -45,6 +48,7 @@ impl DialogPurpose {
             Self::SaveBlendMap => &["glb", "gltf", "usda"],
             Self::SaveImage => &["png"],
             Self::SaveTwistRig => &["glb", "gltf", "vrm"],
+            Self::SaveCorCenters => &["glb", "gltf", "vrm", "usda"],
         }
     }
 }
