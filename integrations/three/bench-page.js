@@ -62,6 +62,10 @@ async function bench(job) {
     camera.position.copy(centre).add(new Vector3(0.3, 0.4, 1).normalize().multiplyScalar(Math.max(extent, box.getSize(new Vector3()).y) * 1.8));
     camera.lookAt(centre);
     const skinning = applyDqviewSkinning(scene, { method: "stock" });
+    // CoR only where every mesh has its centres (the package refuses it otherwise).
+    let centres = true;
+    scene.traverse((o) => o.isSkinnedMesh && (centres &&= Boolean(o.geometry.attributes._cor_center)));
+    job.methods = job.methods.filter((m) => m !== "cor" || centres);
     const gl = renderer.getContext();
     const pixel = new Uint8Array(4);
     const frame = () => {

@@ -21,65 +21,22 @@ mod raw;
 mod reuse;
 mod rig;
 mod rig_data;
+mod spec;
 
 use base64::prelude::{BASE64_STANDARD, Engine as _};
 use serde_json::{Value, json};
 
 pub use rig::{RigChannel, RigEdit, RigInfluences, RigNode, RigSkin, amend_rig};
+pub use spec::{AttributeSpec, COR_CENTER_ATTRIBUTE, COR_CENTER_SPEC, DQS_BLEND_SPEC};
 
 use super::SceneError;
 use super::gltf_load::external_reason;
 use container::{Glb, amend_err};
 use raw::{Raw, RawObject, parse_array, to_raw};
+use spec::{check_values, component_bounds};
 
 /// The attribute dqview reads hybrid betas from.
 pub const DQS_BLEND_ATTRIBUTE: &str = "_DQS_BLEND";
-
-/// The attribute `dqview cor` writes each skinned vertex's centre of rotation to (VEC3, in
-/// the space of POSITION).
-pub const COR_CENTER_ATTRIBUTE: &str = "_COR_CENTER";
-
-/// A per-vertex float attribute an amend writes: its name, components and allowed values.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AttributeSpec {
-    /// The attribute's name in the primitive.
-    pub name: &'static str,
-    /// Floats per vertex: 1 (SCALAR) or 3 (VEC3).
-    pub components: usize,
-    /// The closed range every value must lie in; `None`: any finite value.
-    pub range: Option<(f32, f32)>,
-}
-
-/// Hybrid's per-vertex blend: one value in [0, 1].
-pub const DQS_BLEND_SPEC: AttributeSpec = AttributeSpec {
-    name: DQS_BLEND_ATTRIBUTE,
-    components: 1,
-    range: Some((0.0, 1.0)),
-};
-
-/// CoR's per-vertex centre: three finite coordinates.
-pub const COR_CENTER_SPEC: AttributeSpec = AttributeSpec {
-    name: COR_CENTER_ATTRIBUTE,
-    components: 3,
-    range: None,
-};
-
-impl AttributeSpec {
-    /// The glTF accessor type of its components.
-    fn accessor_type(self) -> &'static str {
-        match self.components {
-            1 => "SCALAR",
-            2 => "VEC2",
-            3 => "VEC3",
-            _ => "VEC4",
-        }
-    }
-
-    /// Bytes a vertex takes (little-endian f32 components).
-    fn vertex_bytes(self) -> usize {
-        4 * self.components
-    }
-}
 
 /// Accessor component type `FLOAT`.
 const FLOAT: u32 = 5126;
@@ -458,40 +415,6 @@ fn build_blob(
             .extend(v.values.iter().flat_map(|x| x.to_le_bytes()));
     }
     Ok(blob)
-}
-
-/// Refuses no values, a non-finite value or one outside `spec`'s range.
-fn check_values(here: &str, spec: AttributeSpec, values: &[f32]) -> Result<(), SceneError> {
-    if values.is_empty() {
-        return Err(amend_err(format!("{here}: no vertices")));
-    }
-    let allowed = |x: f32| match spec.range {
-        Some((lo, hi)) => (lo..=hi).contains(&x),
-        None => x.is_finite(),
-    };
-    if let Some(bad) = values.iter().find(|x| !allowed(**x)) {
-        let why = spec.range.map_or("not finite".to_string(), |(lo, hi)| {
-            format!("outside {lo}..{hi}")
-        });
-        return Err(amend_err(format!(
-            "{here}: {} value {bad} is {why}",
-            spec.name
-        )));
-    }
-    Ok(())
-}
-
-/// Per component, the smallest and largest of `values` (`components` interleaved).
-fn component_bounds(components: usize, values: &[f32]) -> (Vec<f32>, Vec<f32>) {
-    let mut min = vec![f32::INFINITY; components];
-    let mut max = vec![f32::NEG_INFINITY; components];
-    for vertex in values.chunks_exact(components) {
-        for (c, &x) in vertex.iter().enumerate() {
-            min[c] = min[c].min(x);
-            max[c] = max[c].max(x);
-        }
-    }
-    (min, max)
 }
 
 /// The `count` of the POSITION accessor of a file primitive.
