@@ -377,13 +377,7 @@ fn usd_layer(
         let (Some(mesh), Some(b)) = (scene.meshes.get(m), prims.first()) else {
             continue;
         };
-        // One beta per point: the USD loader puts vertices split for face-varying values after the points.
-        let points = mesh
-            .primitives
-            .first()
-            .and_then(|p| p.control_points.as_ref())
-            .and_then(|c| c.iter().max())
-            .map_or(b.len(), |&last| (last as usize + 1).min(b.len()));
+        let points = usd_point_count(mesh, b.len());
         if !b.is_empty() {
             // The USD loader names each mesh by its prim path.
             meshes.push(UsdMeshBlend {
@@ -397,6 +391,16 @@ fn usd_layer(
         &meta,
         &meshes,
     ))
+}
+
+/// How many of a USD mesh's `values` (one per vertex) are its points': the USD loader puts the
+/// vertices split for face-varying values after the points, and those repeat their point's.
+pub(crate) fn usd_point_count(mesh: &crate::scene::Mesh, values: usize) -> usize {
+    mesh.primitives
+        .first()
+        .and_then(|p| p.control_points.as_ref())
+        .and_then(|c| c.iter().max())
+        .map_or(values, |&last| (last as usize + 1).min(values))
 }
 
 /// The input as an asset path from the output's folder: relative where both lie under one

@@ -8,7 +8,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::blend_file::{AmendOut, OutKind, amend, fbx_note, primitive_values, sublayer_path};
+use crate::blend_file::{
+    AmendOut, OutKind, amend, fbx_note, primitive_values, sublayer_path, usd_point_count,
+};
 use crate::interrupt::Interrupt;
 use crate::output_files::{InputKind, Staged, WriteReport, commit};
 use crate::scene::{
@@ -133,14 +135,7 @@ fn usd_layer(
         let (Some(mesh), Some(c)) = (scene.meshes.get(m), prims.first()) else {
             continue;
         };
-        // One centre per point: the USD loader puts vertices split for face-varying values
-        // after the points, and those repeat their point's influences.
-        let points = mesh
-            .primitives
-            .first()
-            .and_then(|p| p.control_points.as_ref())
-            .and_then(|cp| cp.iter().max())
-            .map_or(c.len(), |&last| (last as usize + 1).min(c.len()));
+        let points = usd_point_count(mesh, c.len());
         if !c.is_empty() {
             meshes.push(UsdMeshCor {
                 prim_path: &mesh.name,

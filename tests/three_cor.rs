@@ -1,9 +1,9 @@
 //! CoR that ships, end to end: `dqview cor` writes the Adventurer's centres of rotation as
 //! `_COR_CENTER`, and the three.js package skins that file with CoR in the app's own
 //! `MeshStandardMaterial`, under WebGLRenderer (the patched chunk, `dqview shader --target three
-//! --method cor`) and WebGPURenderer (the TSL node): both draw dqview's own CoR mask (`dqview
-//! render --mode cor`, its centres computed in memory) with IoU >= 0.999, and that mask is
-//! clearly not DQS's. The original file, without centres, asked for CoR, fails with an error
+//! --method cor`) and WebGPURenderer (the TSL node), straight in CoR and switched to it from DQS
+//! at run time: all draw dqview's own CoR mask (`dqview render --mode cor`, its centres computed
+//! in memory) with IoU >= 0.999, and that mask is clearly not DQS's. The original file, without centres, asked for CoR, fails with an error
 //! naming `dqview cor`. Skips (or fails with `DQVIEW_REQUIRE_BROWSER=1`) without Chromium.
 
 mod support;
@@ -44,9 +44,23 @@ fn centres_written_by_dqview_cor_skin_as_dqviews_cor_in_both_renderers() {
     let (lbs_dqs, _) = compare(&lbs, &dqs);
     assert!(cor_dqs >= 50, "CoR and DQS differ in only {cor_dqs} pixels");
     let mut failures = Vec::new();
-    for renderer in ["webgl", "webgpu"] {
-        let out = dir.join(format!("three_cor_{renderer}.png"));
+    // Each renderer straight in CoR, and switched to it from DQS at run time.
+    let runs = [
+        ("webgl", None),
+        ("webgpu", None),
+        ("webgl", Some("dqs")),
+        ("webgpu", Some("dqs")),
+    ];
+    for (renderer, first) in runs {
+        let what = match first {
+            Some(f) => format!("cor {renderer} after {f}"),
+            None => format!("cor {renderer}"),
+        };
+        let out = dir.join(format!("{}.png", what.replace(' ', "_")));
         let mut args = vec!["--material", "standard", "--renderer", renderer];
+        if let Some(first) = first {
+            args.extend(["--first-method", first]);
+        }
         args.extend(TWIST.flags);
         let said = render_three(
             &chromium,
@@ -57,13 +71,11 @@ fn centres_written_by_dqview_cor_skin_as_dqviews_cor_in_both_renderers() {
             &out,
         );
         assert!(said.contains(", cor,"), "{said}");
-        failures.extend(check_mask(&format!("cor {renderer}"), &cor, &out, lbs_dqs));
+        failures.extend(check_mask(&what, &cor, &out, lbs_dqs));
         // Not DQS's mask: the centres were read, not ignored.
         let (differ, _) = compare(&dqs, &out);
         if differ * 2 < cor_dqs {
-            failures.push(format!(
-                "cor {renderer}: only {differ} pixels from DQS's mask"
-            ));
+            failures.push(format!("{what}: only {differ} pixels from DQS's mask"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -6,8 +6,9 @@
 //!   the glTF's own, and three-vrm's MToon on a VRM made from `dqview twist-joints` output, its
 //!   twist joints driven by three-vrm's node constraints) draws the DQS mask of `dqview render
 //!   --view mask` (IoU >= 0.999), and `stock` and a method switched at run time draw theirs;
-//! - the shadow a DQS-skinned character casts on the ground is the shadow of dqview's own DQS
-//!   mesh (`dqview export --mode dqs`, a static mesh), not of LBS's;
+//! - the shadow a DQS-skinned character casts on the ground, under WebGLRenderer and under
+//!   WebGPURenderer (`--renderer webgpu`, the node path), also after a switch from LBS, is the
+//!   shadow of dqview's own DQS mesh (`dqview export --mode dqs`, a static mesh), not of LBS's;
 //! - at the bind pose the shaded image (the glTF's materials, lights, no shadow map) is three's
 //!   stock image within 1 grey level; with the shadow map, all but a few pixels are.
 //!
@@ -203,53 +204,66 @@ fn baked(model: &Path, mode: &str, dir: &Path) -> PathBuf {
 }
 
 #[test]
-fn the_shadow_follows_the_dqs_pose() {
-    let test = "the_shadow_follows_the_dqs_pose";
+fn the_shadow_follows_the_dqs_pose_in_both_renderers() {
+    let test = "the_shadow_follows_the_dqs_pose_in_both_renderers";
     let Some((chromium, characters)) = support::three::browser_case(test) else {
         return;
     };
     let dir = support::scratch_dir("three_materials_shadow");
     let model = characters.join("Adventurer.gltf");
     let (_, camera) = dqview_mask(&model, &FROM_ABOVE, "dqs", &dir);
-    let shadow = |model: &Path, method: &str, name: &str| {
-        let out = dir.join(format!("shadow_{name}.png"));
-        let mut args = vec!["--material", "gltf"];
-        if model.extension().is_some_and(|e| e == "gltf") {
-            args.extend(TWIST.flags);
+    let (baked_dqs, baked_lbs) = (baked(&model, "dqs", &dir), baked(&model, "lbs", &dir));
+    let mut failures = Vec::new();
+    for renderer in ["webgl", "webgpu"] {
+        let shadow = |model: &Path, method: &str, extra: &[&str], name: &str| {
+            let out = dir.join(format!("shadow_{renderer}_{name}.png"));
+            let mut args = vec!["--material", "gltf", "--renderer", renderer];
+            args.extend(extra);
+            if model.extension().is_some_and(|e| e == "gltf") {
+                args.extend(TWIST.flags);
+            }
+            render_three(&chromium, model, (method, "shadow"), &args, &camera, &out);
+            out
+        };
+        let skinned_dqs = shadow(&model, "dqs", &[], "skinned_dqs");
+        let switched_dqs = shadow(&model, "dqs", &["--first-method", "lbs"], "lbs_to_dqs");
+        let skinned_stock = shadow(&model, "stock", &[], "skinned_stock");
+        // dqview's posed meshes, static: their shadows are what the skinned ones' must be.
+        let mesh_dqs = shadow(&baked_dqs, "stock", &[], "baked_dqs");
+        let mesh_lbs = shadow(&baked_lbs, "stock", &[], "baked_lbs");
+        let (lbs_dqs, _) = compare(&mesh_lbs, &mesh_dqs);
+        println!(
+            "{renderer}: the shadows of dqview's LBS and DQS meshes differ in {lbs_dqs} pixels"
+        );
+        assert!(
+            lbs_dqs >= 50,
+            "{renderer}: the shadows differ in only {lbs_dqs} pixels"
+        );
+        failures.extend(
+            [
+                ("DQS shadow vs dqview's DQS mesh's", &mesh_dqs, &skinned_dqs),
+                (
+                    "LBS -> DQS shadow vs dqview's DQS mesh's",
+                    &mesh_dqs,
+                    &switched_dqs,
+                ),
+                (
+                    "stock shadow vs dqview's LBS mesh's",
+                    &mesh_lbs,
+                    &skinned_stock,
+                ),
+            ]
+            .into_iter()
+            .filter_map(|(what, a, b)| check_mask(&format!("{renderer}: {what}"), a, b, lbs_dqs)),
+        );
+        let (apart, _) = compare(&skinned_stock, &skinned_dqs);
+        if apart * 2 <= lbs_dqs {
+            failures.push(format!(
+                "{renderer}: DQS's shadow is stock's: {apart} pixels apart"
+            ));
         }
-        render_three(&chromium, model, (method, "shadow"), &args, &camera, &out);
-        out
-    };
-    let skinned_dqs = shadow(&model, "dqs", "skinned_dqs");
-    let skinned_stock = shadow(&model, "stock", "skinned_stock");
-    let baked_dqs = shadow(&baked(&model, "dqs", &dir), "stock", "baked_dqs");
-    let baked_lbs = shadow(&baked(&model, "lbs", &dir), "stock", "baked_lbs");
-    let (lbs_dqs, _) = compare(&baked_lbs, &baked_dqs);
-    println!("the shadows of dqview's LBS and DQS meshes differ in {lbs_dqs} pixels");
-    assert!(lbs_dqs >= 50, "the shadows differ in only {lbs_dqs} pixels");
-    let failures: Vec<String> = [
-        check_mask(
-            "DQS shadow vs dqview's DQS mesh's",
-            &baked_dqs,
-            &skinned_dqs,
-            lbs_dqs,
-        ),
-        check_mask(
-            "stock shadow vs dqview's LBS mesh's",
-            &baked_lbs,
-            &skinned_stock,
-            lbs_dqs,
-        ),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    let (apart, _) = compare(&skinned_stock, &skinned_dqs);
-    assert!(
-        apart * 2 > lbs_dqs,
-        "DQS's shadow is stock's: {apart} pixels apart"
-    );
 }
 
 /// The largest difference of two RGB images in any channel, and how many pixels differ by more than 1.

@@ -8,14 +8,13 @@
 //!   and DQS's mask is clearly not LBS's;
 //! - a method switched at run time (`--first-method`) draws the new method's mask;
 //! - hybrid at beta 0.5 draws `dqview render --mode hybrid --beta 0.5`'s mask;
-//! - the shadow a DQS-skinned character casts is the shadow of dqview's own DQS mesh.
 //!
 //! Masks are compared at 50% coverage (`tests/support/three.rs`). The cases skip, or fail with
 //! `DQVIEW_REQUIRE_BROWSER=1`, without Chromium, node or `npm ci`.
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use support::three::{Pose, check_mask, compare, dqview_mask, render_three};
 
@@ -143,67 +142,6 @@ fn webgpu_renderer_hybrid_blends_as_dqview() {
     render_webgpu(&chromium, &model, ("hybrid", "mask"), &args, &camera, &out);
     let failure = check_mask("hybrid 0.5 standard", &hybrid, &out, lbs_dqs);
     assert!(failure.is_none(), "{}", failure.unwrap_or_default());
-}
-
-/// The camera over the twisted arm from above, where its shadow falls on the ground.
-const FROM_ABOVE: Pose = Pose {
-    name: "twist LowerArm.L=170, from above",
-    flags: &["--twist", "LowerArm.L=170", "--yaw", "10", "--pitch", "75"],
-    focus: "LowerArm.L",
-};
-
-/// `dqview export MODEL --mode MODE --twist LowerArm.L=170`: the posed mesh, static, as a GLB.
-fn baked(model: &Path, mode: &str, dir: &Path) -> PathBuf {
-    let out = dir.join(format!("baked_{mode}.glb"));
-    let mut args = vec![
-        "export",
-        model.to_str().expect("utf-8 path"),
-        "--mode",
-        mode,
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ];
-    args.extend(TWIST.flags);
-    support::dqview_ok(&args, dir);
-    out
-}
-
-#[test]
-fn webgpu_renderer_shadow_follows_the_dqs_pose() {
-    let test = "webgpu_renderer_shadow_follows_the_dqs_pose";
-    let Some((chromium, characters)) = support::three::browser_case(test) else {
-        return;
-    };
-    let dir = support::scratch_dir("three_webgpu_shadow");
-    let model = characters.join("Adventurer.gltf");
-    let (_, camera) = dqview_mask(&model, &FROM_ABOVE, "dqs", &dir);
-    let shadow = |model: &Path, method: &str, extra: &[&str], name: &str| {
-        let out = dir.join(format!("shadow_{name}.png"));
-        let mut args = vec!["--material", "gltf"];
-        args.extend(extra);
-        if model.extension().is_some_and(|e| e == "gltf") {
-            args.extend(TWIST.flags);
-        }
-        render_webgpu(&chromium, model, (method, "shadow"), &args, &camera, &out);
-        out
-    };
-    let skinned_dqs = shadow(&model, "dqs", &[], "skinned_dqs");
-    let switched_dqs = shadow(&model, "dqs", &["--first-method", "lbs"], "lbs_to_dqs");
-    let skinned_stock = shadow(&model, "stock", &[], "skinned_stock");
-    let baked_dqs = shadow(&baked(&model, "dqs", &dir), "stock", &[], "baked_dqs");
-    let baked_lbs = shadow(&baked(&model, "lbs", &dir), "stock", &[], "baked_lbs");
-    let (lbs_dqs, _) = compare(&baked_lbs, &baked_dqs);
-    println!("the shadows of dqview's LBS and DQS meshes differ in {lbs_dqs} pixels");
-    assert!(lbs_dqs >= 30, "the shadows differ in only {lbs_dqs} pixels");
-    let failures: Vec<String> = [
-        check_mask("DQS shadow", &baked_dqs, &skinned_dqs, lbs_dqs),
-        check_mask("LBS -> DQS shadow", &baked_dqs, &switched_dqs, lbs_dqs),
-        check_mask("stock shadow", &baked_lbs, &skinned_stock, lbs_dqs),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

@@ -48,6 +48,7 @@ import {
     followPoseBounds,
     refuseCorWithoutCenters,
     refuseUnskinnable,
+    skinningHandle,
     turns,
 } from "./skinning-shared.js";
 
@@ -259,41 +260,14 @@ export function applyDqviewNodeSkinning(root, { method = "dqs", beta = 1 } = {})
         undo.push(followPoseBounds(mesh, influences, () => turns(state.method)));
     }
     const materials = [...slotsOf].map(([material, slots]) => skinMaterial(material, slots, state, registry));
-    const setBlend = () => {
-        for (const attribute of mapless) {
-            attribute.array.fill(state.beta);
-            attribute.needsUpdate = true;
-        }
-    };
-    setBlend();
-    return {
-        meshes,
-        get method() {
-            return state.method;
-        },
-        get beta() {
-            return state.beta;
-        },
-        /** Switches every mesh to `next`; each material's program builds once per method. */
-        setMethod(next) {
-            checkMethod(next);
-            if (next === state.method) return;
-            refuseCorWithoutCenters(meshes, next);
-            state.method = next;
+    return skinningHandle(meshes, state, mapless, {
+        onMethod: () => {
             for (const m of materials) m.apply();
         },
-        /** Sets hybrid's blend for meshes without a `_DQS_BLEND` map. */
-        setBeta(next) {
-            checkBeta(next);
-            state.beta = next;
-            setBlend();
-        },
-        /** Gives every mesh three's own skinning back and frees the palettes. */
-        dispose() {
-            state.method = "stock";
+        onDispose: () => {
             for (const m of materials) m.undo();
             for (const u of undo.reverse()) u();
             for (const skin of skins.values()) skin.dispose();
         },
-    };
+    });
 }

@@ -143,3 +143,46 @@ export function refuseCorWithoutCenters(meshes, method) {
         );
     }
 }
+
+/**
+ * What both `apply` functions return, over `state` ({method, beta}): the getters, `setMethod`
+ * (checked, CoR refused without centres, then `onMethod()`), `setBeta` (filling the blend
+ * attributes of the meshes without a map, `mapless`, as it does now) and `dispose` (`onDispose()`).
+ */
+export function skinningHandle(meshes, state, mapless, { onMethod, onDispose }) {
+    const setBlend = () => {
+        for (const attribute of mapless) {
+            attribute.array.fill(state.beta);
+            attribute.needsUpdate = true;
+        }
+    };
+    setBlend();
+    return {
+        meshes,
+        get method() {
+            return state.method;
+        },
+        get beta() {
+            return state.beta;
+        },
+        /** Switches every mesh to `next`; each material's program builds once per method. */
+        setMethod(next) {
+            checkMethod(next);
+            if (next === state.method) return;
+            refuseCorWithoutCenters(meshes, next);
+            state.method = next;
+            onMethod();
+        },
+        /** Sets hybrid's blend for meshes without a `_DQS_BLEND` map. */
+        setBeta(next) {
+            checkBeta(next);
+            state.beta = next;
+            setBlend();
+        },
+        /** Gives every mesh three's own skinning back and frees what the skinning made. */
+        dispose() {
+            state.method = "stock";
+            onDispose();
+        },
+    };
+}

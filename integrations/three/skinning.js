@@ -18,6 +18,7 @@ import {
     followPoseBounds,
     refuseCorWithoutCenters,
     refuseUnskinnable,
+    skinningHandle,
     turns,
 } from "./skinning-shared.js";
 
@@ -120,40 +121,13 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
         });
     }
     for (const [material, slots] of slotsOf) undo.push(patchMaterial(material, state, slots));
-    const setBlend = () => {
-        for (const attribute of mapless) {
-            attribute.array.fill(state.beta);
-            attribute.needsUpdate = true;
-        }
-    };
-    setBlend();
     for (const skin of skins.values()) skin.bind();
-    return {
-        meshes,
-        get method() {
-            return state.method;
-        },
-        get beta() {
-            return state.beta;
-        },
-        /** Switches every mesh to `next`; programs compile once per method and material. */
-        setMethod(next) {
-            checkMethod(next);
-            if (next === state.method) return;
-            refuseCorWithoutCenters(meshes, next);
-            state.method = next;
+    return skinningHandle(meshes, state, mapless, {
+        onMethod: () => {
             for (const skin of skins.values()) skin.bind();
             for (const material of slotsOf.keys()) material.needsUpdate = true;
         },
-        /** Sets hybrid's blend for meshes without a `_DQS_BLEND` map. */
-        setBeta(next) {
-            checkBeta(next);
-            state.beta = next;
-            setBlend();
-        },
-        /** Gives every mesh three's own skinning back and frees the palettes. */
-        dispose() {
-            state.method = "stock";
+        onDispose: () => {
             for (const u of undo.reverse()) u();
             for (const skin of skins.values()) skin.dispose();
             for (const { depth: d, distance } of depth.values()) {
@@ -161,5 +135,5 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
                 distance.dispose();
             }
         },
-    };
+    });
 }

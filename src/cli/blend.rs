@@ -104,16 +104,7 @@ pub fn run(args: &BlendArgs) -> Result<()> {
             args.model
         );
     }
-    let centers = args
-        .cor
-        .centers_cancellable(&scene, interrupt.flag())
-        .map_err(|e| {
-            if interrupt.is_cancelled() {
-                anyhow!("cancelled: no file written")
-            } else {
-                e
-            }
-        })?;
+    let centers = args.cor.centers_or_cancelled(&scene, interrupt)?;
     let started = Instant::now();
     let fit = fit_with_progress(&scene, &centers, &poses, args.smooth, interrupt)?;
     let fit_s = started.elapsed().as_secs_f64();

@@ -127,6 +127,23 @@ impl CorArgs {
         self.centers_cancellable(scene, &AtomicBool::new(false))
     }
 
+    /// Like [`CorArgs::centers`], cancelled by Ctrl+C (`interrupt`): then the error says no
+    /// file was written.
+    pub fn centers_or_cancelled(
+        &self,
+        scene: &Scene,
+        interrupt: &crate::interrupt::Interrupt,
+    ) -> Result<SceneCenters> {
+        self.centers_cancellable(scene, interrupt.flag())
+            .map_err(|e| {
+                if interrupt.is_cancelled() {
+                    anyhow!("cancelled: no file written")
+                } else {
+                    e
+                }
+            })
+    }
+
     /// Like [`CorArgs::centers`]; setting `cancel` stops the precompute (an error) within 0.1 s.
     pub fn centers_cancellable(&self, scene: &Scene, cancel: &AtomicBool) -> Result<SceneCenters> {
         let options = self.options()?;

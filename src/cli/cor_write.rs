@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 
 use super::{CorArgs, LoadArgs};
 use crate::cor_file::{cor_out_kind, has_centers, write_cor_centers};
@@ -45,16 +45,7 @@ pub fn run(args: &CorWriteArgs) -> Result<()> {
         crate::output_files::refuse_faulty_gltf(&scene, &args.model)?;
     }
     let started = Instant::now();
-    let centers = args
-        .cor
-        .centers_cancellable(&scene, interrupt.flag())
-        .map_err(|e| {
-            if interrupt.is_cancelled() {
-                anyhow!("cancelled: no file written")
-            } else {
-                e
-            }
-        })?;
+    let centers = args.cor.centers_or_cancelled(&scene, interrupt)?;
     let compute_s = started.elapsed().as_secs_f64();
     if !has_centers(&centers) {
         bail!(
