@@ -76,6 +76,7 @@ const uint SKIN_MODE_LBS = 0u;
 const uint SKIN_MODE_DQS = 1u;
 const uint SKIN_MODE_HYBRID = 2u;
 const vec4 EXPORT_TANGENT = vec4(1.0, 0.0, 0.0, 1.0);
+const vec3 NO_CENTER = vec3(0.0);
 
 layout(std140) uniform dqview_params { SkinParams dqview_params_data; };
 
@@ -395,15 +396,15 @@ SkinInput export_input(vec3 position, vec3 normal, uvec4 joints0_1, uvec4 joints
     return SkinInput(position, normal, EXPORT_TANGENT, joints0_1, joints1_1, weights0_1, weights1_1);
 }
 
-Skinned skin_export(SkinInput v_9, float blend) {
-    Skinned _e2 = skin_dqs(v_9);
-    return _e2;
+Skinned skin_export(SkinInput v_9, float blend, vec3 center) {
+    Skinned _e3 = skin_dqs(v_9);
+    return _e3;
 }
 
-ExportVertexOut export_vertex(SkinInput v_10, float blend_1) {
-    Skinned _e2 = skin_export(v_10, blend_1);
-    mat4x4 _e5 = dqview_params_data.clip_from_model;
-    return ExportVertexOut((_e5 * vec4(_e2.position, 1.0)), _e2.position, _e2.normal);
+ExportVertexOut export_vertex(SkinInput v_10, float blend_1, vec3 center_1) {
+    Skinned _e3 = skin_export(v_10, blend_1, center_1);
+    mat4x4 _e6 = dqview_params_data.clip_from_model;
+    return ExportVertexOut((_e6 * vec4(_e3.position, 1.0)), _e3.position, _e3.normal);
 }
 
 SkinInput input8_(ExportVertexIn8_ input_1) {
@@ -414,10 +415,10 @@ SkinInput input8_(ExportVertexIn8_ input_1) {
 void main() {
     ExportVertexIn8_ input_ = ExportVertexIn8_(_p2vs_location0, _p2vs_location1, _p2vs_location2, _p2vs_location3, _p2vs_location5, _p2vs_location6);
     SkinInput _e1 = input8_(input_);
-    ExportVertexOut _e3 = export_vertex(_e1, 1.0);
-    gl_Position = _e3.clip_position;
-    _vs2fs_location0 = _e3.position;
-    _vs2fs_location1 = _e3.normal;
+    ExportVertexOut _e4 = export_vertex(_e1, 1.0, NO_CENTER);
+    gl_Position = _e4.clip_position;
+    _vs2fs_location0 = _e4.position;
+    _vs2fs_location1 = _e4.normal;
     return;
 }
 

@@ -80,6 +80,7 @@ const uint SKIN_MODE_LBS = 0u;
 const uint SKIN_MODE_DQS = 1u;
 const uint SKIN_MODE_HYBRID = 2u;
 const vec4 EXPORT_TANGENT = vec4(1.0, 0.0, 0.0, 1.0);
+const vec3 NO_CENTER = vec3(0.0);
 
 layout(std140) uniform dqview_params { SkinParams dqview_params_data; };
 
@@ -465,16 +466,16 @@ SkinInput export_input(vec3 position, vec3 normal, uvec4 joints0_1, uvec4 joints
     return SkinInput(position, normal, EXPORT_TANGENT, joints0_1, joints1_1, weights0_1, weights1_1);
 }
 
-Skinned skin_export(SkinInput v_11, float blend_1) {
-    float _e4 = dqview_params_data.beta_scale;
-    Skinned _e6 = skin_hybrid(v_11, (blend_1 * _e4));
-    return _e6;
+Skinned skin_export(SkinInput v_11, float blend_1, vec3 center) {
+    float _e5 = dqview_params_data.beta_scale;
+    Skinned _e7 = skin_hybrid(v_11, (blend_1 * _e5));
+    return _e7;
 }
 
-ExportVertexOut export_vertex(SkinInput v_12, float blend_2) {
-    Skinned _e2 = skin_export(v_12, blend_2);
-    mat4x4 _e5 = dqview_params_data.clip_from_model;
-    return ExportVertexOut((_e5 * vec4(_e2.position, 1.0)), _e2.position, _e2.normal);
+ExportVertexOut export_vertex(SkinInput v_12, float blend_2, vec3 center_1) {
+    Skinned _e3 = skin_export(v_12, blend_2, center_1);
+    mat4x4 _e6 = dqview_params_data.clip_from_model;
+    return ExportVertexOut((_e6 * vec4(_e3.position, 1.0)), _e3.position, _e3.normal);
 }
 
 SkinInput input8_(ExportVertexIn8_ input_1) {
@@ -486,10 +487,10 @@ void main() {
     ExportVertexIn8_ input_ = ExportVertexIn8_(_p2vs_location0, _p2vs_location1, _p2vs_location2, _p2vs_location3, _p2vs_location5, _p2vs_location6);
     float blend = _p2vs_location4;
     SkinInput _e2 = input8_(input_);
-    ExportVertexOut _e3 = export_vertex(_e2, blend);
-    gl_Position = _e3.clip_position;
-    _vs2fs_location0 = _e3.position;
-    _vs2fs_location1 = _e3.normal;
+    ExportVertexOut _e4 = export_vertex(_e2, blend, NO_CENTER);
+    gl_Position = _e4.clip_position;
+    _vs2fs_location0 = _e4.position;
+    _vs2fs_location1 = _e4.normal;
     return;
 }
 
