@@ -446,6 +446,38 @@ fn blend_flags_each_change_the_output_or_are_refused() {
 }
 
 #[test]
+fn cor_flags_each_change_the_output_or_are_refused() {
+    let w = Walk::new("flags_cor");
+    let glb = w.path("arm_cor.glb");
+    let base = ["cor", w.arm.as_str(), "--out", glb.as_str()];
+    let out = Some(glb.as_str());
+    for flag in [
+        &["--cor-sigma", "0.02"][..],
+        &["--cor-bins", "4"],
+        &["--cor-method", "exact"],
+        &["--cor-no-subdivide"],
+    ] {
+        w.changes(&base, flag, out);
+    }
+    // Recomputing changes no number, so the run says it did.
+    let o = w.run(&with(&base, &["--no-cor-cache"]));
+    assert!(o.status.success(), "{}", stderr_of(&o));
+    assert!(stderr_of(&o).contains("recomputed (--no-cor-cache)"));
+    w.refused(
+        &[&base[..], &["--bulge-compensation", "0.5"]].concat(),
+        "no effect on cor",
+    );
+    w.refused(
+        &["cor", "builtin:arm", "--out", &w.path("arm.json")],
+        "_COR_CENTER",
+    );
+    w.refused(
+        &[&base[..], &["--max-vertices", "5"]].concat(),
+        "more than the limit of 5",
+    );
+}
+
+#[test]
 fn report_flags_each_change_the_output_or_are_refused() {
     let w = Walk::new("flags_report");
     let html = w.path("report.html");
