@@ -3,9 +3,10 @@
 //! headless Chromium (WebGL2 on SwiftShader):
 //!
 //! - every material kind it patches (three's basic, Lambert, Phong, standard, physical and toon,
-//!   the glTF's own, and three-vrm's MToon on a VRM made from `dqview twist-joints` output, its
-//!   twist joints driven by three-vrm's node constraints) draws the DQS mask of `dqview render
-//!   --view mask` (IoU >= 0.999), and `stock` and a method switched at run time draw theirs;
+//!   the glTF's own, under WebGLRenderer and WebGPURenderer, and three-vrm's MToon on a VRM made
+//!   from `dqview twist-joints` output, its twist joints driven by three-vrm's node constraints)
+//!   draws the DQS mask of `dqview render --view mask` (IoU >= 0.999), and `stock` and a method
+//!   switched at run time draw theirs;
 //! - the shadow a DQS-skinned character casts on the ground, under WebGLRenderer and under
 //!   WebGPURenderer (`--renderer webgpu`, the node path), also after a switch from LBS, is the
 //!   shadow of dqview's own DQS mesh (`dqview export --mode dqs`, a static mesh), not of LBS's;
@@ -49,15 +50,25 @@ fn every_material_kind_and_a_method_switch_skin_as_dqview() {
         "LBS and DQS differ in only {lbs_dqs} pixels"
     );
     let mut failures = Vec::new();
+    // Every kind under WebGLRenderer (the patched chunks) and WebGPURenderer (the TSL node,
+    // which takes the classic materials as WebGPURenderer converts them).
     let mut cases: Vec<(String, &str, Vec<&str>, &Path)> = KINDS
         .iter()
-        .map(|k| {
-            (
-                format!("dqs {k}"),
-                "dqs",
-                vec!["--material", k],
-                dqs.as_path(),
-            )
+        .flat_map(|k| {
+            [
+                (
+                    format!("dqs {k}"),
+                    "dqs",
+                    vec!["--material", k],
+                    dqs.as_path(),
+                ),
+                (
+                    format!("dqs {k} webgpu"),
+                    "dqs",
+                    vec!["--material", k, "--renderer", "webgpu"],
+                    dqs.as_path(),
+                ),
+            ]
         })
         .collect();
     cases.extend([
@@ -98,6 +109,9 @@ fn every_material_kind_and_a_method_switch_skin_as_dqview() {
         let stdout = render_three(&chromium, &model, (method, "mask"), &args, &camera, &out);
         if name.ends_with("gltf") {
             assert!(stdout.contains("MeshStandardMaterial"), "{stdout}");
+        }
+        if name.ends_with("webgpu") {
+            assert!(stdout.contains("WebGPURenderer"), "{stdout}");
         }
         failures.extend(check_mask(&name, expected, &out, lbs_dqs));
     }

@@ -12,9 +12,11 @@
 //! default weight, bent: three.js's masks match dqview's, where dropping the lighter four
 //! influences or the morph changes more than 1,500 pixels each.
 //!
-//! Each mask is drawn twice in three.js: by the comparison shader (a `RawShaderMaterial`) and by
-//! the package's path, `applyDqviewSkinning` in three's own `MeshStandardMaterial`
-//! (`render.mjs --material standard`), which must reach an IoU of 0.999.
+//! Each mask is drawn three times in three.js: by the comparison shader (a `RawShaderMaterial`),
+//! by the package's path, `applyDqviewSkinning` in three's own `MeshStandardMaterial`
+//! (`render.mjs --material standard`), and by its WebGPURenderer path, `applyDqviewNodeSkinning`
+//! (`--renderer webgpu`, the TSL node on the WebGL2 backend); the package's must reach an IoU of
+//! 0.999.
 //!
 //! The unit tests of the JavaScript ports (`integrations/three/test`) run under `node --test`.
 //!
@@ -38,18 +40,22 @@ const MIN_IOU: f64 = 0.99;
 /// Smallest IoU of the package's path (`applyDqviewSkinning` in three's own materials) and
 /// dqview: issue 48's target.
 const MIN_MATERIAL_IOU: f64 = 0.999;
-/// The two three.js paths: the comparison shader (`--material` not given) and the package's,
-/// in three's `MeshStandardMaterial`, with the limit on the IoU of each.
-const PATHS: [(Option<&str>, f64); 2] = [(None, MIN_IOU), (Some("standard"), MIN_MATERIAL_IOU)];
+/// The three.js paths, by name: the comparison shader (`--material` not given) and the
+/// package's, in three's `MeshStandardMaterial`, under WebGLRenderer (the patched chunks) and
+/// WebGPURenderer (the TSL node); their flags and the limit on the IoU of each.
+const PATHS: [(&str, &[&str], f64); 3] = [
+    ("comparison", &[], MIN_IOU),
+    ("standard", &["--material", "standard"], MIN_MATERIAL_IOU),
+    (
+        "standard webgpu",
+        &["--material", "standard", "--renderer", "webgpu"],
+        MIN_MATERIAL_IOU,
+    ),
+];
 
-/// `flags` after `--material KIND` when a kind is given.
-fn with_material<'a>(material: Option<&'a str>, flags: &[&'a str]) -> Vec<&'a str> {
-    let kind = material.map(|k| ["--material", k]);
-    kind.iter()
-        .flatten()
-        .copied()
-        .chain(flags.iter().copied())
-        .collect()
+/// The path's flags, then the pose's.
+fn with_path<'a>(path_flags: &[&'a str], flags: &[&'a str]) -> Vec<&'a str> {
+    path_flags.iter().chain(flags).copied().collect()
 }
 
 /// A shared character, the file its blend map is written to, and its two poses.
@@ -212,14 +218,13 @@ fn three_js_masks_match_dqview_on_both_characters() {
                 character.file,
                 pose.name
             );
-            for ((method, (dqview_png, _)), (material, min_iou)) in METHODS
+            for ((method, (dqview_png, _)), (path, path_flags, min_iou)) in METHODS
                 .iter()
                 .zip(&dqview)
                 .flat_map(|m| PATHS.map(|p| (m, p)))
             {
-                let path = material.unwrap_or("comparison");
-                let three_png = dir.join(format!("three_{method}_{path}.png"));
-                let flags = with_material(material, pose.flags);
+                let three_png = dir.join(format!("three_{method}_{}.png", path.replace(' ', "_")));
+                let flags = with_path(path_flags, pose.flags);
                 let job = ThreeJob {
                     method,
                     flags: &flags,
@@ -487,10 +492,9 @@ fn three_js_takes_eight_influences_and_the_morphs_of_skinned_meshes() {
             least >= MIN_LBS_DQS_PIXELS,
             "{method}: a feature changes only {least} pixels, too few to test against"
         );
-        for (material, min_iou) in PATHS {
-            let path = material.unwrap_or("comparison");
-            let three_png = dir.join(format!("three_{method}_{path}.png"));
-            let flags = with_material(material, &TUBE_POSE);
+        for (path, path_flags, min_iou) in PATHS {
+            let three_png = dir.join(format!("three_{method}_{}.png", path.replace(' ', "_")));
+            let flags = with_path(path_flags, &TUBE_POSE);
             let job = ThreeJob {
                 method,
                 flags: &flags,
