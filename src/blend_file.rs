@@ -43,6 +43,34 @@ pub enum OutKind {
     Usda,
 }
 
+/// What a command writes into a model, for its messages: what it calls the values, and whether
+/// they may go alone into a `.json`.
+#[derive(Clone, Copy, Debug)]
+pub struct Written {
+    /// "map", "centres".
+    pub noun: &'static str,
+    /// Whether `--out FILE.json` writes the values alone.
+    pub json: bool,
+}
+
+/// `dqview blend`'s map: a `.json` holds it alone.
+pub const BLEND_MAP: Written = Written {
+    noun: "map",
+    json: true,
+};
+
+impl Written {
+    /// `alt` (", or --out FILE.json for the map alone"-style tail, given the whole text) where
+    /// the values may go alone into a `.json`, else nothing.
+    fn or_json(self, alt: &str) -> String {
+        if self.json {
+            alt.replace("NOUN", self.noun)
+        } else {
+            String::new()
+        }
+    }
+}
+
 impl OutKind {
     /// The output kind from the extension of `out`, checked against `--format`.
     pub fn of(out: &Path, format: Option<&str>) -> Result<Self> {
@@ -79,23 +107,33 @@ impl OutKind {
         Ok(kind)
     }
 
-    /// Refuses combinations that cannot be written (the amend keeps the input's container).
-    pub fn check_input(self, input: InputKind) -> Result<()> {
+    /// Refuses combinations that cannot be written (the amend keeps the input's container),
+    /// saying what `written` allows.
+    pub fn check_input(self, input: InputKind, written: Written) -> Result<()> {
+        let noun = written.noun;
+        let alone = written.or_json(", or --out FILE.json for the NOUN alone");
         match (self, input) {
             (Self::Gltf, InputKind::Glb) => bail!(
-                "the input is a .glb: the output amends it, so --out must end in .glb (or .json for the map alone)"
+                "the input is a .glb: the output amends it, so --out must end in .glb{}",
+                written.or_json(" (or .json for the NOUN alone)")
             ),
             (Self::Glb, InputKind::Gltf) => bail!(
-                "the input is a .gltf: the output amends it, so --out must end in .gltf (or .json for the map alone)"
+                "the input is a .gltf: the output amends it, so --out must end in .gltf{}",
+                written.or_json(" (or .json for the NOUN alone)")
             ),
             (Self::Usda, i) if i != InputKind::Usd => bail!(
-                "--out .usda writes a layer over a USD input; this input is not USD: use .glb, .gltf or .json"
+                "--out .usda writes a layer over a USD input; this input is not USD: use .glb{}",
+                if written.json {
+                    ", .gltf or .json"
+                } else {
+                    " or .gltf"
+                }
             ),
-            (Self::Glb | Self::Gltf, InputKind::Usd) => bail!(
-                "a USD input gets the map as a layer over it: use --out FILE.usda, or --out FILE.json for the map alone"
-            ),
+            (Self::Glb | Self::Gltf, InputKind::Usd) => {
+                bail!("a USD input gets the {noun} as a layer over it: use --out FILE.usda{alone}")
+            }
             (Self::Gltf, InputKind::Fbx | InputKind::Builtin) => bail!(
-                "{} input is written as a .glb of the whole rig with the map: use --out FILE.glb, or --out FILE.json for the map alone",
+                "{} input is written as a .glb of the whole rig with the {noun}: use --out FILE.glb{alone}",
                 if input == InputKind::Fbx {
                     "an FBX"
                 } else {

@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use crate::blend_file::{
-    AmendOut, OutKind, amend, fbx_note, primitive_values, sublayer_path, usd_point_count,
+    AmendOut, OutKind, Written, amend, fbx_note, primitive_values, sublayer_path, usd_point_count,
 };
 use crate::interrupt::Interrupt;
 use crate::output_files::{InputKind, Staged, WriteReport, commit};
@@ -18,6 +18,12 @@ use crate::scene::{
     amend_attribute, usd_cor_layer, write_glb,
 };
 use crate::skin::SceneCenters;
+
+/// `dqview cor`'s centres: they go into the model only.
+const COR_CENTRES: Written = Written {
+    noun: "centres",
+    json: false,
+};
 
 /// The output kind of `out` for CoR centres: a `.glb`/`.vrm`, `.gltf` or `.usda`, checked
 /// against the input's kind.
@@ -34,24 +40,7 @@ pub fn cor_out_kind(out: &Path, model: &str) -> Result<OutKind> {
             out.display()
         );
     }
-    match (kind, InputKind::of(model)) {
-        (OutKind::Gltf, InputKind::Glb) => {
-            bail!("the input is a .glb: cor amends it, so --out must end in .glb")
-        }
-        (OutKind::Glb, InputKind::Gltf) => {
-            bail!("the input is a .gltf: cor amends it, so --out must end in .gltf")
-        }
-        (OutKind::Usda, i) if i != InputKind::Usd => bail!(
-            "--out .usda writes a layer over a USD input; this input is not USD: use .glb or .gltf"
-        ),
-        (OutKind::Glb | OutKind::Gltf, InputKind::Usd) => {
-            bail!("a USD input gets the centres as a layer over it: use --out FILE.usda")
-        }
-        (OutKind::Gltf, InputKind::Fbx | InputKind::Builtin) => bail!(
-            "this input is written as a .glb of the whole rig with the centres: use --out FILE.glb"
-        ),
-        _ => {}
-    }
+    kind.check_input(InputKind::of(model), COR_CENTRES)?;
     Ok(kind)
 }
 

@@ -68,6 +68,15 @@ pub struct WriteReport {
     pub warnings: Vec<String>,
 }
 
+impl WriteReport {
+    /// The files written, comma-separated, the main one first.
+    #[must_use]
+    pub fn file_list(&self) -> String {
+        let names: Vec<String> = self.files.iter().map(|f| f.display().to_string()).collect();
+        names.join(", ")
+    }
+}
+
 /// Refuses to amend the glTF file `model` when its data has an error fault ([`crate::scene::FaultKind::severity`]):
 /// the amended file keeps the input's accessors and animations as written, so it would hold
 /// the same data the glTF spec refuses and fail the glTF-Validator. Other inputs pass.

@@ -7,6 +7,7 @@ import { GLTFLoader } from "three/addons/loaders/GLTFLoader.js";
 import { clone } from "three/addons/utils/SkeletonUtils.js";
 
 import { applyDqviewSkinning } from "./skinning.js";
+import { meshesWithoutCorCenters } from "./skinning-shared.js";
 
 /** The median of `values`. */
 function median(values) {
@@ -63,8 +64,7 @@ async function bench(job) {
     camera.lookAt(centre);
     const skinning = applyDqviewSkinning(scene, { method: "stock" });
     // CoR only where every mesh has its centres (the package refuses it otherwise).
-    let centres = true;
-    scene.traverse((o) => o.isSkinnedMesh && (centres &&= Boolean(o.geometry.attributes._cor_center)));
+    const centres = meshesWithoutCorCenters(skinning.meshes).length === 0;
     job.methods = job.methods.filter((m) => m !== "cor" || centres);
     const gl = renderer.getContext();
     const pixel = new Uint8Array(4);

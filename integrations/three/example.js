@@ -19,8 +19,8 @@ import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { GLTFLoader } from "three/addons/loaders/GLTFLoader.js";
 
 import { boneFrame, overrideRotation } from "./pose.js";
-import { COR_CENTER_ATTRIBUTE } from "./material-patch.js";
 import { applyDqviewSkinning } from "./skinning.js";
+import { meshesWithoutCorCenters, skinnedMeshesOf } from "./skinning-shared.js";
 
 const $ = (id) => document.getElementById(id);
 const renderer = new WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
@@ -131,10 +131,8 @@ async function load(url) {
     state.skinning?.dispose();
     gltf.scene.traverse((o) => o.isMesh && (o.castShadow = o.receiveShadow = true));
     // CoR needs the model's centres: a file without them opens in DQS (the panel says why on a switch).
-    const hasCenters = (o) => o.isSkinnedMesh && o.geometry.attributes[COR_CENTER_ATTRIBUTE];
-    let all = true;
-    gltf.scene.traverse((o) => o.isSkinnedMesh && (all &&= Boolean(hasCenters(o))));
-    if ($("method").value === "cor" && !all) $("method").value = "dqs";
+    const without = meshesWithoutCorCenters(skinnedMeshesOf(gltf.scene));
+    if ($("method").value === "cor" && without.length > 0) $("method").value = "dqs";
     Object.assign(state, { gltf, joint: null, skinning: applyDqviewSkinning(gltf.scene, { method: $("method").value }) });
     scene.add(gltf.scene);
     $("clip").replaceChildren(new Option("rest pose", ""), ...gltf.animations.map((a, i) => new Option(a.name, i)));

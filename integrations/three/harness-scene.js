@@ -1,10 +1,14 @@
 // The render harness's scenes for three.js's own materials (render.mjs `--material`): the
 // skinned meshes' materials of one kind, the mask made by forcing their fragment white, and
-// the shadow-casting key light over a ground plane (`--shadows`, `--view shadow`).
+// the shadow-casting key light over a ground plane (`--shadows`, `--view shadow`); and what both
+// render pages (WebGLRenderer's and WebGPURenderer's) do alike: load and pose the job's model,
+// light it, and report the image.
 import {
     BasicShadowMap,
     Box3,
+    DirectionalLight,
     DoubleSide,
+    HemisphereLight,
     Mesh,
     MeshBasicMaterial,
     MeshLambertMaterial,
@@ -16,6 +20,9 @@ import {
     ShadowMaterial,
     Vector3,
 } from "three";
+
+import { constraintManager, modelLoader } from "./load.js";
+import { poseGltf } from "./pose.js";
 
 /**
  * The material kinds `--material` takes: the glTF's own, three-vrm's MToon (the glTF's own,
@@ -86,4 +93,55 @@ export function addShadows(root, key, renderer, { camera, shadowOnly }) {
     ground.position.set(centre.x, box.min.y, centre.z);
     ground.receiveShadow = true;
     root.add(ground);
+}
+
+/**
+ * The job's model loaded (three-vrm's MToon plugin with `mtoon`) and posed as dqview poses it:
+ * the clip, twists, bends and node constraints, or every skeleton at its bind pose. Returns
+ * {gltf, constraints (the manager or null)}.
+ */
+export async function loadPosedModel(job, { mtoon }) {
+    const loader = await modelLoader({ constraints: job.constraints, mtoon });
+    const gltf = await loader.loadAsync(job.model).catch((e) => {
+        throw new Error(`cannot load ${job.modelName}: ${e?.message ?? e}`);
+    });
+    const constraints = job.constraints ? constraintManager(gltf) : null;
+    poseGltf(gltf, { clip: job.clip, time: job.time, twists: job.twists, bends: job.bends, constraints });
+    if (job.bindPose) {
+        // Every skinning matrix the identity: LBS, DQS and hybrid all leave the mesh as modelled.
+        gltf.scene.traverse((o) => o.isSkinnedMesh && o.skeleton.pose());
+        gltf.scene.updateMatrixWorld(true);
+    }
+    return { gltf, constraints };
+}
+
+/** The key light (and the hemisphere for shaded, the shadow map where asked) of the job's view; none for the mask. */
+export function addLights(root, renderer, job) {
+    if (job.view === "mask") return;
+    const key = new DirectionalLight(0xffffff, 2.0);
+    key.position.set(0.4, 0.8, 0.6);
+    root.add(key);
+    if (job.view === "shaded") root.add(new HemisphereLight(0xffffff, 0x404040, 1.5));
+    if (job.shadows || job.view === "shadow") {
+        addShadows(root, key, renderer, { camera: job.camera, shadowOnly: job.view === "shadow" });
+    }
+}
+
+/** The distinct material types of the skinned meshes under `root`, sorted. */
+function skinnedMaterialTypes(root) {
+    const types = new Set();
+    root.traverse((o) => o.isSkinnedMesh && [o.material].flat().forEach((m) => types.add(m.isMToonMaterial ? "MToonMaterial" : m.type)));
+    return [...types].sort();
+}
+
+/** What a page reports: `image` (ImageData) as a PNG data URL, the constraints evaluated, the skinned meshes' material types. */
+export function jobResult(image, constraints, root) {
+    const out = document.createElement("canvas");
+    [out.width, out.height] = [image.width, image.height];
+    out.getContext("2d").putImageData(image, 0, 0);
+    return {
+        png: out.toDataURL("image/png"),
+        constraints: constraints?.constraints.size ?? 0,
+        materials: skinnedMaterialTypes(root),
+    };
 }

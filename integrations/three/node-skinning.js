@@ -48,6 +48,7 @@ import {
     followPoseBounds,
     refuseCorWithoutCenters,
     refuseUnskinnable,
+    skinnedMeshesOf,
     skinningHandle,
     turns,
 } from "./skinning-shared.js";
@@ -239,10 +240,7 @@ export function applyDqviewNodeSkinning(root, { method = "dqs", beta = 1 } = {})
     checkMethod(method);
     checkBeta(beta);
     const state = { method, beta };
-    const meshes = [];
-    root.traverse((object) => {
-        if (object.isSkinnedMesh && object.skeleton) meshes.push(object);
-    });
+    const meshes = skinnedMeshesOf(root);
     refuseUnskinnable(meshes);
     refuseCorWithoutCenters(meshes, method);
     const skins = new Map();

@@ -5,9 +5,7 @@
 // the tiles read back from the canvas.
 import {
     Color,
-    DirectionalLight,
     DoubleSide,
-    HemisphereLight,
     MeshBasicNodeMaterial,
     MeshLambertNodeMaterial,
     MeshPhongNodeMaterial,
@@ -20,11 +18,9 @@ import {
 import { vec4 } from "three/tsl";
 
 import { cameraFromDqview } from "./camera.js";
-import { addShadows } from "./harness-scene.js";
-import { constraintManager, modelLoader } from "./load.js";
+import { addLights, jobResult, loadPosedModel } from "./harness-scene.js";
 import { applyDqviewNodeSkinning } from "./node-skinning.js";
-import { poseGltf } from "./pose.js";
-import { SCALE, TILE, addSamples, resolvedImage, tileProjection } from "./resolve4x.js";
+import { renderResolved4x } from "./resolve4x.js";
 
 /** `--material`'s built-in kinds as node materials; "gltf" keeps the loader's classic ones, which WebGPURenderer converts. */
 const NODE_KINDS = {
@@ -69,13 +65,6 @@ function prepareMeshes(root, job) {
     return applyDqviewNodeSkinning(root, { method: job.firstMethod ?? job.method, beta: job.beta ?? 1 });
 }
 
-/** The distinct material types of the skinned meshes under `root`, sorted. */
-function skinnedMaterialTypes(root) {
-    const types = new Set();
-    root.traverse((o) => o.isSkinnedMesh && [o.material].flat().forEach((m) => types.add(m.type)));
-    return [...types].sort();
-}
-
 /** The canvas's pixels, bottom row first as readPixels gives them (what addSamples reads). */
 function canvasPixels(canvas, reader) {
     const { width, height } = canvas;
@@ -87,42 +76,6 @@ function canvasPixels(canvas, reader) {
     const row = 4 * width;
     for (let y = 0; y < height; y++) out.set(top.subarray(y * row, (y + 1) * row), (height - 1 - y) * row);
     return out;
-}
-
-/**
- * `scene` seen by `camera`, `width` x `height`, resolved from dqview's 4 sample positions as
- * renderResolved4x does: tiles rendered at 8x without antialiasing, each read back from the
- * canvas in the same task (before it is presented and cleared). Returns ImageData.
- */
-function renderResolved4xCanvas(renderer, scene, camera, width, height) {
-    const projection = camera.projectionMatrix.clone();
-    const sum = new Float32Array(3 * width * height);
-    const reader = document.createElement("canvas").getContext("2d", { willReadFrequently: true });
-    for (let y0 = 0; y0 < height; y0 += TILE) {
-        for (let x0 = 0; x0 < width; x0 += TILE) {
-            const tile = [x0, y0, Math.min(TILE, width - x0), Math.min(TILE, height - y0)];
-            renderer.setSize(tile[2] * SCALE, tile[3] * SCALE, false);
-            camera.projectionMatrix.copy(tileProjection(projection, [width, height], tile));
-            camera.projectionMatrixInverse.copy(camera.projectionMatrix).invert();
-            renderer.render(scene, camera);
-            addSamples(canvasPixels(renderer.domElement, reader), [width, height], tile, sum);
-        }
-    }
-    camera.projectionMatrix.copy(projection);
-    camera.projectionMatrixInverse.copy(projection).invert();
-    return resolvedImage(sum, width, height);
-}
-
-/** Lights (and the shadow map) for the shaded and shadow views, as the WebGL page adds them. */
-function addLights(scene, renderer, job) {
-    if (job.view === "mask") return;
-    const key = new DirectionalLight(0xffffff, 2.0);
-    key.position.set(0.4, 0.8, 0.6);
-    scene.add(key);
-    if (job.view === "shaded") scene.add(new HemisphereLight(0xffffff, 0x404040, 1.5));
-    if (job.shadows || job.view === "shadow") {
-        addShadows(scene, key, renderer, { camera: job.camera, shadowOnly: job.view === "shadow" });
-    }
 }
 
 /**
@@ -147,16 +100,7 @@ function captureErrors() {
  * WebGL2 backend; the PNG as a data URL, the constraints evaluated and the material types.
  */
 export async function renderWebGPU(job) {
-    const loader = await modelLoader({ constraints: job.constraints, mtoon: false });
-    const gltf = await loader.loadAsync(job.model).catch((e) => {
-        throw new Error(`cannot load ${job.modelName}: ${e?.message ?? e}`);
-    });
-    const constraints = job.constraints ? constraintManager(gltf) : null;
-    poseGltf(gltf, { clip: job.clip, time: job.time, twists: job.twists, bends: job.bends, constraints });
-    if (job.bindPose) {
-        gltf.scene.traverse((o) => o.isSkinnedMesh && o.skeleton.pose());
-        gltf.scene.updateMatrixWorld(true);
-    }
+    const { gltf, constraints } = await loadPosedModel(job, { mtoon: false });
     const skinning = prepareMeshes(gltf.scene, job);
     // A Scene, not the loader's Group: WebGPURenderer draws shadow maps from the frame's scene,
     // which for a Group is an empty stand-in.
@@ -183,17 +127,13 @@ export async function renderWebGPU(job) {
     }
     let image;
     try {
-        image = renderResolved4xCanvas(renderer, scene, camera, job.width, job.height);
+        // Each tile read from the canvas in the same task (before it is presented and cleared).
+        const reader = document.createElement("canvas").getContext("2d", { willReadFrequently: true });
+        const readTile = (r) => canvasPixels(r.domElement, reader);
+        image = renderResolved4x(renderer, scene, camera, job.width, job.height, readTile);
     } finally {
         errors.stop();
     }
     if (errors.length > 0) throw new Error(errors[0].split("\n")[0]);
-    const out = document.createElement("canvas");
-    [out.width, out.height] = [job.width, job.height];
-    out.getContext("2d").putImageData(image, 0, 0);
-    return {
-        png: out.toDataURL("image/png"),
-        constraints: constraints?.constraints.size ?? 0,
-        materials: skinnedMaterialTypes(gltf.scene),
-    };
+    return jobResult(image, constraints, gltf.scene);
 }

@@ -1,13 +1,11 @@
 // Renders the job in this page's URL (`?job=` JSON from render.mjs) and reports the PNG, or
 // the error, through the `dqviewDone` binding render.mjs added.
-import { Color, DirectionalLight, DoubleSide, HemisphereLight, MeshBasicMaterial, WebGLRenderer } from "three";
+import { Color, DoubleSide, MeshBasicMaterial, WebGLRenderer } from "three";
 
 import { cameraFromDqview } from "./camera.js";
 import { applyDqviewComparison, loadDqviewShader } from "./dqview-skinning.js";
 import { applyDqviewSkinning } from "./skinning.js";
-import { addShadows, forceWhite, materialOfKind } from "./harness-scene.js";
-import { constraintManager, modelLoader } from "./load.js";
-import { poseGltf } from "./pose.js";
+import { addLights, forceWhite, jobResult, loadPosedModel, materialOfKind } from "./harness-scene.js";
 import { renderResolved4x } from "./resolve4x.js";
 
 /**
@@ -52,13 +50,6 @@ function ownMaterials(root, job) {
     return applyDqviewSkinning(root, { method: job.firstMethod ?? job.method, beta: job.beta ?? 1 });
 }
 
-/** The distinct material types of the skinned meshes under `root`, sorted. */
-function skinnedMaterialTypes(root) {
-    const types = new Set();
-    root.traverse((o) => o.isSkinnedMesh && [o.material].flat().forEach((m) => types.add(m.isMToonMaterial ? "MToonMaterial" : m.type)));
-    return [...types].sort();
-}
-
 /**
  * Renders `job` ({model, method, material, shadows, clip, time, twists, bends, constraints,
  * camera, width, height, view}) as dqview renders (4x multisampled, sRGB-resolved); the PNG as
@@ -68,17 +59,7 @@ async function render(job) {
     const stock = job.method === "stock";
     const own = job.material !== null;
     const shader = stock || own ? null : await loadDqviewShader(job.method);
-    const loader = await modelLoader({ constraints: job.constraints, mtoon: job.material === "mtoon" });
-    const gltf = await loader.loadAsync(job.model).catch((e) => {
-        throw new Error(`cannot load ${job.modelName}: ${e?.message ?? e}`);
-    });
-    const constraints = job.constraints ? constraintManager(gltf) : null;
-    poseGltf(gltf, { clip: job.clip, time: job.time, twists: job.twists, bends: job.bends, constraints });
-    if (job.bindPose) {
-        // Every skinning matrix the identity: LBS, DQS and hybrid all leave the mesh as modelled.
-        gltf.scene.traverse((o) => o.isSkinnedMesh && o.skeleton.pose());
-        gltf.scene.updateMatrixWorld(true);
-    }
+    const { gltf, constraints } = await loadPosedModel(job, { mtoon: job.material === "mtoon" });
     const skinning = own ? ownMaterials(gltf.scene, job) : null;
     if (!own) {
         // Stock: three's SkinnedMesh skinning (its LBS, bone texture and all), as any three.js app.
@@ -88,15 +69,7 @@ async function render(job) {
     const canvas = document.createElement("canvas");
     document.body.append(canvas);
     const renderer = new WebGLRenderer({ canvas, antialias: false });
-    if (job.view !== "mask") {
-        const key = new DirectionalLight(0xffffff, 2.0);
-        key.position.set(0.4, 0.8, 0.6);
-        gltf.scene.add(key);
-        if (job.view === "shaded") gltf.scene.add(new HemisphereLight(0xffffff, 0x404040, 1.5));
-        if (job.shadows || job.view === "shadow") {
-            addShadows(gltf.scene, key, renderer, { camera: job.camera, shadowOnly: job.view === "shadow" });
-        }
-    }
+    addLights(gltf.scene, renderer, job);
     let shaderError = null;
     renderer.debug.onShaderError = (gl, program, vs, fs) => {
         shaderError = gl.getShaderInfoLog(vs) || gl.getShaderInfoLog(fs) || gl.getProgramInfoLog(program);
@@ -114,14 +87,7 @@ async function render(job) {
     if (shaderError !== null) throw new Error(`shader error: ${shaderError.trim()}`);
     const glError = renderer.getContext().getError();
     if (glError !== 0) throw new Error(`WebGL error 0x${glError.toString(16)} while drawing`);
-    const out = document.createElement("canvas");
-    [out.width, out.height] = [job.width, job.height];
-    out.getContext("2d").putImageData(image, 0, 0);
-    return {
-        png: out.toDataURL("image/png"),
-        constraints: constraints?.constraints.size ?? 0,
-        materials: skinnedMaterialTypes(gltf.scene),
-    };
+    return jobResult(image, constraints, gltf.scene);
 }
 
 const job = JSON.parse(new URLSearchParams(location.search).get("job"));

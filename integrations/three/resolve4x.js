@@ -17,9 +17,9 @@ export const SAMPLE_POSITIONS = [
 ];
 
 /** The render scale: every sample position is a multiple of 1/8 pixel. */
-export const SCALE = 8;
+const SCALE = 8;
 /** Output pixels per tile side (2048 pixels rendered). */
-export const TILE = 256;
+const TILE = 256;
 
 const linearFromSrgb = (c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
 const srgbFromLinear = (c) => (c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055);
@@ -30,7 +30,7 @@ const LINEAR = Array.from({ length: 256 }, (_, v) => linearFromSrgb(v / 255));
  * `width` x `height` image at SCALE, shifted half a rendered pixel so that rendered pixel
  * centres fall on multiples of 1/8 output pixel: clip' = tile * clip.
  */
-export function tileProjection(projection, [width, height], [x0, y0, w, h]) {
+function tileProjection(projection, [width, height], [x0, y0, w, h]) {
     const ax = width / w;
     const ay = height / h;
     const bx = ax - 1 - (2 * x0) / w + ax / (SCALE * width);
@@ -41,7 +41,7 @@ export function tileProjection(projection, [width, height], [x0, y0, w, h]) {
 }
 
 /** Adds the 4 samples of each output pixel of one rendered tile (readPixels rows, bottom first) into `sum`. */
-export function addSamples(pixels, [width], [x0, y0, w, h], sum) {
+function addSamples(pixels, [width], [x0, y0, w, h], sum) {
     const rowPixels = w * SCALE;
     for (let y = 0; y < h; y++) {
         for (let x = 0; x < w; x++) {
@@ -58,13 +58,22 @@ export function addSamples(pixels, [width], [x0, y0, w, h], sum) {
     }
 }
 
+/** A WebGLRenderer's drawing buffer, bottom row first (readPixels). */
+function readGlPixels(renderer) {
+    const gl = renderer.getContext();
+    const size = renderer.getDrawingBufferSize(new Vector2());
+    const pixels = new Uint8Array(4 * size.x * size.y);
+    gl.readPixels(0, 0, size.x, size.y, gl.RGBA, gl.UNSIGNED_BYTE, pixels);
+    return pixels;
+}
+
 /**
  * Renders `scene` seen by `camera` as a `width` x `height` image resolved from dqview's 4
  * sample positions (the renderer: no antialiasing, pixel ratio 1; it is resized per tile).
- * Returns ImageData, top row first.
+ * `readTile(renderer)` reads each tile's pixels, bottom row first (default: WebGL's
+ * readPixels). Returns ImageData, top row first.
  */
-export function renderResolved4x(renderer, scene, camera, width, height) {
-    const gl = renderer.getContext();
+export function renderResolved4x(renderer, scene, camera, width, height, readTile = readGlPixels) {
     const projection = camera.projectionMatrix.clone();
     const sum = new Float32Array(3 * width * height);
     for (let y0 = 0; y0 < height; y0 += TILE) {
@@ -74,10 +83,7 @@ export function renderResolved4x(renderer, scene, camera, width, height) {
             camera.projectionMatrix.copy(tileProjection(projection, [width, height], tile));
             camera.projectionMatrixInverse.copy(camera.projectionMatrix).invert();
             renderer.render(scene, camera);
-            const size = renderer.getDrawingBufferSize(new Vector2());
-            const pixels = new Uint8Array(4 * size.x * size.y);
-            gl.readPixels(0, 0, size.x, size.y, gl.RGBA, gl.UNSIGNED_BYTE, pixels);
-            addSamples(pixels, [width, height], tile, sum);
+            addSamples(readTile(renderer), [width, height], tile, sum);
         }
     }
     camera.projectionMatrix.copy(projection);
@@ -86,7 +92,7 @@ export function renderResolved4x(renderer, scene, camera, width, height) {
 }
 
 /** The image of `sum` (each pixel's 4 samples added in linear light), sRGB-encoded as dqview's resolve does. */
-export function resolvedImage(sum, width, height) {
+function resolvedImage(sum, width, height) {
     const image = new ImageData(width, height);
     for (let i = 0; i < width * height; i++) {
         for (let c = 0; c < 3; c++) image.data[4 * i + c] = Math.round(255 * srgbFromLinear(sum[3 * i + c] / 4));

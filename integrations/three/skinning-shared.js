@@ -130,10 +130,22 @@ export function refuseUnskinnable(meshes) {
     }
 }
 
+/** Every SkinnedMesh with a skeleton under `root`: what the skinning applies to. */
+export function skinnedMeshesOf(root) {
+    const meshes = [];
+    root.traverse((object) => {
+        if (object.isSkinnedMesh && object.skeleton) meshes.push(object);
+    });
+    return meshes;
+}
+
+/** The meshes of `meshes` without `_COR_CENTER`, which CoR cannot skin. */
+export const meshesWithoutCorCenters = (meshes) => meshes.filter((m) => !m.geometry.attributes[COR_CENTER_ATTRIBUTE]);
+
 /** Throws, naming the command that writes them, when `method` is CoR and a mesh has no centres. */
 export function refuseCorWithoutCenters(meshes, method) {
     if (method !== "cor") return;
-    const without = meshes.filter((m) => !m.geometry.attributes[COR_CENTER_ATTRIBUTE]);
+    const without = meshesWithoutCorCenters(meshes);
     if (without.length > 0) {
         const shown = without.slice(0, 3).map((m) => `"${m.name}"`);
         if (without.length > 3) shown.push(`${without.length - 3} more`);

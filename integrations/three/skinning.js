@@ -18,6 +18,7 @@ import {
     followPoseBounds,
     refuseCorWithoutCenters,
     refuseUnskinnable,
+    skinnedMeshesOf,
     skinningHandle,
     turns,
 } from "./skinning-shared.js";
@@ -91,13 +92,10 @@ export function applyDqviewSkinning(root, { method = "dqs", beta = 1 } = {}) {
     const state = { method, beta };
     const skins = new Map();
     const undo = [];
-    const meshes = [];
     // Shadow materials skinning as the meshes do, by influences read (three's shared ones would
     // read the palette as bone matrices).
     const depth = new Map([4, 8].map((n) => [n, { depth: new MeshDepthMaterial(), distance: new MeshDistanceMaterial() }]));
-    root.traverse((object) => {
-        if (object.isSkinnedMesh && object.skeleton) meshes.push(object);
-    });
+    const meshes = skinnedMeshesOf(root);
     refuseUnskinnable(meshes);
     refuseCorWithoutCenters(meshes, method);
     const mapless = [];

@@ -109,12 +109,7 @@ pub fn save_twist_rig(
                 crate::report::error_message(&e)
             )
         })?;
-    let names: Vec<String> = report
-        .files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect();
-    let mut text = format!("wrote {}", names.join(", "));
+    let mut text = format!("wrote {}", report.file_list());
     for note in report.notes.iter().chain(&report.warnings) {
         text.push_str("; ");
         text.push_str(note);
@@ -135,7 +130,8 @@ pub fn save_map(scene: &Scene, map: &SceneBetas, out: &Path) -> Result<String, S
         )
     };
     let kind = OutKind::of(out, None).map_err(fail)?;
-    kind.check_input(InputKind::of(model)).map_err(fail)?;
+    kind.check_input(InputKind::of(model), crate::blend_file::BLEND_MAP)
+        .map_err(fail)?;
     let source = MapSource {
         model,
         out,

@@ -90,7 +90,7 @@ pub fn run(args: &BlendArgs) -> Result<()> {
              and/or a pose under review (--twist / --bend / --roll JOINT=DEG)"
         );
     }
-    out_kind.check_input(InputKind::of(&args.model))?;
+    out_kind.check_input(InputKind::of(&args.model), crate::blend_file::BLEND_MAP)?;
     let scene = super::load(&args.model, &args.load)?;
     if out_kind != OutKind::Json {
         // Refused before the fit; `write_output` refuses too (the viewer's path).
@@ -263,12 +263,7 @@ fn print_summary(args: &BlendArgs, fit: &BlendFit, fit_s: f64, report: &WriteRep
     let mean = fit.betas.mean();
     let lbs = all.iter().filter(|&&b| b == 0.0).count();
     let dqs = all.iter().filter(|&&b| b == 1.0).count();
-    let files: Vec<String> = report
-        .files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect();
-    println!("wrote       {}", files.join(", "));
+    println!("wrote       {}", report.file_list());
     println!(
         "fitted      {} vertices in {primitives} skinned primitives over {} poses in {fit_s:.2} s (smooth {})",
         fit.vertices, fit.poses, args.smooth

@@ -61,12 +61,7 @@ pub fn run(args: &CorWriteArgs) -> Result<()> {
         .filter(|c| !c.is_empty())
         .collect();
     let vertices: usize = primitives.iter().map(|c| c.len()).sum();
-    let files: Vec<String> = report
-        .files
-        .iter()
-        .map(|f| f.display().to_string())
-        .collect();
-    println!("wrote       {}", files.join(", "));
+    println!("wrote       {}", report.file_list());
     println!(
         "centres     {vertices} vertices in {} skinned primitives in {compute_s:.2} s (--cor-sigma {}, --cor-method {}{})",
         primitives.len(),
